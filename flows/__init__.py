@@ -1,0 +1,1 @@
+"""Cairn flows: the task loop, one BFS iteration, loop policy, CLI."""

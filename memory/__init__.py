@@ -1,0 +1,1 @@
+"""Cairn memory: models, workspace and event log, stores, embeddings, context (no Prefect)."""

@@ -1,0 +1,296 @@
+"""The data Cairn keeps: frozen pydantic models for tasks, calls, evidence, files and memories.
+
+Everything here is plain data. Transitions live in `memory.state` (a fold over events) and
+storage in `memory.workspace` / `memory.store`.
+
+>>> Evidence(type="synthesis", content="Answer written", source="call-1-0").confidence
+1.0
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+TaskType = Literal["simple_question", "coding_task", "research_task", "general_task"]
+TASK_TYPES: tuple[TaskType, ...] = ("simple_question", "coding_task", "research_task", "general_task")
+EvidenceType = Literal[
+    "file_creation", "code_implementation", "documentation", "synthesis", "execution", "validation"
+]
+Relevance = Literal["high", "medium", "low"]
+Outcome = Literal["success", "failure", "timeout", "error"]
+Progress = Literal["advancing", "stuck", "regressing"]
+IterationMode = Literal["fast", "deep"]
+FileType = Literal["code", "documentation", "data", "config", "output"]
+MemoryKind = Literal[
+    "evidence", "constraint", "hot_issue", "document_chunk", "fact", "preference", "insight", "iteration"
+]
+MemoryLevel = Literal["working", "episodic", "semantic", "procedural"]
+TaskStatus = Literal["running", "complete", "stopped", "failed"]
+
+# A tool argument or a metadata value: JSON scalars and lists of them.
+JsonScalar = str | int | float | bool | None
+JsonValue = JsonScalar | list[Any] | dict[str, Any]
+
+
+def now() -> float:
+    """Seconds since the epoch; one place so tests can reason about time."""
+    return time.time()
+
+
+def content_hash(text: str, length: int = 16) -> str:
+    """Stable short hash of content (sha256 hex prefix)."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:length]
+
+
+class Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class CallCost(Frozen):
+    """What one call cost: model tokens, money and wall time."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    usd: float = 0.0
+    seconds: float = 0.0
+
+    @property
+    def tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def __add__(self, other: CallCost) -> CallCost:
+        return CallCost(
+            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
+            completion_tokens=self.completion_tokens + other.completion_tokens,
+            usd=self.usd + other.usd,
+            seconds=self.seconds + other.seconds,
+        )
+
+
+class Compression(Frozen):
+    """The model's reading of one tool result (seed: context-management-reflection)."""
+
+    insights: str = ""
+    learning: str = ""
+    relevance: Relevance = "medium"
+    next_suggested_actions: str = ""
+
+
+class PlannedCall(Frozen):
+    """One candidate action of the BFS frontier."""
+
+    tool: str
+    params: dict[str, JsonValue] = Field(default_factory=dict)
+    rationale: str = ""
+    expected_evidence: list[EvidenceType] = Field(default_factory=list)
+    score: float = 0.0
+
+    @property
+    def signature(self) -> str:
+        """Identity of a call for duplicate detection: tool plus canonical params."""
+        import json
+
+        return f"{self.tool}:{json.dumps(self.params, sort_keys=True, default=str)}"
+
+
+class ToolCall(Frozen):
+    """One executed tool call with its raw (truncated) output and its compression."""
+
+    call_id: str
+    iteration: int
+    index: int
+    tool: str
+    params: dict[str, JsonValue] = Field(default_factory=dict)
+    raw_output: str = ""
+    output_path: str | None = None  # full output kept as a workspace file when truncated
+    outcome: Outcome = "success"
+    execution_time: float = 0.0
+    cost: CallCost = CallCost()
+    compression_cost: CallCost = CallCost()
+    tool_selection_rationale: str = ""
+    insights: str = ""
+    learning: str = ""
+    relevance: Relevance = "medium"
+    next_suggested_actions: str = ""
+    error: str | None = None
+    timestamp: float = Field(default_factory=now)
+
+    def one_line(self) -> str:
+        """The compressed, prompt-sized line of this call (layer 2)."""
+        arg = main_argument(self.params)
+        head = f"{self.tool}({arg})" if arg else self.tool
+        text = self.insights or self.error or self.raw_output[:120].replace("\n", " ")
+        learned = f"; learned: {self.learning}" if self.learning else ""
+        return f"{head} -> {self.outcome}: {text}{learned}"
+
+
+def main_argument(params: dict[str, JsonValue]) -> str:
+    """The argument that names a call best (a path, a query, a command)."""
+    for name in ("path", "query", "target", "command", "code", "question"):
+        value = params.get(name)
+        if isinstance(value, str) and value:
+            return value if len(value) <= 60 else value[:57] + "..."
+    return ""
+
+
+class IterationRecord(Frozen):
+    """Layer 1: the full record of one BFS iteration."""
+
+    iteration: int
+    mode: IterationMode = "fast"
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    synthesis: str = ""
+    progress_assessment: Progress = "advancing"
+    user_feedback: str = ""
+    timestamp: float = Field(default_factory=now)
+
+
+class FileMetadata(Frozen):
+    language: str | None = None
+    functions: list[str] = Field(default_factory=list)
+    classes: list[str] = Field(default_factory=list)
+    imports: list[str] = Field(default_factory=list)
+    purpose: str | None = None
+    documentation: str | None = None
+
+
+class FileReference(Frozen):
+    """A file the agent wrote, in the task's file registry."""
+
+    file_id: str
+    path: str  # relative to the task's artifacts/
+    file_type: FileType
+    size: int
+    checksum: str
+    created_by: str  # call id
+    created_at: float = Field(default_factory=now)
+    modified_at: float = Field(default_factory=now)
+    metadata: FileMetadata = FileMetadata()
+
+
+class ParameterDoc(Frozen):
+    name: str
+    annotation: str = ""
+    default: str | None = None
+
+
+class FunctionDoc(Frozen):
+    name: str
+    parameters: list[ParameterDoc] = Field(default_factory=list)
+    return_type: str = ""
+    description: str = ""
+    complexity: int = 1
+    line_start: int = 0
+    line_end: int = 0
+
+
+class ClassDoc(Frozen):
+    name: str
+    methods: list[FunctionDoc] = Field(default_factory=list)
+    bases: list[str] = Field(default_factory=list)
+    description: str = ""
+    line_start: int = 0
+    line_end: int = 0
+
+
+class CodeReference(Frozen):
+    """Code documentation extracted from a code file."""
+
+    code_id: str
+    file_id: str
+    language: str
+    functions: list[FunctionDoc] = Field(default_factory=list)
+    classes: list[ClassDoc] = Field(default_factory=list)
+    imports: list[str] = Field(default_factory=list)
+    documentation: str = ""
+    complexity: int = 1
+
+
+class EvidenceMetadata(Frozen):
+    file_path: str | None = None
+    file_type: FileType | None = None
+    language: str | None = None
+    size: int | None = None
+    function_count: int | None = None
+    documented_share: float | None = None  # share of public functions with docstrings
+    cites: list[str] = Field(default_factory=list)  # sources a document cites
+    tool: str | None = None
+    passed: int | None = None
+    failed: int | None = None
+
+
+class Evidence(Frozen):
+    """A fact about progress, with its confidence and where it came from."""
+
+    evidence_id: str = ""
+    type: EvidenceType
+    content: str
+    confidence: float = Field(default=1.0, ge=0.0, le=1.0)
+    source: str  # call id or validation id
+    iteration: int = 0
+    timestamp: float = Field(default_factory=now)
+    metadata: EvidenceMetadata = EvidenceMetadata()
+
+    def model_post_init(self, __context: Any) -> None:
+        if not self.evidence_id:
+            ident = content_hash(f"{self.type}|{self.source}|{self.content}", 12)
+            object.__setattr__(self, "evidence_id", f"ev-{ident}")
+
+
+class Verdict(Frozen):
+    """The validator's judgement of a task's evidence against its suite."""
+
+    complete: bool
+    confidence: float = Field(ge=0.0, le=1.0)
+    rationale: str
+    satisfied: list[str] = Field(default_factory=list)
+    missing: list[str] = Field(default_factory=list)
+    suite: str = ""
+    validation_id: str = ""
+    iteration: int = 0
+
+
+class Memory(Frozen):
+    """A searchable record of the memory index (layer 2).
+
+    `key` is hierarchical, `{domain}:{task_type}:{sha256(content)[:16]}` (see `memory_key`), so the
+    same content in the same domain and task type is one memory; `agents` records who stored it.
+    `tenant` is the task id, or `shared` for cross-task learning.
+    """
+
+    key: str
+    kind: MemoryKind
+    content: str
+    tenant: str
+    domain: str = "general"
+    task_type: str = "general"
+    subtype: str | None = None  # evidence type for kind="evidence"
+    level: MemoryLevel = "episodic"
+    active: bool = True
+    confidence: float = Field(default=1.0, ge=0.0, le=1.0)
+    source: str | None = None
+    file_path: str | None = None
+    thread_id: str | None = None
+    agents: list[str] = Field(default_factory=list)
+    access_count: int = 0
+    created_at: float = Field(default_factory=now)
+    updated_at: float = Field(default_factory=now)
+    expires_at: float | None = None
+
+
+def memory_key(content: str, domain: str | None = None, task_type: str | None = None) -> str:
+    """Hierarchical memory key (seed: memory-identification-scheme).
+
+    >>> memory_key("use pyproject.toml", "python", "coding_task")
+    'python:coding_task:...'  # doctest: +SKIP
+    """
+    return f"{_key_part(domain)}:{_key_part(task_type)}:{content_hash(content)}"
+
+
+def _key_part(part: str | None) -> str:
+    cleaned = (part or "general").strip().lower().replace(":", "_")
+    return cleaned or "general"

@@ -1,0 +1,1 @@
+"""Cairn tasks: tools, model calls, validation; plain functions with thin Prefect wrappers."""

@@ -1,0 +1,150 @@
+"""What Cairn asks a model and what it expects back: one input and one output model per call kind.
+
+Every model call sends an input model (rendered into the prompt by `tasks.prompts`) and validates
+the reply against the output model. The offline provider (`tasks.offline`) reads the same input
+from the prompt's JSON block and fulfils the same output schema.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from memory.models import EvidenceType, IterationMode, JsonValue, Progress, Relevance, TaskType
+
+CallKind = Literal["plan", "compress", "compress_batch", "synthesize", "extract_constraint", "detect_task_type"]
+
+
+class Schema(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+
+# --- inputs -------------------------------------------------------------------------------------
+
+
+class ToolSpec(Schema):
+    name: str
+    description: str
+    params: dict[str, str]  # parameter name -> description
+
+
+class KnownFile(Schema):
+    path: str  # as the tools address it (`source:NAME/...` or a workspace path)
+    size: int = 0
+    read: bool = False
+
+
+class Note(Schema):
+    """A finding the planner may use: an insight and where it came from."""
+
+    source: str  # file path or call id
+    text: str
+    relevance: Relevance = "medium"
+
+
+class PlanInput(Schema):
+    goal: str
+    task_type: TaskType
+    iteration: int
+    mode: IterationMode = "fast"
+    candidates: int = 3  # how many candidate actions to propose
+    tools: list[ToolSpec]
+    files: list[KnownFile] = Field(default_factory=list)
+    notes: list[Note] = Field(default_factory=list)
+    missing: list[str] = Field(default_factory=list)  # requirements the validator still misses
+    done_calls: list[str] = Field(default_factory=list)  # signatures already executed
+    written: list[str] = Field(default_factory=list)  # artifacts already written
+    context: str = ""  # the CONTEXT block: rules, hot issues, snippets, reasoning history
+    recovery: bool = False  # the loop is stuck: propose something different
+
+
+class CompressInput(Schema):
+    goal: str
+    tool: str
+    params: dict[str, JsonValue]
+    outcome: str
+    output: str  # truncated raw output
+
+
+class CompressBatchInput(Schema):
+    goal: str
+    calls: list[CompressInput]
+
+
+class SynthesizeInput(Schema):
+    goal: str
+    iteration: int
+    calls: list[str]  # one-line records of this iteration
+    previous: list[str] = Field(default_factory=list)  # earlier syntheses, oldest first
+    new_evidence: int = 0
+    missing: list[str] = Field(default_factory=list)
+
+
+class ExtractConstraintInput(Schema):
+    message: str
+
+
+class DetectTaskTypeInput(Schema):
+    goal: str
+
+
+# --- outputs ------------------------------------------------------------------------------------
+
+
+class Candidate(Schema):
+    tool: str
+    params: dict[str, JsonValue] = Field(default_factory=dict)
+    rationale: str = ""
+    expected_evidence: list[EvidenceType] = Field(default_factory=list)
+
+
+class Plan(Schema):
+    candidates: list[Candidate] = Field(min_length=1)
+
+
+class CompressOutput(Schema):
+    insights: str
+    learning: str = ""
+    relevance: Relevance = "medium"
+    next_suggested_actions: str = ""
+
+
+class CompressBatchOutput(Schema):
+    results: list[CompressOutput]
+
+
+class SynthesizeOutput(Schema):
+    synthesis: str
+    progress_assessment: Progress = "advancing"
+
+
+class ExtractConstraintOutput(Schema):
+    rule: str  # one imperative sentence, or "N/A"
+
+    @property
+    def found(self) -> bool:
+        return self.rule.strip().upper().rstrip(".") not in ("N/A", "NA", "")
+
+
+class DetectTaskTypeOutput(Schema):
+    task_type: TaskType
+    rationale: str = ""
+
+
+OUTPUTS: dict[CallKind, type[Schema]] = {
+    "plan": Plan,
+    "compress": CompressOutput,
+    "compress_batch": CompressBatchOutput,
+    "synthesize": SynthesizeOutput,
+    "extract_constraint": ExtractConstraintOutput,
+    "detect_task_type": DetectTaskTypeOutput,
+}
+INPUTS: dict[CallKind, type[Schema]] = {
+    "plan": PlanInput,
+    "compress": CompressInput,
+    "compress_batch": CompressBatchInput,
+    "synthesize": SynthesizeInput,
+    "extract_constraint": ExtractConstraintInput,
+    "detect_task_type": DetectTaskTypeInput,
+}

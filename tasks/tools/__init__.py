@@ -1,0 +1,1 @@
+"""Agent tools: plain functions over a workspace."""
