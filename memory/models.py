@@ -97,6 +97,14 @@ class PlannedCall(Frozen):
         return f"{self.tool}:{json.dumps(self.params, sort_keys=True, default=str)}"
 
 
+class CheckOutcome(Frozen):
+    """One named check inside a tool result (a test id, a lint rule): the unit of a hot issue."""
+
+    check_id: str
+    passed: bool
+    detail: str = ""
+
+
 class ToolCall(Frozen):
     """One executed tool call with its raw (truncated) output and its compression."""
 
@@ -117,6 +125,8 @@ class ToolCall(Frozen):
     relevance: Relevance = "medium"
     next_suggested_actions: str = ""
     error: str | None = None
+    checks: list[CheckOutcome] = Field(default_factory=list)
+    paths: list[str] = Field(default_factory=list)  # files this call listed, read or wrote
     timestamp: float = Field(default_factory=now)
 
     def one_line(self) -> str:

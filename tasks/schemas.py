@@ -50,7 +50,8 @@ class PlanInput(Schema):
     mode: IterationMode = "fast"
     candidates: int = 3  # how many candidate actions to propose
     tools: list[ToolSpec]
-    files: list[KnownFile] = Field(default_factory=list)
+    sources: list[str] = Field(default_factory=list)  # read-only roots as tools address them: source:NAME
+    files: list[KnownFile] = Field(default_factory=list)  # directories end with "/"
     notes: list[Note] = Field(default_factory=list)
     missing: list[str] = Field(default_factory=list)  # requirements the validator still misses
     done_calls: list[str] = Field(default_factory=list)  # signatures already executed

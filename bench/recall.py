@@ -1,0 +1,141 @@
+"""Retrieval recall on the LoCoMo dev split: does search find the dialog turns a question needs?
+
+Per conversation, every turn is indexed (via `memory.dialog`) in a temporary `SQLiteStore`; each
+question of categories 1-4 is searched and recall@k = |gold turns in the top k| / |gold turns|,
+averaged over questions. Configurations: each search mode x each available embedder. "default" is
+the product's offline default (hybrid search, hashing embedder).
+
+    python bench/recall.py [--data PATH] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from memory.dialog import Turn, turn_memories  # noqa: E402
+from memory.embeddings import Embedder, HashingEmbedder  # noqa: E402
+from memory.sqlite_store import SQLiteStore  # noqa: E402
+from memory.store import SearchFilter, SearchMode, SearchQuery  # noqa: E402
+
+DEFAULT_DATA = ROOT.parent / "shared" / "data" / "locomo" / "locomo-dev.json"
+KS = (5, 10, 25)
+MODES: tuple[SearchMode, ...] = ("keyword", "vector", "hybrid")
+DEFAULT_CONFIG = ("hybrid", "hashing")
+
+
+def conversation_turns(sample: dict[str, Any]) -> list[Turn]:
+    """LoCoMo's sessions as `Turn`s, in order, with each session's date."""
+    conv = sample["conversation"]
+    sessions = sorted(
+        (int(name.split("_")[1]) for name in conv if name.startswith("session_") and "date" not in name)
+    )
+    turns = []
+    for n in sessions:
+        when = conv.get(f"session_{n}_date_time")
+        for raw in conv[f"session_{n}"]:
+            turns.append(
+                Turn(
+                    speaker=raw["speaker"],
+                    text=raw["text"],
+                    turn_id=raw["dia_id"],
+                    session=f"session_{n}",
+                    when=_date_part(when),
+                    timestamp=_timestamp(when),
+                    image_caption=raw.get("blip_caption"),
+                )
+            )
+    return turns
+
+
+def _date_part(when: str | None) -> str | None:
+    return when.split(" on ", 1)[-1] if when else None  # "1:56 pm on 8 May, 2023" -> "8 May, 2023"
+
+
+def _timestamp(when: str | None) -> float | None:
+    try:
+        return datetime.strptime(when or "", "%I:%M %p on %d %B, %Y").timestamp()
+    except ValueError:
+        return None
+
+
+def embedders() -> dict[str, Embedder]:
+    found: dict[str, Embedder] = {"hashing": HashingEmbedder()}
+    try:
+        from memory.embeddings import MiniLMEmbedder
+
+        found["minilm"] = MiniLMEmbedder()
+    except ImportError:
+        pass
+    return found
+
+
+def questions(sample: dict[str, Any]) -> Iterator[tuple[str, set[str]]]:
+    for qa in sample["qa"]:
+        if qa["category"] in (1, 2, 3, 4) and qa.get("evidence"):
+            yield qa["question"], set(qa["evidence"])
+
+
+def recall_for(sample: dict[str, Any], embedder: Embedder, workdir: Path) -> dict[str, list[list[float]]]:
+    """Per mode, per question: recall at each k."""
+    store = SQLiteStore(workdir / f"{sample['sample_id']}-{embedder.name}.db", embedder)
+    tenant = sample["sample_id"]
+    store.upsert(turn_memories(conversation_turns(sample), tenant))
+    results: dict[str, list[list[float]]] = {mode: [] for mode in MODES}
+    for text, gold in questions(sample):
+        vector = embedder.embed([text])[0].tolist()
+        for mode in MODES:
+            query = SearchQuery(text=text, mode=mode, k=max(KS), filter=SearchFilter(tenants=[tenant]))
+            found = [hit.memory.source for hit in store.search(query, vector)]
+            results[mode].append([len(gold & set(found[:k])) / len(gold) for k in KS])
+    store.close()
+    return results
+
+
+def run(data: Path) -> dict[str, dict[str, float]]:
+    samples = json.loads(data.read_text())
+    scores: dict[str, list[list[float]]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, embedder in embedders().items():
+            for sample in samples:
+                for mode, rows in recall_for(sample, embedder, Path(tmp)).items():
+                    scores.setdefault(f"{mode}/{name}", []).extend(rows)
+    report = {config: _mean(rows) for config, rows in scores.items()}
+    return {"default": report["/".join(DEFAULT_CONFIG)], **report}
+
+
+def _mean(rows: list[list[float]]) -> dict[str, float]:
+    return {f"recall@{k}": round(sum(r[i] for r in rows) / len(rows), 4) for i, k in enumerate(KS)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    args = parser.parse_args()
+    report = run(args.data)
+    if args.json:
+        print(json.dumps(report))
+        return
+    table = Table(title=f"LoCoMo retrieval recall ({args.data.name}, categories 1-4)")
+    for column in ("configuration", *(f"recall@{k}" for k in KS)):
+        table.add_column(column)
+    for config, row in report.items():
+        table.add_row(config, *(f"{value:.3f}" for value in row.values()))
+    Console().print(table)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,117 @@
+"""The task loop: `run_task` is the parent flow run (`cairn-{task_id}`), each BFS iteration its
+own subflow run, validation after each iteration that produced evidence, and the loop policy
+deciding when to stop.
+
+>>> result = run_task("How big is the reservoir?", config=RunConfig(workspace="ws"))  # doctest: +SKIP
+>>> result.complete  # doctest: +SKIP
+True
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from prefect import flow, tags
+from prefect.runtime import flow_run
+from prefect.settings import PREFECT_RESULTS_LOCAL_STORAGE_PATH, temporary_settings
+from pydantic import BaseModel
+
+from flows.iteration import bfs_iteration
+from flows.loops import decide
+from flows.session import open_session
+from flows.start import start_task
+from memory.events import EvidenceRecorded, TaskFinished, ValidationRecorded
+from memory.models import Evidence, TaskType, Verdict
+from memory.state import TaskState
+from tasks.deps import RunConfig
+from tasks.validate import validate
+
+
+class TaskResult(BaseModel):
+    task_id: str
+    status: str
+    complete: bool
+    iterations: int
+    workspace: str
+    report_path: str | None
+    stop_reason: str | None
+    verdict: Verdict | None
+
+
+def _run_name() -> str:
+    params = flow_run.parameters
+    return f"cairn-{params.get('task_id') or _derived_id(params.get('goal', ''))}"
+
+
+def _derived_id(goal: str) -> str:
+    from memory.workspace import new_task_id
+
+    run_id = str(flow_run.id or "")
+    return new_task_id(goal, suffix=run_id.replace("-", "")[:4] or None)
+
+
+@flow(name="cairn", flow_run_name=_run_name, log_prints=False)
+def run_task(
+    goal: str,
+    config: RunConfig,
+    task_id: str | None = None,
+    sources: list[str] | None = None,
+    task_type: TaskType | None = None,
+) -> TaskResult:
+    task_id = task_id or _derived_id(goal)
+    session = start_task(config, task_id, goal, [Path(s) for s in sources or []], task_type)
+    results = Path(config.workspace) / "results"  # per workspace, so resume finds its cached calls
+    with temporary_settings(updates={PREFECT_RESULTS_LOCAL_STORAGE_PATH: results}), tags(
+        f"task:{task_id}", f"type:{session.state.task_type}"
+    ):
+        decision = decide(session.state)
+        while decision.stop is None:
+            n = len(session.state.iterations) + 1
+            bfs_iteration(config, task_id, n, mode=decision.mode, recovery=decision.recovery)
+            state = session.recorder.refresh()
+            if _has_new_evidence(state):
+                _validate(session, state, config, n)
+            decision = decide(session.state)
+    return _finish(session, config, decision.stop)
+
+
+def _has_new_evidence(state: TaskState) -> bool:
+    last = state.verdict.iteration if state.verdict else 0
+    return any(ev.iteration > last for ev in state.evidence)
+
+
+def _validate(session, state: TaskState, config: RunConfig, iteration: int) -> Verdict:  # type: ignore[no-untyped-def]
+    suites = Path(config.validators_dir) if config.validators_dir else None
+    has_tests = any(p.startswith("test") or "/test" in p for p in state.files)
+    verdict = validate(state.task_type, state.evidence, has_tests=has_tests, suites_dir=suites, iteration=iteration)
+    verdict = verdict.model_copy(update={"validation_id": f"validation-{iteration}", "iteration": iteration})
+    evidence = Evidence(
+        type="validation", content=verdict.rationale[:500], confidence=verdict.confidence,
+        source=verdict.validation_id, iteration=iteration,
+    )
+    session.recorder.record(ValidationRecorded(verdict=verdict), EvidenceRecorded(evidence=[evidence]))
+    return verdict
+
+
+def _finish(session, config: RunConfig, reason: str | None) -> TaskResult:  # type: ignore[no-untyped-def]
+    state = session.state
+    complete = bool(state.verdict and state.verdict.complete)
+    report = _report_path(state, session.recorder.repo.artifacts)
+    if state.status == "running" or state.stop_reason != reason:
+        session.recorder.record(
+            TaskFinished(status="complete" if complete else "stopped", stop_reason=reason or "", report_path=report)
+        )
+        session.recorder.repo.commit([session.recorder.repo.history.path], f"Task finished: {reason}")
+    state = session.state
+    return TaskResult(
+        task_id=state.task_id, status=state.status, complete=complete, iterations=len(state.iterations),
+        workspace=str(session.deps.workspace.root), report_path=report, stop_reason=state.stop_reason,
+        verdict=state.verdict,
+    )
+
+
+def _report_path(state: TaskState, artifacts: Path) -> str | None:
+    """The last documentation file that cites sources (the report or answer), else the last file."""
+    docs = [e.metadata.file_path for e in state.evidence if e.type == "synthesis" and e.metadata.file_path]
+    files = docs or [f.path for f in sorted(state.files.values(), key=lambda f: f.modified_at)]
+    return str(artifacts / files[-1]) if files else None

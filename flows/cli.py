@@ -1,0 +1,96 @@
+"""`cairn`: the command line. Errors go to stderr as one line with a non-zero exit; `--json`
+prints exactly one JSON object on stdout.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, NoReturn
+
+import typer
+
+from flows.settings import Settings
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, help="Durable long-horizon agent tasks on Prefect.")
+WorkspaceOpt = Annotated[Path | None, typer.Option("--workspace", "-w", help="Where Cairn keeps tasks (CAIRN_WORKSPACE)")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object")]
+
+
+def fail(message: str, code: int = 1) -> NoReturn:
+    typer.echo(f"cairn: error: {message}", err=True)
+    raise typer.Exit(code)
+
+
+def settings(workspace: Path | None) -> Settings:
+    base = Settings()
+    return base.model_copy(update={"workspace": workspace}) if workspace else base
+
+
+def emit(payload: object) -> None:
+    sys.stdout.write(json.dumps(payload, default=str, ensure_ascii=False) + "\n")
+
+
+@app.command()
+def run(
+    goal: Annotated[str, typer.Argument(help="What the agent should achieve")],
+    source: Annotated[list[Path] | None, typer.Option("--source", "-s", help="Read-only material (repeatable)")] = None,
+    workspace: WorkspaceOpt = None,
+    task_id: Annotated[str | None, typer.Option("--task-id")] = None,
+    model: Annotated[str | None, typer.Option("--model", help="Any litellm model, replay:PATH, or cairn/offline")] = None,
+    max_iterations: Annotated[int | None, typer.Option("--max-iterations")] = None,
+    task_type: Annotated[str | None, typer.Option("--task-type")] = None,
+    record: Annotated[Path | None, typer.Option("--record", help="Write every model response to a cassette")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Run a task until its validator says it is complete or the loop policy stops it."""
+    from flows.commands import run_command
+
+    conf = settings(workspace).run_config(
+        model=model, max_iterations=max_iterations, record=str(record.resolve()) if record else None
+    )
+    run_command(conf, goal, source or [], task_id, task_type, as_json)
+
+
+@app.command()
+def resume(task_id: str, workspace: WorkspaceOpt = None, as_json: JsonOpt = False) -> None:
+    """Continue a stopped, failed or killed task from its first unfinished call."""
+    from flows.commands import resume_command
+
+    resume_command(settings(workspace).run_config(), task_id, as_json)
+
+
+@app.command()
+def show(task_id: str, workspace: WorkspaceOpt = None, as_json: JsonOpt = False) -> None:
+    """Iterations, calls with their insights, evidence and the verdict of a task."""
+    from flows.commands import show_command
+
+    show_command(settings(workspace).run_config(), task_id, as_json)
+
+
+@app.command()
+def search(
+    query: str,
+    task: Annotated[str | None, typer.Option("--task", help="Only this task's memories (and shared ones)")] = None,
+    mode: Annotated[str, typer.Option("--mode", help="hybrid | vector | keyword")] = "hybrid",
+    k: Annotated[int, typer.Option("-k")] = 10,
+    workspace: WorkspaceOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Search the memory index."""
+    from flows.commands import search_command
+
+    search_command(settings(workspace).run_config(), query, task, mode, k, as_json)
+
+
+@app.command()
+def reindex(task_id: str, workspace: WorkspaceOpt = None, as_json: JsonOpt = False) -> None:
+    """Rebuild a task's memory index from its history.jsonl."""
+    from flows.commands import reindex_command
+
+    reindex_command(settings(workspace).run_config(), task_id, as_json)
+
+
+def main() -> None:  # pragma: no cover - console script shim
+    app()

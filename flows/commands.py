@@ -1,0 +1,108 @@
+"""What each CLI command does, once its options are parsed (Prefect is imported only here)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from rich.console import Console
+
+from flows.cli import emit, fail
+from flows.runtime import prepare
+from memory.workspace import Workspace, WorkspaceError, new_task_id
+from tasks.deps import RunConfig, deps_for
+
+err = Console(stderr=True)
+
+
+def run_command(
+    config: RunConfig, goal: str, sources: list[Path], task_id: str | None, task_type: str | None, as_json: bool
+) -> None:
+    if not goal.strip():
+        fail("the goal is empty")
+    where = prepare(Path(config.workspace))
+    task_id = task_id or new_task_id(goal)
+    err.print(f"[bold]cairn[/] task [cyan]{task_id}[/] · {where} · workspace {config.workspace}")
+    _run(config, goal, task_id, [str(s) for s in sources], task_type, as_json)
+
+
+def resume_command(config: RunConfig, task_id: str, as_json: bool) -> None:
+    where = prepare(Path(config.workspace))
+    try:
+        state = Workspace(Path(config.workspace)).task(task_id).state()
+    except WorkspaceError as exc:
+        fail(str(exc))
+    err.print(f"[bold]cairn[/] resuming [cyan]{task_id}[/] after {len(state.iterations)} iterations · {where}")
+    _run(config.model_copy(update={"model": state.model if config.model == "cairn/offline" else config.model}),
+         state.goal, task_id, list(state.sources.values()), state.task_type, as_json)
+
+
+def _run(config: RunConfig, goal: str, task_id: str, sources: list[str], task_type: str | None, as_json: bool) -> None:
+    from flows.agent import run_task
+
+    try:
+        result = run_task(goal, config, task_id=task_id, sources=sources, task_type=task_type)  # type: ignore[arg-type]
+    except KeyboardInterrupt:
+        err.print(f"\ninterrupted. task [cyan]{task_id}[/] is saved; continue with:")
+        err.print(f"  cairn resume {task_id} --workspace {config.workspace}")
+        sys.exit(130)
+    except (ValueError, OSError) as exc:
+        fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+    if as_json:
+        emit(result.model_dump(mode="json"))
+    else:
+        from flows.report import print_result
+
+        print_result(result)
+    if result.status not in ("complete", "stopped"):
+        sys.exit(1)
+
+
+def show_command(config: RunConfig, task_id: str, as_json: bool) -> None:
+    from flows.report import print_task, task_view
+
+    try:
+        repo = Workspace(Path(config.workspace)).task(task_id)
+    except WorkspaceError as exc:
+        fail(str(exc))
+    replay = repo.read()
+    view = task_view(repo, replay)
+    if as_json:
+        emit(view.model_dump(mode="json"))
+    else:
+        print_task(view)
+
+
+def search_command(config: RunConfig, query: str, task: str | None, mode: str, k: int, as_json: bool) -> None:
+    from memory.store import SearchFilter, SearchQuery, StoreError
+
+    try:
+        q = SearchQuery(text=query, mode=mode, k=k, filter=SearchFilter(tenants=[task, "shared"] if task else []))  # type: ignore[arg-type]
+        hits = deps_for(config).store.search(q)
+    except (StoreError, ValueError) as exc:
+        fail(str(exc).splitlines()[0])
+    if as_json:
+        emit({"query": query, "mode": mode, "hits": [h.model_dump(mode="json") for h in hits]})
+        return
+    from flows.report import print_hits
+
+    print_hits(query, hits)
+
+
+def reindex_command(config: RunConfig, task_id: str, as_json: bool) -> None:
+    from memory.indexer import reindex
+
+    try:
+        repo = Workspace(Path(config.workspace)).task(task_id)
+    except WorkspaceError as exc:
+        fail(str(exc))
+    replay = repo.read()
+    store = deps_for(config).store
+    count = reindex(store, replay.envelopes, repo.artifacts)
+    from memory.store import SearchFilter
+
+    records = store.count(SearchFilter(tenants=[task_id]))
+    if as_json:
+        emit({"task_id": task_id, "events": count, "records": records, "torn_tail": replay.torn_tail})
+    else:
+        err.print(f"reindexed [cyan]{task_id}[/]: {count} events → {records} records")

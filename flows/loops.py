@@ -1,0 +1,98 @@
+"""Loop policy: when to stop, and how the next iteration should run (ARCHITECTURE §3).
+
+Pure functions of the task state, each rule giving a human reason.
+
+>>> decide(TaskState(max_iterations=1, iterations=[IterationRecord(iteration=1)])).stop
+'iteration cap of 1 reached'
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from pydantic import BaseModel, ConfigDict
+
+from memory.models import IterationMode, IterationRecord, PlannedCall
+from memory.state import TaskState
+
+
+class LoopPolicy(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    same_call_limit: int = 3
+    validation_limit: int = 5
+    no_evidence_iterations: int = 5
+    stuck_iterations: int = 3
+
+
+class Decision(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    stop: str | None = None
+    mode: IterationMode = "fast"
+    recovery: bool = False
+
+
+def decide(state: TaskState, policy: LoopPolicy = LoopPolicy()) -> Decision:
+    if state.verdict is not None and state.verdict.complete:
+        return Decision(stop="complete: every requirement of the suite is met")
+    for rule in (_cap, _same_call, _validations, _no_evidence):
+        reason = rule(state, policy)
+        if reason:
+            return Decision(stop=reason)
+    return _stuck(state, policy)
+
+
+def _cap(state: TaskState, policy: LoopPolicy) -> str | None:
+    if len(state.iterations) >= state.max_iterations:
+        return f"iteration cap of {state.max_iterations} reached"
+    return None
+
+
+def _same_call(state: TaskState, policy: LoopPolicy) -> str | None:
+    counts = Counter(PlannedCall(tool=c.tool, params=c.params).signature for c in state.calls)
+    if counts:
+        signature, n = counts.most_common(1)[0]
+        if n >= policy.same_call_limit:
+            return f"the same call ran {n} times: {signature[:80]}"
+    return None
+
+
+def _validations(state: TaskState, policy: LoopPolicy) -> str | None:
+    failed = [v for v in state.verdicts if not v.complete]
+    if len(failed) >= policy.validation_limit:
+        return f"{len(failed)} validations without completion; still missing: {', '.join(failed[-1].missing)}"
+    return None
+
+
+def _no_evidence(state: TaskState, policy: LoopPolicy) -> str | None:
+    n = policy.no_evidence_iterations
+    if len(state.iterations) < n:
+        return None
+    recent = {it.iteration for it in state.iterations[-n:]}
+    if not any(ev.iteration in recent for ev in state.evidence):
+        return f"no new evidence for {n} iterations"
+    return None
+
+
+def _stuck(state: TaskState, policy: LoopPolicy) -> Decision:
+    streak = _streak(state.iterations)
+    n = policy.stuck_iterations
+    if streak >= n + 1 and _had_recovery(state.iterations[-streak:]):
+        return Decision(stop=f"{streak} iterations stuck or regressing, recovery did not help")
+    if streak >= n:
+        return Decision(mode="deep", recovery=True)
+    return Decision(mode="deep" if streak >= 2 else "fast")
+
+
+def _streak(iterations: list[IterationRecord]) -> int:
+    count = 0
+    for it in reversed(iterations):
+        if it.progress_assessment == "advancing":
+            break
+        count += 1
+    return count
+
+
+def _had_recovery(iterations: list[IterationRecord]) -> bool:
+    return any(it.mode == "deep" for it in iterations[-2:])

@@ -1,0 +1,42 @@
+"""Settings from the environment (prefix `CAIRN_`), read once at the entry point.
+
+>>> Settings(workspace="ws").run_config().workspace.endswith("ws")
+True
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import AliasChoices, Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from tasks.deps import RunConfig
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="CAIRN_", extra="ignore")
+
+    workspace: Path = Path("./cairn-workspace")
+    model: str = "cairn/offline"
+    embedding_model: str | None = None
+    store: Literal["sqlite", "weaviate"] = "sqlite"
+    weaviate_url: str | None = Field(default=None, validation_alias=AliasChoices("WEAVIATE_URL", "CAIRN_WEAVIATE_URL"))
+    max_iterations: int = 40
+    validators_dir: Path | None = None
+    context_tokens: int | None = None
+
+    def run_config(self, **overrides: object) -> RunConfig:
+        values = {
+            "workspace": str(self.workspace.expanduser().resolve()),
+            "model": self.model,
+            "embedding_model": self.embedding_model,
+            "store": self.store,
+            "weaviate_url": self.weaviate_url,
+            "max_iterations": self.max_iterations,
+            "validators_dir": str(self.validators_dir) if self.validators_dir else None,
+            "context_tokens": self.context_tokens,
+        }
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        return RunConfig.model_validate(values)

@@ -1,0 +1,65 @@
+"""Opening a task: create it (task type, goal, the goal's constraint) or reopen it to resume."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from flows.session import Session, open_session
+from memory.events import ConstraintExtracted, TaskCreated, UserMessage
+from memory.models import TaskType, memory_key
+from tasks._prefect import CallKey
+from tasks.deps import RunConfig, deps_for
+from tasks.schemas import DetectTaskTypeInput, DetectTaskTypeOutput, ExtractConstraintInput, ExtractConstraintOutput
+from tasks.steps import call_model
+
+
+def start_task(config: RunConfig, task_id: str, goal: str, sources: list[Path], task_type: TaskType | None) -> Session:
+    deps = deps_for(config)
+    if task_id in deps.workspace.task_ids():
+        return open_session(config, task_id)  # resume: the log says where we are
+    detected = task_type or detect_task_type(config, task_id, goal)
+    created = TaskCreated(
+        task_id=task_id, goal=goal, task_type=detected, sources=name_sources(sources),
+        model=config.model, max_iterations=config.max_iterations,
+    )
+    deps.workspace.create_task(created)
+    session = open_session(config, task_id)
+    session.recorder.record(UserMessage(text=goal, role="goal"))
+    session.recorder.record(extract_constraint(config, task_id, goal, index=0))
+    return session
+
+
+def name_sources(sources: list[Path]) -> dict[str, str]:
+    """Name each source directory by its folder name, made unique; refuse what is not a directory."""
+    named: dict[str, str] = {}
+    for source in sources:
+        path = source.expanduser().resolve()
+        if not path.is_dir():
+            raise ValueError(f"source is not a directory: {source}")
+        name, n = path.name or "source", 2
+        while name in named:
+            name, n = f"{path.name}-{n}", n + 1
+        named[name] = str(path)
+    return named
+
+
+def detect_task_type(config: RunConfig, task_id: str, goal: str) -> TaskType:
+    key = CallKey(task_id=task_id, iteration=0, index=0, kind="detect_task_type")
+    result = call_model.with_options(task_run_name="detect-task-type")(
+        key, "detect_task_type", DetectTaskTypeInput(goal=goal), config
+    )
+    out = result.output if result.ok and isinstance(result.output, DetectTaskTypeOutput) else None
+    return out.task_type if out else "general_task"
+
+
+def extract_constraint(config: RunConfig, task_id: str, message: str, index: int) -> ConstraintExtracted:
+    """Only people make rules: this runs on user messages (the goal, feedback), never tool output."""
+    key = CallKey(task_id=task_id, iteration=0, index=index, kind="extract_constraint")
+    result = call_model.with_options(task_run_name=f"extract-constraint-{index}")(
+        key, "extract_constraint", ExtractConstraintInput(message=message), config
+    )
+    out = result.output if result.ok and isinstance(result.output, ExtractConstraintOutput) else None
+    if out is None or not out.found:
+        return ConstraintExtracted(message=message)
+    rule = out.rule.strip()
+    return ConstraintExtracted(message=message, rule=rule, key=memory_key(rule, "rules", "general"))

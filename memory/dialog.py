@@ -1,0 +1,111 @@
+"""Conversation turns as searchable `Memory` records.
+
+A single chat turn rarely says what it is about ("Yes, it was amazing!"), so each turn is indexed
+with what a reader would need to understand it: who spoke, when the conversation took place, the
+caption of an image they shared, and the neighbouring turns of the same session. The record's key
+and `source` identify the turn alone, so re-indexing a conversation is idempotent.
+
+>>> turns = [Turn(speaker="Ann", text="I adopted a dog!", turn_id="D1:1", session="s1"),
+...          Turn(speaker="Bo", text="Congrats! What breed?", turn_id="D1:2", session="s1")]
+>>> memories = turn_memories(turns, tenant="chat-1")
+>>> print(memories[1].content)
+Bo: Congrats! What breed?
+Ann: I adopted a dog!
+>>> memories[1].source, memories[1].thread_id
+('D1:2', 's1')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pydantic import BaseModel, ConfigDict
+
+from memory.models import Memory, memory_key, now
+
+DEFAULT_CONTEXT = 2  # neighbouring turns on each side indexed with a turn
+
+
+class Turn(BaseModel):
+    """One utterance of a conversation."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    speaker: str
+    text: str
+    turn_id: str | None = None  # stable id within the conversation, e.g. "D3:12"
+    session: str | None = None  # one sitting of the conversation; neighbours never cross it
+    when: str | None = None  # the session's date as people write it, e.g. "8 May, 2023"
+    timestamp: float | None = None  # seconds since the epoch; the record's created_at
+    image_caption: str | None = None  # description of an image shared with the turn
+
+
+def turn_line(turn: Turn) -> str:
+    """The turn as one line: speaker, text and any shared image.
+
+    >>> turn_line(Turn(speaker="Ann", text="Look!", image_caption="a dog on a beach"))
+    'Ann: Look! [shares an image: a dog on a beach]'
+    """
+    image = f" [shares an image: {turn.image_caption}]" if turn.image_caption else ""
+    return f"{turn.speaker}: {turn.text}{image}"
+
+
+def turn_memories(
+    turns: Sequence[Turn],
+    tenant: str,
+    *,
+    context: int = DEFAULT_CONTEXT,
+    domain: str = "conversation",
+    task_type: str = "dialog",
+    agent: str | None = None,
+) -> list[Memory]:
+    """One `document_chunk` memory per non-empty turn, its text widened by `context` neighbours."""
+    return [
+        _memory(turns, index, tenant, context, domain, task_type, agent)
+        for index, turn in enumerate(turns)
+        if turn.text.strip() or turn.image_caption
+    ]
+
+
+def indexed_text(turns: Sequence[Turn], index: int, context: int = DEFAULT_CONTEXT) -> str:
+    """The text turn `index` is indexed with: date, the turn itself, then its session neighbours."""
+    turn = turns[index]
+    head = f"[{turn.when}] " if turn.when else ""
+    lines = [head + turn_line(turn)]
+    lines += [turn_line(turns[i]) for i in _neighbours(turns, index, context)]
+    return "\n".join(lines)
+
+
+def _neighbours(turns: Sequence[Turn], index: int, context: int) -> list[int]:
+    """Indexes of up to `context` turns before and after `index` in the same session."""
+    session = turns[index].session
+    window = range(max(0, index - context), min(len(turns), index + context + 1))
+    return [i for i in window if i != index and turns[i].session == session]
+
+
+def _memory(
+    turns: Sequence[Turn],
+    index: int,
+    tenant: str,
+    context: int,
+    domain: str,
+    task_type: str,
+    agent: str | None,
+) -> Memory:
+    turn = turns[index]
+    identity = f"{turn.session}|{turn.turn_id or index}|{turn_line(turn)}"
+    created = turn.timestamp if turn.timestamp is not None else now()
+    return Memory(
+        key=memory_key(identity, domain, task_type),
+        kind="document_chunk",
+        subtype="dialog_turn",
+        content=indexed_text(turns, index, context),
+        tenant=tenant,
+        domain=domain,
+        task_type=task_type,
+        source=turn.turn_id,
+        thread_id=turn.session,
+        agents=[agent] if agent else [],
+        created_at=created,
+        updated_at=created,
+    )

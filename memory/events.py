@@ -1,0 +1,136 @@
+"""The events of a task's `history.jsonl`: a discriminated union, one model per thing that happened.
+
+Model-made decisions (a plan, a compression, an extracted constraint) are recorded as events, so
+replaying the log never calls a model and reproduces the state and the index exactly.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field, TypeAdapter
+
+from memory.models import (
+    CodeReference,
+    Evidence,
+    FileReference,
+    Frozen,
+    IterationMode,
+    IterationRecord,
+    PlannedCall,
+    TaskStatus,
+    TaskType,
+    ToolCall,
+    Verdict,
+)
+
+
+class TaskCreated(Frozen):
+    type: Literal["task_created"] = "task_created"
+    task_id: str
+    goal: str
+    task_type: TaskType
+    sources: dict[str, str] = Field(default_factory=dict)  # name -> absolute directory
+    model: str = "cairn/offline"
+    max_iterations: int = 40
+    related: list[str] = Field(default_factory=list)
+
+
+class UserMessage(Frozen):
+    """A person's words: the goal or feedback given while the task runs."""
+
+    type: Literal["user_message"] = "user_message"
+    text: str
+    role: Literal["goal", "feedback"] = "feedback"
+
+
+class ConstraintExtracted(Frozen):
+    """The rule a user message carries (the model said so), or none."""
+
+    type: Literal["constraint_extracted"] = "constraint_extracted"
+    message: str
+    rule: str | None = None
+    key: str | None = None
+
+
+class ConstraintRetired(Frozen):
+    type: Literal["constraint_retired"] = "constraint_retired"
+    key: str
+
+
+class IterationStarted(Frozen):
+    type: Literal["iteration_started"] = "iteration_started"
+    iteration: int
+    mode: IterationMode = "fast"
+    feedback: list[str] = Field(default_factory=list)  # user feedback this iteration takes in
+
+
+class PlanRecorded(Frozen):
+    """Candidates the planner proposed and the batch chosen from the frontier."""
+
+    type: Literal["plan_recorded"] = "plan_recorded"
+    iteration: int
+    candidates: list[PlannedCall]
+    batch: list[PlannedCall]
+    frontier: list[PlannedCall]  # what stays queued after the batch was popped
+
+
+class ToolCallRecorded(Frozen):
+    type: Literal["tool_call"] = "tool_call"
+    call: ToolCall
+
+
+class FileRecorded(Frozen):
+    type: Literal["file_recorded"] = "file_recorded"
+    file: FileReference
+    code: CodeReference | None = None
+
+
+class EvidenceRecorded(Frozen):
+    type: Literal["evidence"] = "evidence"
+    evidence: list[Evidence]
+
+
+class IterationCompleted(Frozen):
+    type: Literal["iteration_completed"] = "iteration_completed"
+    record: IterationRecord
+
+
+class ValidationRecorded(Frozen):
+    type: Literal["validation"] = "validation"
+    verdict: Verdict
+
+
+class TaskFinished(Frozen):
+    type: Literal["task_finished"] = "task_finished"
+    status: TaskStatus
+    stop_reason: str
+    report_path: str | None = None
+
+
+Event = Annotated[
+    TaskCreated
+    | UserMessage
+    | ConstraintExtracted
+    | ConstraintRetired
+    | IterationStarted
+    | PlanRecorded
+    | ToolCallRecorded
+    | FileRecorded
+    | EvidenceRecorded
+    | IterationCompleted
+    | ValidationRecorded
+    | TaskFinished,
+    Field(discriminator="type"),
+]
+EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
+
+
+class Envelope(Frozen):
+    """One line of history.jsonl: the event, its position and a hash chained to the line before."""
+
+    seq: int
+    ts: float
+    prev: str
+    hash: str
+    event: Event

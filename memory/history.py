@@ -1,0 +1,148 @@
+"""`history.jsonl`: an append-only, fsync'd, hash-chained event log.
+
+Each line is an `Envelope`; its `hash` is sha256 over the previous line's hash and the canonical
+JSON of the event, so a line changed in the middle breaks the chain (`verify`). Reading stops at a
+torn or corrupt *last* line (a crash while appending), reports it and keeps everything before it;
+the next append truncates that tail first so the log stays well formed.
+
+>>> log = HistoryLog(Path("/tmp/h.jsonl"))  # doctest: +SKIP
+>>> log.append(UserMessage(text="hi"))  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from memory.events import EVENT_ADAPTER, Envelope, Event
+
+GENESIS = "0" * 64
+
+
+class HistoryError(ValueError):
+    """The log cannot be read as written (tampering or corruption in the middle)."""
+
+
+class Replay(BaseModel):
+    """What reading a log found: the good events and, if any, the damaged tail it dropped."""
+
+    model_config = ConfigDict(frozen=True)
+
+    envelopes: list[Envelope]
+    torn_tail: str | None = None  # one-line description of a dropped last line
+
+    @property
+    def events(self) -> list[Event]:
+        return [e.event for e in self.envelopes]
+
+
+class ChainReport(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    ok: bool
+    lines: int
+    problems: list[str]
+
+
+def event_hash(prev: str, event: Event) -> str:
+    body = json.dumps(EVENT_ADAPTER.dump_python(event, mode="json"), sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(f"{prev}\n{body}".encode()).hexdigest()
+
+
+class HistoryLog:
+    """The event log of one task."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._tail: tuple[int, str] | None = None  # (last seq, last hash), cached after a read
+
+    def append(self, event: Event) -> Envelope:
+        seq, prev = self._tail if self._tail is not None else self._read_tail()
+        envelope = Envelope(seq=seq + 1, ts=time.time(), prev=prev, hash=event_hash(prev, event), event=event)
+        line = envelope.model_dump_json() + "\n"
+        with open(self.path, "a", encoding="utf-8") as handle:
+            handle.write(line)
+            handle.flush()
+            os.fsync(handle.fileno())
+        self._tail = (envelope.seq, envelope.hash)
+        return envelope
+
+    def read(self) -> Replay:
+        """All intact events; a damaged last line is reported, not raised."""
+        if not self.path.exists():
+            return Replay(envelopes=[])
+        lines = self.path.read_bytes().split(b"\n")
+        complete, last = lines[:-1], lines[-1]
+        envelopes: list[Envelope] = []
+        torn: str | None = f"torn last line ({len(last)} bytes without newline)" if last else None
+        for number, raw in enumerate(complete, start=1):
+            try:
+                envelopes.append(_parse(raw))
+            except HistoryError as exc:
+                if number == len(complete) and not last:
+                    torn = f"corrupt last line {number}: {exc}"
+                    break
+                raise HistoryError(f"{self.path}: line {number}: {exc}") from None
+        return Replay(envelopes=envelopes, torn_tail=torn)
+
+    def events(self) -> Iterator[Event]:
+        yield from self.read().events
+
+    def verify(self) -> ChainReport:
+        """Check every line parses and chains to the one before it."""
+        problems: list[str] = []
+        prev, count = GENESIS, 0
+        raw_lines = self.path.read_bytes().split(b"\n") if self.path.exists() else []
+        for number, raw in enumerate(raw_lines, start=1):
+            if not raw:
+                continue
+            count += 1
+            try:
+                env = _parse(raw)
+            except HistoryError as exc:
+                problems.append(f"line {number}: {exc}")
+                continue
+            if env.prev != prev:
+                problems.append(f"line {number}: chain broken (prev hash does not match line before)")
+            if env.hash != event_hash(env.prev, env.event):
+                problems.append(f"line {number}: content changed (hash mismatch)")
+            prev = env.hash
+        return ChainReport(ok=not problems, lines=count, problems=problems)
+
+    def _read_tail(self) -> tuple[int, str]:
+        replay = self.read()
+        if replay.torn_tail is not None:
+            self._truncate_to(replay.envelopes)
+        if not replay.envelopes:
+            return 0, GENESIS
+        last = replay.envelopes[-1]
+        return last.seq, last.hash
+
+    def _truncate_to(self, envelopes: list[Envelope]) -> None:
+        # Cut only the damaged tail: everything before it stays byte-identical.
+        cut = _offset_after_lines(self.path.read_bytes(), len(envelopes))
+        with open(self.path, "r+b") as handle:
+            handle.truncate(cut)
+            handle.flush()
+            os.fsync(handle.fileno())
+
+
+def _offset_after_lines(data: bytes, count: int) -> int:
+    offset = 0
+    for _ in range(count):
+        offset = data.index(b"\n", offset) + 1
+    return offset
+
+
+def _parse(raw: bytes) -> Envelope:
+    try:
+        return Envelope.model_validate_json(raw)
+    except (ValidationError, ValueError) as exc:
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise HistoryError(f"unreadable event ({first})") from None

@@ -1,0 +1,161 @@
+"""The synthesis listener: events in, memory records out (ARCHITECTURE §2).
+
+`records_for(state, envelope, artifacts)` is pure and deterministic (timestamps come from the
+event's envelope), and upserts are idempotent by key, so `reindex` — drop the task's tenant and
+replay the log — rebuilds exactly the same index.
+
+>>> from memory.events import TaskCreated  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from memory.events import (
+    ConstraintExtracted,
+    ConstraintRetired,
+    Envelope,
+    EvidenceRecorded,
+    FileRecorded,
+    ToolCallRecorded,
+)
+from memory.models import Memory, memory_key
+from memory.state import HotIssue, TaskState, replay, update_hot_issues
+from memory.store import MemoryStore
+
+SHARED = "shared"
+CHUNK_CHARS = 1200
+
+
+def records_for(state: TaskState, envelope: Envelope, artifacts: Path) -> list[Memory]:
+    """The records one event adds or updates, given the state before it."""
+    event, ts = envelope.event, envelope.ts
+    base = {"tenant": state.task_id, "task_type": state.task_type, "created_at": ts, "updated_at": ts}
+    match event:
+        case EvidenceRecorded():
+            return [
+                Memory(
+                    key=f"evidence:{state.task_type}:{ev.evidence_id}",
+                    kind="evidence",
+                    content=ev.content,
+                    subtype=ev.type,
+                    confidence=ev.confidence,
+                    source=ev.source,
+                    file_path=ev.metadata.file_path,
+                    domain="evidence",
+                    **base,
+                )
+                for ev in event.evidence
+            ]
+        case ToolCallRecorded():
+            call = event.call
+            line = Memory(
+                key=f"iteration:{state.task_type}:{call.call_id}",
+                kind="iteration",
+                content=call.one_line(),
+                source=call.call_id,
+                confidence=_RELEVANCE[call.relevance],
+                domain="iteration",
+                **base,
+            )
+            return [line, *_hot_issue_records(state, update_hot_issues(state.hot_issues, call), base)]
+        case FileRecorded():
+            return _chunks(event.file.path, artifacts, event.file.created_by, base)
+        case ConstraintExtracted(rule=str(rule), key=str(key)):
+            shared = {**base, "tenant": SHARED}
+            return [
+                Memory(key=key, kind="constraint", content=rule, level="semantic", domain="rules", **shared)
+            ]
+        case ConstraintRetired():
+            return []
+    return []
+
+
+_RELEVANCE = {"high": 1.0, "medium": 0.6, "low": 0.3}
+
+
+def _hot_issue_records(state: TaskState, issues: list[HotIssue], base: dict[str, object]) -> list[Memory]:
+    before = {(h.check_id, h.active) for h in state.hot_issues}
+    changed = [h for h in issues if (h.check_id, h.active) not in before]
+    return [
+        Memory.model_validate(
+            {
+                **base,
+                "key": f"hot_issue:{state.task_type}:{h.tool}:{h.check_id}",
+                "kind": "hot_issue",
+                "content": h.content,
+                "active": h.active,
+                "source": h.opened_by,
+                "level": "working",
+                "domain": "hot_issue",
+            }
+        )
+        for h in changed
+    ]
+
+
+def _chunks(path: str, artifacts: Path, created_by: str, base: dict[str, object]) -> list[Memory]:
+    target = artifacts / path
+    if not target.is_file():
+        return []
+    text = target.read_text(encoding="utf-8", errors="replace")
+    pieces = [p.strip() for p in re.split(r"\n\s*\n", text) if p.strip()]
+    chunks: list[str] = []
+    for piece in pieces:
+        if chunks and len(chunks[-1]) + len(piece) < CHUNK_CHARS:
+            chunks[-1] += "\n\n" + piece
+        else:
+            chunks.append(piece[: CHUNK_CHARS * 4])
+    return [
+        Memory.model_validate(
+            {
+                **base,
+                "key": f"file:{path}:{i}",
+                "kind": "document_chunk",
+                "content": chunk,
+                "file_path": path,
+                "source": created_by,
+                "domain": "file",
+            }
+        )
+        for i, chunk in enumerate(chunks)
+    ]
+
+
+def index(store: MemoryStore, state: TaskState, envelope: Envelope, artifacts: Path) -> None:
+    """Apply one event's records to the store (the live listener)."""
+    records = records_for(state, envelope, artifacts)
+    if isinstance(envelope.event, FileRecorded):
+        _drop_stale_chunks(store, state, envelope.event.file.path, {r.key for r in records})
+    if isinstance(envelope.event, ConstraintRetired):
+        _retire(store, envelope.event.key)
+    if records:
+        store.upsert(records)
+
+
+def reindex(store: MemoryStore, envelopes: list[Envelope], artifacts: Path) -> int:
+    """Rebuild a task's index from its log; returns the number of events replayed."""
+    state = TaskState()
+    if envelopes:
+        first = replay([envelopes[0].event])
+        store.delete_tenant(first.task_id)
+    for envelope in envelopes:
+        index(store, state, envelope, artifacts)
+        state = state.apply(envelope.event)
+    return len(envelopes)
+
+
+def _drop_stale_chunks(store: MemoryStore, state: TaskState, path: str, keep: set[str]) -> None:
+    from memory.store import SearchFilter
+
+    old = store.list(SearchFilter(tenants=[state.task_id], kinds=["document_chunk"], file_path=path))
+    stale = [m.key for m in old if m.key not in keep]
+    if stale:
+        store.delete(stale, state.task_id)
+
+
+def _retire(store: MemoryStore, key: str) -> None:
+    current = store.get(key, SHARED)
+    if current is not None:
+        store.upsert([current.model_copy(update={"active": False})])

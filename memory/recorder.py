@@ -1,0 +1,43 @@
+"""Append first, then dispatch: the one way events enter a task.
+
+`TaskRecorder.record(event)` appends the event to `history.jsonl` (fsync'd), then feeds it to the
+memory index and folds it into the in-memory `TaskState`. Because listeners are idempotent and
+deterministic, a crash between the two steps is repaired by `cairn reindex`.
+"""
+
+from __future__ import annotations
+
+from memory.events import EVENT_ADAPTER, Event
+from memory.indexer import index
+from memory.redact import redact_value
+from memory.state import TaskState
+from memory.store import MemoryStore
+from memory.workspace import TaskRepo
+
+
+class TaskRecorder:
+    def __init__(self, repo: TaskRepo, store: MemoryStore, secrets: tuple[str, ...] = ()) -> None:
+        self.repo = repo
+        self.store = store
+        self.secrets = secrets
+        self.state: TaskState = repo.state()
+
+    def record(self, *events: Event) -> TaskState:
+        for event in events:
+            clean = redact_event(event, self.secrets)
+            envelope = self.repo.append(clean)
+            index(self.store, self.state, envelope, self.repo.artifacts)
+            self.state = self.state.apply(clean)
+        return self.state
+
+    def refresh(self) -> TaskState:
+        """Re-read the log (another process may have appended)."""
+        self.state = self.repo.state()
+        return self.state
+
+
+def redact_event(event: Event, secrets: tuple[str, ...]) -> Event:
+    """The event with API keys and tokens replaced, so they never reach the log or the index."""
+    data = EVENT_ADAPTER.dump_python(event, mode="json")
+    clean = redact_value(data, known_secrets=secrets)
+    return event if clean == data else EVENT_ADAPTER.validate_python(clean)

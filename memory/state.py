@@ -1,0 +1,228 @@
+"""`TaskState`: a pure fold over a task's events.
+
+The state is never saved; it is recomputed from `history.jsonl`, so a crash loses at most the
+event being written.
+
+>>> state = replay([TaskCreated(task_id="t1", goal="Why?", task_type="simple_question")])
+>>> state.goal
+'Why?'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from pydantic import Field
+
+from memory.events import (
+    ConstraintExtracted,
+    ConstraintRetired,
+    EvidenceRecorded,
+    Event,
+    FileRecorded,
+    IterationCompleted,
+    IterationStarted,
+    PlanRecorded,
+    TaskCreated,
+    TaskFinished,
+    ToolCallRecorded,
+    UserMessage,
+    ValidationRecorded,
+)
+from memory.models import (
+    CodeReference,
+    Evidence,
+    FileReference,
+    Frozen,
+    IterationMode,
+    IterationRecord,
+    PlannedCall,
+    TaskStatus,
+    TaskType,
+    ToolCall,
+    Verdict,
+)
+
+HOT_ISSUE_TOOLS = frozenset({"run_tests", "lint"})
+
+
+class Constraint(Frozen):
+    key: str
+    rule: str
+    active: bool = True
+
+
+class HotIssue(Frozen):
+    """A failing check that stays in every prompt until the same check passes."""
+
+    tool: str
+    check_id: str
+    content: str
+    opened_by: str  # call id
+    resolved_by: str | None = None
+
+    @property
+    def active(self) -> bool:
+        return self.resolved_by is None
+
+
+class TaskState(Frozen):
+    task_id: str = ""
+    goal: str = ""
+    task_type: TaskType = "general_task"
+    sources: dict[str, str] = Field(default_factory=dict)
+    model: str = "cairn/offline"
+    max_iterations: int = 40
+    related: list[str] = Field(default_factory=list)
+    status: TaskStatus = "running"
+    stop_reason: str | None = None
+    report_path: str | None = None
+    messages: list[UserMessage] = Field(default_factory=list)
+    constraints: list[Constraint] = Field(default_factory=list)
+    hot_issues: list[HotIssue] = Field(default_factory=list)
+    iterations: list[IterationRecord] = Field(default_factory=list)
+    current: int = 0  # iteration in progress (0: none)
+    mode: IterationMode = "fast"
+    pending_calls: list[ToolCall] = Field(default_factory=list)  # calls of the unfinished iteration
+    plan: list[PlannedCall] = Field(default_factory=list)  # the batch of the unfinished iteration
+    frontier: list[PlannedCall] = Field(default_factory=list)
+    evidence: list[Evidence] = Field(default_factory=list)
+    files: dict[str, FileReference] = Field(default_factory=dict)  # path -> latest reference
+    code: dict[str, CodeReference] = Field(default_factory=dict)  # path -> documentation
+    verdicts: list[Verdict] = Field(default_factory=list)
+    feedback_seen: int = 0  # feedback messages already taken in by an iteration
+    iteration_feedback: list[str] = Field(default_factory=list)  # what the current iteration took in
+
+    @property
+    def calls(self) -> list[ToolCall]:
+        """Every executed call, finished iterations first."""
+        return [c for it in self.iterations for c in it.tool_calls] + self.pending_calls
+
+    @property
+    def verdict(self) -> Verdict | None:
+        return self.verdicts[-1] if self.verdicts else None
+
+    @property
+    def active_constraints(self) -> list[Constraint]:
+        return [c for c in self.constraints if c.active]
+
+    @property
+    def active_hot_issues(self) -> list[HotIssue]:
+        return [h for h in self.hot_issues if h.active]
+
+    @property
+    def feedback(self) -> list[str]:
+        return [m.text for m in self.messages if m.role == "feedback"]
+
+    @property
+    def pending_feedback(self) -> list[str]:
+        """Feedback no iteration has seen yet: the next iteration takes it into its prompt."""
+        return self.feedback[self.feedback_seen :]
+
+    def apply(self, event: Event) -> TaskState:
+        return _apply(self, event)
+
+
+def replay(events: Iterable[Event]) -> TaskState:
+    state = TaskState()
+    for event in events:
+        state = state.apply(event)
+    return state
+
+
+def _apply(s: TaskState, e: Event) -> TaskState:  # noqa: C901 - one arm per event type
+    match e:
+        case TaskCreated():
+            return s.model_copy(
+                update={
+                    "task_id": e.task_id,
+                    "goal": e.goal,
+                    "task_type": e.task_type,
+                    "sources": e.sources,
+                    "model": e.model,
+                    "max_iterations": e.max_iterations,
+                    "related": e.related,
+                }
+            )
+        case UserMessage():
+            return s.model_copy(update={"messages": [*s.messages, e]})
+        case ConstraintExtracted(rule=str(rule), key=str(key)):
+            kept = [c for c in s.constraints if c.key != key]
+            return s.model_copy(update={"constraints": [*kept, Constraint(key=key, rule=rule)]})
+        case ConstraintExtracted():
+            return s
+        case ConstraintRetired():
+            retired = [c.model_copy(update={"active": False}) if c.key == e.key else c for c in s.constraints]
+            return s.model_copy(update={"constraints": retired})
+        case IterationStarted():
+            return s.model_copy(
+                update={
+                    "current": e.iteration,
+                    "mode": e.mode,
+                    "pending_calls": [],
+                    "plan": [],
+                    "feedback_seen": s.feedback_seen + len(e.feedback),
+                    "iteration_feedback": e.feedback,
+                }
+            )
+        case PlanRecorded():
+            return s.model_copy(update={"plan": e.batch, "frontier": e.frontier})
+        case ToolCallRecorded():
+            return _record_call(s, e.call)
+        case FileRecorded():
+            code = {**s.code, e.file.path: e.code} if e.code else s.code
+            return s.model_copy(update={"files": {**s.files, e.file.path: e.file}, "code": code})
+        case EvidenceRecorded():
+            known = {ev.evidence_id for ev in s.evidence}
+            fresh = [ev for ev in e.evidence if ev.evidence_id not in known]
+            return s.model_copy(update={"evidence": [*s.evidence, *fresh]})
+        case IterationCompleted():
+            return s.model_copy(
+                update={
+                    "iterations": [*s.iterations, e.record],
+                    "current": 0,
+                    "pending_calls": [],
+                    "plan": [],
+                }
+            )
+        case ValidationRecorded():
+            return s.model_copy(update={"verdicts": [*s.verdicts, e.verdict]})
+        case TaskFinished():
+            return s.model_copy(
+                update={"status": e.status, "stop_reason": e.stop_reason, "report_path": e.report_path}
+            )
+    raise TypeError(f"unknown event {e!r}")
+
+
+def _record_call(s: TaskState, call: ToolCall) -> TaskState:
+    pending = [c for c in s.pending_calls if c.call_id != call.call_id] + [call]
+    return s.model_copy(
+        update={"pending_calls": pending, "hot_issues": update_hot_issues(s.hot_issues, call)}
+    )
+
+
+def update_hot_issues(issues: list[HotIssue], call: ToolCall) -> list[HotIssue]:
+    """Open one issue per failing check of a test/lint call; resolve those the same tool now passes.
+
+    A finished run of a check tool resolves every active issue of that tool whose check is not
+    failing in this run (the run re-checked it and it passed, or the check no longer exists).
+    """
+    if call.tool not in HOT_ISSUE_TOOLS or call.outcome in ("timeout", "error") and not call.checks:
+        return issues
+    failing = {c.check_id: c for c in call.checks if not c.passed}
+    if call.outcome != "success" and not failing:
+        failing = {f"{call.tool}::run": None}  # a failure without named checks is still one issue
+    out = [
+        h.model_copy(update={"resolved_by": call.call_id})
+        if h.active and h.tool == call.tool and h.check_id not in failing
+        else h
+        for h in issues
+    ]
+    open_ids = {h.check_id for h in out if h.active and h.tool == call.tool}
+    for check_id, check in failing.items():
+        if check_id in open_ids:
+            continue
+        detail = check.detail if check else (call.error or call.raw_output[:200])
+        content = f"{call.tool} failing: {check_id}" + (f" — {detail}" if detail else "")
+        out.append(HotIssue(tool=call.tool, check_id=check_id, content=content[:400], opened_by=call.call_id))
+    return out

@@ -1,0 +1,60 @@
+"""A run's configuration (plain, serializable data) and its live services (`Deps`).
+
+`RunConfig` is what flows pass between runs and processes; `Deps` is what a process builds from
+it once and reuses: the workspace, the memory store, the embedder and the model client. Settings
+are read from the environment only at the entry point (`flows.settings`), never here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from memory.embeddings import Embedder, make_embedder
+from memory.store import MemoryStore
+from memory.workspace import Workspace
+
+
+class RunConfig(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    workspace: str
+    model: str = "cairn/offline"
+    embedding_model: str | None = None
+    store: Literal["sqlite", "weaviate"] = "sqlite"
+    weaviate_url: str | None = None
+    max_iterations: int = Field(default=40, ge=1, le=10_000)
+    candidates: int = Field(default=4, ge=1, le=20)  # K proposals per iteration
+    beam: int = Field(default=3, ge=1, le=10)  # calls executed per iteration
+    compress: Literal["each", "batch"] = "each"
+    skip_compress: tuple[str, ...] = ("list_directory",)  # low-stakes tools: no model call
+    record: str | None = None  # cassette path to record model responses
+    context_tokens: int | None = None  # reasoning-context budget; derived from the model when None
+    validators_dir: str | None = None
+
+
+@dataclass
+class Deps:
+    config: RunConfig
+    workspace: Workspace
+    store: MemoryStore
+    embedder: Embedder
+
+    def close(self) -> None:
+        self.store.close()
+
+
+@lru_cache(maxsize=8)
+def deps_for(config: RunConfig) -> Deps:
+    """One set of live services per configuration per process."""
+    from memory.stores import open_store
+
+    workspace = Workspace(Path(config.workspace))
+    workspace.root.mkdir(parents=True, exist_ok=True)
+    embedder = make_embedder(config.embedding_model)
+    store = open_store(config.store, path=workspace.db_path, embedder=embedder, url=config.weaviate_url)
+    return Deps(config=config, workspace=workspace, store=store, embedder=embedder)

@@ -1,0 +1,382 @@
+"""Model calls: render, complete through litellm (or a cassette), parse, validate, retry.
+
+`ModelClient.call` never raises for model-side problems: an unreachable provider, a reply that is
+not JSON, or JSON that fails validation `max_attempts` times all become a failed `LLMResult` with a
+one-line error, so the agent loop records the failure and carries on. Model strings: any litellm
+model, `cairn/offline` (the rule-based provider in `tasks.offline`), or `replay:PATH` (with an
+optional `?match=kind`) to play a cassette recorded with `record=PATH`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Any, Generic, Literal, TypeVar, overload
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from memory.models import CallCost
+from tasks import prompts
+from tasks.cassette import CassettePlayer, CassetteRecorder, Match, Reply
+from tasks.schemas import (
+    INPUTS,
+    OUTPUTS,
+    CallKind,
+    CompressBatchInput,
+    CompressBatchOutput,
+    CompressInput,
+    CompressOutput,
+    DetectTaskTypeInput,
+    DetectTaskTypeOutput,
+    ExtractConstraintInput,
+    ExtractConstraintOutput,
+    Plan,
+    PlanInput,
+    Schema,
+    SynthesizeInput,
+    SynthesizeOutput,
+)
+
+__all__ = ["LLMResult", "ModelClient", "ModelOutputError", "parse_model_json"]
+
+T = TypeVar("T", bound=Schema)
+OFFLINE_PREFIX = "cairn/"
+REPLAY_PREFIX = "replay:"
+OFFLINE_CONTEXT = 32768
+UNKNOWN_CONTEXT = 8192
+_FENCE = re.compile(r"```(?:json|JSON)?[ \t]*\n(.*?)```", re.DOTALL)
+
+
+class LLMResult(BaseModel, Generic[T]):
+    """The outcome of one model call, successful or not; `output` is None when `ok` is False."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: CallKind
+    model: str
+    output: T | None = None
+    ok: bool = False
+    error: str | None = None
+    attempts: int = 0
+    cost: CallCost = CallCost()
+    raw: str = ""  # the last reply's text
+
+
+class ModelClient:
+    """Calls one model with Cairn's schemas; record or replay cassettes."""
+
+    def __init__(
+        self,
+        model: str,
+        temperature: float = 0.0,
+        max_attempts: int = 3,
+        record: str | Path | None = None,
+        replay_match: Match = "request",
+        timeout: float = 120.0,
+        litellm_kwargs: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.model = model
+        self.temperature = temperature
+        self.max_attempts = max(1, max_attempts)
+        self.timeout = timeout
+        self.litellm_kwargs = dict(litellm_kwargs or {})  # api_base, api_key, mock_response...
+        self._player = _player(model, replay_match)
+        self._recorder = CassetteRecorder(record, model) if record else None
+        if model.startswith(OFFLINE_PREFIX):
+            from tasks.offline import register_offline
+
+            register_offline()
+
+    @overload
+    def call(self, kind: Literal["plan"], payload: PlanInput) -> LLMResult[Plan]: ...
+    @overload
+    def call(self, kind: Literal["compress"], payload: CompressInput) -> LLMResult[CompressOutput]: ...
+    @overload
+    def call(
+        self, kind: Literal["compress_batch"], payload: CompressBatchInput
+    ) -> LLMResult[CompressBatchOutput]: ...
+    @overload
+    def call(self, kind: Literal["synthesize"], payload: SynthesizeInput) -> LLMResult[SynthesizeOutput]: ...
+    @overload
+    def call(
+        self, kind: Literal["extract_constraint"], payload: ExtractConstraintInput
+    ) -> LLMResult[ExtractConstraintOutput]: ...
+    @overload
+    def call(
+        self, kind: Literal["detect_task_type"], payload: DetectTaskTypeInput
+    ) -> LLMResult[DetectTaskTypeOutput]: ...
+    def call(self, kind: CallKind, payload: Schema) -> LLMResult[Any]:
+        """Ask the model for `kind`'s output; retry invalid replies with the validation error.
+
+        >>> client = ModelClient("cairn/offline")
+        >>> result = client.call("extract_constraint", ExtractConstraintInput(message="Never use tabs."))
+        >>> result.ok, result.output.rule if result.output else None
+        (True, 'Never use tabs.')
+        """
+        if not isinstance(payload, INPUTS[kind]):
+            raise TypeError(f"{kind} takes {INPUTS[kind].__name__}, not {type(payload).__name__}")
+        messages = prompts.render(kind, payload)
+        cost, raw, error = CallCost(), "", "no attempt made"
+        for attempt in range(1, self.max_attempts + 1):
+            started = time.perf_counter()
+            try:
+                reply = self._complete(kind, messages)
+            except Exception as exc:  # any provider failure is a failed call, never a crash
+                cost += CallCost(seconds=time.perf_counter() - started)
+                return self._failed(kind, one_line(exc), attempt, cost, raw)
+            cost += _cost(reply, time.perf_counter() - started)
+            raw = reply.text
+            try:
+                output = _validate(kind, reply)
+            except (ModelOutputError, ValidationError) as exc:
+                error = _describe(exc)
+                messages = [*messages, {"role": "assistant", "content": raw}, prompts.retry_message(error)]
+                continue
+            return LLMResult[Any](kind=kind, model=self.model, output=output, ok=True, attempts=attempt,
+                                  cost=cost, raw=raw)
+        return self._failed(kind, f"invalid output after {self.max_attempts} attempts: {error}",
+                            self.max_attempts, cost, raw)
+
+    def _failed(self, kind: CallKind, error: str, attempts: int, cost: CallCost, raw: str) -> LLMResult[Any]:
+        return LLMResult[Any](kind=kind, model=self.model, error=error, attempts=attempts, cost=cost, raw=raw)
+
+    def _complete(self, kind: CallKind, messages: list[dict[str, str]]) -> Reply:
+        try:
+            reply = self._player_reply(kind, messages) if self._player else self._litellm_reply(messages)
+        except Exception as exc:
+            if self._recorder:
+                self._recorder.record(kind, messages, None, one_line(exc))
+            raise
+        if self._recorder:
+            self._recorder.record(kind, messages, reply)
+        return reply
+
+    def _player_reply(self, kind: CallKind, messages: list[dict[str, str]]) -> Reply:
+        assert self._player is not None
+        entry = self._player.play(kind, messages)  # CassetteError propagates: not model-side
+        if entry.error is not None or entry.reply is None:
+            raise ReplayedProviderError(entry.error or "recorded request had no reply")
+        return entry.reply
+
+    def _litellm_reply(self, messages: list[dict[str, str]]) -> Reply:
+        import litellm
+
+        extra = dict(self.litellm_kwargs)
+        if supports_json_mode(self.model):
+            extra.setdefault("response_format", {"type": "json_object"})
+            extra["response_format"] = {"type": "json_object"}
+        response = litellm.completion(
+            model=self.model, messages=messages, temperature=self.temperature, timeout=self.timeout, **extra
+        )
+        choice = response.choices[0]
+        usage = getattr(response, "usage", None)
+        return Reply(
+            text=str(choice.message.content or ""),
+            prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
+            completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+            usd=_usd(self.model, response),
+            finish_reason=str(choice.finish_reason or "stop"),
+        )
+
+
+class ModelOutputError(ValueError):
+    """A reply that holds no usable JSON; the message is one line, fit to show the model."""
+
+
+def parse_model_json(text: str) -> Any:
+    """The JSON value in a model reply: bare, fenced, after prose, with trailing commas tolerated.
+
+    >>> parse_model_json('Sure! ```json\n{"a": [1, 2,],}\n``` Hope that helps.')
+    {'a': [1, 2]}
+    """
+    if not isinstance(text, str) or not text.strip():
+        raise ModelOutputError("empty reply: expected a JSON object")
+    for candidate in _json_candidates(text):
+        try:
+            return _decode_at_start(candidate)
+        except (ValueError, RecursionError):  # JSONDecodeError, huge ints, absurd nesting
+            continue
+    if "{" in text and text.count("{") > text.count("}"):
+        raise ModelOutputError("reply is not complete JSON (truncated? more '{' than '}')")
+    raise ModelOutputError("no valid JSON object found in the reply")
+
+
+def _json_candidates(text: str, tries: int = 8) -> Iterable[str]:
+    # Most replies are bare JSON; then a fenced block; then JSON after some prose, tried at the
+    # first few '{' / '[' so a stray brace in the prose does not hide the object behind it.
+    yield text.strip()
+    for block in _FENCE.findall(text):
+        yield block.strip()
+    starts = [i for i, ch in enumerate(text) if ch in "{["][:tries]
+    for start in starts:
+        yield text[start:]
+
+
+def _decode_at_start(text: str) -> Any:
+    decoder = json.JSONDecoder()
+    for attempt in (text, _drop_trailing_commas(text)):
+        try:
+            value, _ = decoder.raw_decode(attempt)
+            return value
+        except ValueError:
+            continue
+    raise ValueError("not JSON")
+
+
+def _drop_trailing_commas(text: str) -> str:
+    """Remove commas directly before '}' or ']' outside strings (a common model slip)."""
+    out: list[str] = []
+    in_string = escaped = False
+    for i, ch in enumerate(text):
+        if in_string:
+            escaped, in_string = (False, True) if escaped else (ch == "\\", ch != '"')
+        elif ch == '"':
+            in_string = True
+        elif ch == "," and _next_nonspace(text, i + 1) in ("}", "]"):
+            continue
+        out.append(ch)
+    return "".join(out)
+
+
+def _next_nonspace(text: str, start: int) -> str:
+    end = start
+    while end < len(text) and text[end].isspace():
+        end += 1
+    return text[end : end + 1]
+
+
+class ReplayedProviderError(RuntimeError):
+    """The recorded request failed at the provider; replay fails it the same way."""
+
+
+def _player(model: str, match: Match) -> CassettePlayer | None:
+    if not model.startswith(REPLAY_PREFIX):
+        return None
+    path, _, query = model[len(REPLAY_PREFIX) :].partition("?match=")
+    return CassettePlayer(path, "kind" if query == "kind" else match)
+
+
+def _validate(kind: CallKind, reply: Reply) -> Schema:
+    try:
+        data = parse_model_json(reply.text)
+    except ModelOutputError as exc:
+        if reply.finish_reason == "length":
+            raise ModelOutputError(f"reply truncated at the token limit: {exc}") from exc
+        raise
+    return OUTPUTS[kind].model_validate(data)
+
+
+def _describe(exc: Exception) -> str:
+    if isinstance(exc, ValidationError):
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "reply"
+        more = f" (+{exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+        return one_line(f"schema validation failed at {where}: {first['msg']}{more}")
+    return one_line(exc)
+
+
+def one_line(error: object, limit: int = 300) -> str:
+    """An exception or message as one short line (class name kept for exceptions)."""
+    text = f"{type(error).__name__}: {error}" if isinstance(error, BaseException) else str(error)
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
+
+
+def _cost(reply: Reply, seconds: float) -> CallCost:
+    return CallCost(
+        prompt_tokens=reply.prompt_tokens, completion_tokens=reply.completion_tokens, usd=reply.usd,
+        seconds=seconds,
+    )
+
+
+def _usd(model: str, response: Any) -> float:
+    if model.startswith(OFFLINE_PREFIX):
+        return 0.0
+    import litellm
+
+    try:  # unknown models (custom providers, new releases) have no price: cost 0, not a crash
+        return float(litellm.completion_cost(completion_response=response) or 0.0)
+    except Exception:
+        return 0.0
+
+
+def supports_json_mode(model: str) -> bool:
+    """Whether litellm knows the model accepts `response_format` (JSON mode)."""
+    if model.startswith((OFFLINE_PREFIX, REPLAY_PREFIX)):
+        return False
+    import litellm
+
+    try:
+        return "response_format" in (litellm.get_supported_openai_params(model=model) or [])
+    except Exception:
+        return False
+
+
+def context_window(model: str) -> int:
+    """The model's input token limit (8192 when litellm does not know it; 32768 offline)."""
+    if model.startswith(REPLAY_PREFIX):
+        # Budget as the recorded run did, so replayed prompts hash the same.
+        recorded = _player(model, "kind")
+        model = recorded.model if recorded and recorded.model else OFFLINE_PREFIX
+    if model.startswith(OFFLINE_PREFIX):
+        return OFFLINE_CONTEXT
+    import litellm
+
+    litellm.suppress_debug_info = True  # unknown models otherwise print a provider list to stdout
+    try:
+        info = litellm.get_model_info(model)
+    except Exception:
+        return UNKNOWN_CONTEXT
+    return int(info.get("max_input_tokens") or info.get("max_tokens") or UNKNOWN_CONTEXT)
+
+
+def count_tokens(model: str, text: str) -> int:
+    """Tokens of `text` for `model` (litellm's tokenizer; about len/4 when that fails)."""
+    import litellm
+
+    name = "gpt-4o" if model.startswith((OFFLINE_PREFIX, REPLAY_PREFIX)) else model
+    try:
+        return int(litellm.token_counter(model=name, text=text))
+    except Exception:
+        return max(1, len(text) // 4) if text else 0
+
+
+class NetworkModelBlocked(RuntimeError):
+    """A test tried to reach a real model provider."""
+
+
+def block_network_models(allow: Iterable[str] = ()) -> Callable[[], None]:
+    """Refuse litellm requests to real providers (for tests); returns a function that undoes it.
+
+    Allowed: `mock_response=` calls, the `cairn` provider, providers registered in
+    `litellm.custom_provider_map` (local fakes), and the providers named in `allow`.
+    A refused completion raises `NetworkModelBlocked`, which `ModelClient` reports as a failed call.
+    """
+    import litellm
+
+    real_completion, real_embedding = litellm.completion, litellm.embedding
+    allowed = {"cairn", *allow}
+
+    def check(kwargs: dict[str, Any], args: tuple[Any, ...]) -> None:
+        model = str(kwargs.get("model") or (args[0] if args else ""))
+        local = {str(item["provider"]) for item in litellm.custom_provider_map}
+        if "mock_response" not in kwargs and model.split("/", 1)[0] not in allowed | local:
+            raise NetworkModelBlocked(f"real model request to {model!r} blocked in tests")
+
+    def completion(*args: Any, **kwargs: Any) -> Any:
+        check(kwargs, args)
+        return real_completion(*args, **kwargs)
+
+    def embedding(*args: Any, **kwargs: Any) -> Any:
+        check(kwargs, args)
+        return real_embedding(*args, **kwargs)
+
+    litellm.completion, litellm.embedding = completion, embedding
+
+    def undo() -> None:
+        litellm.completion, litellm.embedding = real_completion, real_embedding
+
+    return undo

@@ -1,0 +1,112 @@
+"""Text helpers for the offline provider: sentences, goal terms, similarity, relevance.
+
+Similarity blends two cheap signals: the share of the goal's content words found in a text
+(stemmed token overlap, which rewards answering the question) and the cosine of the deterministic
+hashing embeddings (which catches word pieces such as 'consum' in 'consumption'/'consumed').
+
+Relevance thresholds on that score (0..1): `high` >= 0.40 (most of the goal's terms present),
+`medium` >= 0.18 (some terms), `low` otherwise.
+
+>>> similarity("reservoir capacity", "The reservoir holds 1.2 million m3 at full capacity.") > 0.4
+True
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from functools import lru_cache
+
+import numpy as np
+
+from memory.embeddings import HashingEmbedder, tokens
+from memory.models import Relevance
+
+HIGH = 0.40
+MEDIUM = 0.18
+# Words of a question's frame that no source needs to contain for the answer to be complete.
+FILLER = frozenset(
+    "many much long current currently total number amount give tell find please answer question "
+    "write report summary summarize summarise explain describe list show file files based".split()
+)
+_EMBEDDER = HashingEmbedder(256)
+_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[A-Z0-9])")
+_BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+
+
+def goal_terms(goal: str) -> frozenset[str]:
+    """The goal's content words, stemmed, without the question's frame words."""
+    terms = frozenset(tokens(goal)) - {tokens(w)[0] for w in FILLER if tokens(w)}
+    return terms or frozenset(tokens(goal))
+
+
+def overlap(goal: str, text: str) -> float:
+    """Share of the goal's terms that occur in `text` (0..1)."""
+    terms = goal_terms(goal)
+    return len(terms & set(tokens(text))) / len(terms) if terms else 0.0
+
+
+def matched_words(goal: str, text: str) -> list[str]:
+    """The goal's own words (unstemmed, in order) whose stems occur in `text`."""
+    present = set(tokens(text)) & goal_terms(goal)
+    words = [w for w in re.findall(r"[A-Za-z0-9][\w'-]*", goal) if tokens(w) and tokens(w)[0] in present]
+    return list(dict.fromkeys(words))
+
+
+@lru_cache(maxsize=4096)
+def _vector(text: str) -> np.ndarray:  # type: ignore[type-arg]
+    return _EMBEDDER.embed([text])[0]
+
+
+def cosine(a: str, b: str) -> float:
+    return float(np.dot(_vector(a), _vector(b)))
+
+
+def similarity(goal: str, text: str) -> float:
+    """Goal-relevance of a text, 0..1 (see the module docstring)."""
+    if not text.strip():
+        return 0.0
+    return 0.7 * overlap(goal, text) + 0.3 * max(0.0, cosine(goal, text))
+
+
+def relevance(score: float) -> Relevance:
+    return "high" if score >= HIGH else "medium" if score >= MEDIUM else "low"
+
+
+def coverage(goal: str, texts: Iterable[str]) -> float:
+    """Share of the goal's terms found anywhere in `texts`."""
+    return overlap(goal, " ".join(texts))
+
+
+def sentences(text: str) -> list[str]:
+    """Prose sentences of a (markdown) text: headings, fences and table rules dropped."""
+    out: list[str] = []
+    for block in re.split(r"\n\s*\n", text):
+        for unit in _units(block):
+            out += [s.strip() for s in _SPLIT.split(unit) if len(s.split()) >= 3]
+    return out
+
+
+def _units(block: str) -> list[str]:
+    # Bullet items stand alone; other consecutive lines are one wrapped paragraph.
+    units: list[str] = []
+    for line in block.splitlines():
+        stripped = line.strip()
+        if not stripped or stripped.startswith(("#", "```", "|---", "---")):
+            continue
+        if _BULLET.match(line) or not units:
+            units.append(_BULLET.sub("", stripped))
+        else:
+            units[-1] += " " + stripped
+    return [u.strip("| ").replace(" | ", "; ") for u in units]
+
+
+def best_sentences(goal: str, text: str, count: int) -> list[tuple[float, str]]:
+    """The `count` sentences most similar to the goal, best first."""
+    scored = sorted(((similarity(goal, s), s) for s in sentences(text)), key=lambda p: -p[0])
+    return scored[:count]
+
+
+def clip(text: str, limit: int = 160) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 3] + "..."

@@ -1,0 +1,122 @@
+"""The breadth-first frontier: candidates scored, merged, deduplicated and popped by beam.
+
+Pure functions over plain data; the planner model only proposes candidates, these decide.
+
+>>> a = PlannedCall(tool="read_file", params={"path": "a.md"}, expected_evidence=["synthesis"])
+>>> [c.tool for c in pop_best(merge_frontier([], [a], set(), []), beam=1, done=set())[0]]
+['read_file']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from memory.models import EvidenceType, IterationMode, PlannedCall
+from memory.state import TaskState
+from tasks.schemas import Candidate, KnownFile, Note, PlanInput, ToolSpec
+
+# Which evidence types a requirement name points at (validators' `meta.requirement`).
+_REQUIREMENT_EVIDENCE: dict[str, tuple[EvidenceType, ...]] = {
+    "synthesis": ("synthesis",),
+    "answer": ("synthesis", "file_creation"),
+    "cite": ("documentation", "synthesis"),
+    "document": ("documentation",),
+    "code": ("code_implementation", "file_creation"),
+    "test": ("execution",),
+    "file": ("file_creation",),
+    "evidence": ("file_creation", "synthesis", "execution"),
+}
+MODES: dict[IterationMode, tuple[int, int]] = {"fast": (4, 3), "deep": (8, 5)}  # (candidates, beam)
+
+
+def score(candidate: PlannedCall, missing: list[str], done: set[str]) -> float:
+    """Expected evidence toward what the validator still misses, plus novelty against history."""
+    wanted = {ev for req in missing for word, evs in _REQUIREMENT_EVIDENCE.items() if word in req for ev in evs}
+    toward = len(wanted.intersection(candidate.expected_evidence)) / max(1, len(wanted)) if wanted else 0.0
+    novelty = 0.0 if candidate.signature in done else 1.0
+    base = 0.2 if candidate.expected_evidence else 0.1
+    return round(0.5 * toward + 0.3 * novelty + base, 6)
+
+
+def from_candidates(candidates: Iterable[Candidate], missing: list[str], done: set[str]) -> list[PlannedCall]:
+    planned = [
+        PlannedCall(tool=c.tool, params=c.params, rationale=c.rationale, expected_evidence=c.expected_evidence)
+        for c in candidates
+    ]
+    return [p.model_copy(update={"score": score(p, missing, done)}) for p in planned]
+
+
+def merge_frontier(
+    frontier: list[PlannedCall], candidates: list[PlannedCall], done: set[str], missing: list[str]
+) -> list[PlannedCall]:
+    """New candidates first among equals; queued ones rescored against the new missing list."""
+    merged: dict[str, PlannedCall] = {}
+    for call in [*candidates, *frontier]:
+        if call.signature in done or call.signature in merged:
+            continue
+        merged[call.signature] = call.model_copy(update={"score": score(call, missing, done)})
+    order = {sig: i for i, sig in enumerate(merged)}
+    return sorted(merged.values(), key=lambda c: (-c.score, order[c.signature]))
+
+
+def pop_best(frontier: list[PlannedCall], beam: int, done: set[str]) -> tuple[list[PlannedCall], list[PlannedCall]]:
+    """The `beam` best calls not run before (loop prevention), and what stays queued.
+
+    At most one write per path goes into a batch, since two writes to one file cannot run in parallel.
+    """
+    batch: list[PlannedCall] = []
+    writes: set[str] = set()
+    rest: list[PlannedCall] = []
+    for call in frontier:
+        target = str(call.params.get("path", "")) if call.tool == "write_file" else ""
+        if len(batch) < beam and call.signature not in done and target not in writes:
+            batch.append(call)
+            if target:
+                writes.add(target)
+        elif call.signature not in done:
+            rest.append(call)
+    return batch, rest
+
+
+def plan_input(
+    state: TaskState, tools: list[ToolSpec], context: str, missing: list[str], *, recovery: bool = False
+) -> PlanInput:
+    candidates, _ = MODES[state.mode]
+    return PlanInput(
+        goal=state.goal,
+        task_type=state.task_type,
+        iteration=state.current,
+        mode=state.mode,
+        candidates=candidates,
+        tools=tools,
+        files=known_files(state),
+        notes=notes(state),
+        missing=missing,
+        done_calls=sorted(done_signatures(state)),
+        written=sorted(state.files),
+        context=context,
+        recovery=recovery,
+    )
+
+
+def done_signatures(state: TaskState) -> set[str]:
+    return {PlannedCall(tool=c.tool, params=c.params).signature for c in state.calls}
+
+
+def known_files(state: TaskState) -> list[KnownFile]:
+    seen: dict[str, KnownFile] = {}
+    for call in state.calls:
+        for path in call.paths:
+            read = call.tool == "read_file" and call.outcome == "success"
+            previous = seen.get(path)
+            seen[path] = KnownFile(path=path, read=read or bool(previous and previous.read))
+    return list(seen.values())
+
+
+def notes(state: TaskState, limit: int = 40) -> list[Note]:
+    found = [
+        Note(source=(c.paths[0] if c.paths else c.call_id), text=c.insights, relevance=c.relevance)
+        for c in state.calls
+        if c.insights and c.outcome == "success" and c.tool in ("read_file", "search_memory", "run_python")
+    ]
+    return found[-limit:]

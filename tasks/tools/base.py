@@ -1,0 +1,46 @@
+"""What every tool receives and returns.
+
+A tool is a plain function `(ctx: ToolContext, **params) -> ToolOutput`; failures of the *agent's*
+request (a bad path, a missing file) come back as an output with `outcome="failure"`, while a tool
+that cannot run at all raises, so a Prefect retry can try it again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from memory.models import CheckOutcome, Frozen, Outcome
+
+
+class ToolContext(BaseModel):
+    """Where a tool may act: the task's artifacts (read-write) and the sources (read-only)."""
+
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+
+    task_id: str
+    artifacts: Path
+    sources: dict[str, Path] = Field(default_factory=dict)
+    workspace: Path | None = None
+    # search_memory's backend: (query, k) -> formatted hits. A live client, never part of a cache key.
+    search: Callable[[str, int], list[str]] | None = None
+
+
+class WrittenFile(Frozen):
+    path: str  # relative to artifacts/
+    content: str
+
+
+class ToolOutput(Frozen):
+    text: str
+    outcome: Outcome = "success"
+    error: str | None = None
+    paths: list[str] = Field(default_factory=list)
+    written: WrittenFile | None = None
+    checks: list[CheckOutcome] = Field(default_factory=list)
+
+
+def failure(message: str, outcome: Outcome = "failure") -> ToolOutput:
+    return ToolOutput(text=message, outcome=outcome, error=message)

@@ -1,0 +1,89 @@
+"""File tools confined to the workspace: `read_file`, `write_file`, `list_directory`.
+
+Paths are the agent's: relative to the task's `artifacts/`, or `source:NAME/...` for the read-only
+sources. `tasks.tools.paths.resolve_path` is the jail; every refusal is a failed output with a
+one-line reason and nothing is written.
+
+>>> ctx = ToolContext(task_id="t", artifacts=Path("/tmp/a"))  # doctest: +SKIP
+>>> write_file(ctx, "notes/a.md", "# A").outcome  # doctest: +SKIP
+'success'
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from tasks.tools.base import ToolContext, ToolOutput, WrittenFile, failure
+from tasks.tools.paths import PathError, resolve_path
+
+MAX_READ_CHARS = 200_000
+MAX_WRITE_CHARS = 2_000_000
+MAX_LISTED = 500
+_SKIP_DIRS = {".git", "__pycache__", ".venv", "node_modules", ".pytest_cache"}
+
+
+def read_file(ctx: ToolContext, path: str) -> ToolOutput:
+    try:
+        target = resolve_path(ctx.artifacts, path, readonly_roots=ctx.sources, for_write=False)
+    except PathError as exc:
+        return failure(str(exc))
+    if not target.is_file():
+        return failure(f"no such file: {path}")
+    data = target.read_bytes()[: MAX_READ_CHARS * 4]
+    text = data.decode("utf-8", errors="replace")
+    if len(text) > MAX_READ_CHARS:
+        text = text[:MAX_READ_CHARS] + f"\n[... truncated at {MAX_READ_CHARS} characters]"
+    return ToolOutput(text=text, paths=[path])
+
+
+def write_file(ctx: ToolContext, path: str, content: str) -> ToolOutput:
+    if len(content) > MAX_WRITE_CHARS:
+        return failure(f"content too large: {len(content)} characters (limit {MAX_WRITE_CHARS})")
+    try:
+        target = resolve_path(ctx.artifacts, path, readonly_roots=ctx.sources, for_write=True)
+    except PathError as exc:
+        return failure(str(exc))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f".{target.name}.cairn-tmp")
+    tmp.write_text(content, encoding="utf-8", errors="surrogatepass")
+    os.replace(tmp, target)  # atomic: a reader never sees half a file
+    rel = target.relative_to(ctx.artifacts.resolve()).as_posix()
+    return ToolOutput(
+        text=f"wrote {rel} ({len(content)} characters)",
+        paths=[rel],
+        written=WrittenFile(path=rel, content=content),
+    )
+
+
+def list_directory(ctx: ToolContext, path: str = ".") -> ToolOutput:
+    """List files under a directory (recursively, up to MAX_LISTED), with sizes."""
+    try:
+        base = resolve_path(ctx.artifacts, path, readonly_roots=ctx.sources, for_write=False)
+    except PathError as exc:
+        return failure(str(exc))
+    if not base.is_dir():
+        return failure(f"not a directory: {path}")
+    prefix = "" if path in (".", "") else path.rstrip("/") + "/"
+    entries = sorted(_walk(base))
+    shown = [(f"{prefix}{rel}", size) for rel, size in entries[:MAX_LISTED]]
+    lines = [f"{rel}\t{size} bytes" for rel, size in shown]
+    if len(entries) > MAX_LISTED:
+        lines.append(f"[... {len(entries) - MAX_LISTED} more files]")
+    if not path.startswith("source:") and path in (".", ""):
+        lines += [f"source:{name}/\t(read-only source)" for name in sorted(ctx.sources)]
+    return ToolOutput(text="\n".join(lines) or "(empty)", paths=[rel for rel, _ in shown])
+
+
+def _walk(base: Path) -> list[tuple[str, int]]:
+    found: list[tuple[str, int]] = []
+    for dirpath, dirnames, filenames in os.walk(base):
+        dirnames[:] = [d for d in dirnames if d not in _SKIP_DIRS and not d.startswith(".")]
+        for name in filenames:
+            if name.startswith("."):
+                continue
+            full = Path(dirpath) / name
+            if full.is_symlink() or not full.is_file():
+                continue
+            found.append((full.relative_to(base).as_posix(), full.stat().st_size))
+    return found

@@ -1,0 +1,75 @@
+"""The tool set: name -> function and the spec the planner sees.
+
+>>> sorted(TOOLS)[:3]
+['lint', 'list_directory', 'read_file']
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+from memory.models import PlannedCall, TaskType
+from tasks.schemas import ToolSpec
+from tasks.tools import files, memory_search
+from tasks.tools.base import ToolContext, ToolOutput, failure
+
+ToolFn = Callable[..., ToolOutput]
+
+TOOLS: dict[str, tuple[ToolFn, ToolSpec]] = {
+    "list_directory": (
+        files.list_directory,
+        ToolSpec(
+            name="list_directory",
+            description="List the files under a directory of the workspace or a source (source:NAME).",
+            params={"path": "directory, '.' for the workspace or 'source:NAME' for a source"},
+        ),
+    ),
+    "read_file": (
+        files.read_file,
+        ToolSpec(
+            name="read_file",
+            description="Read a text file from the workspace or a source.",
+            params={"path": "file path, e.g. 'notes.md' or 'source:docs/intro.md'"},
+        ),
+    ),
+    "write_file": (
+        files.write_file,
+        ToolSpec(
+            name="write_file",
+            description="Write a text file into the workspace (committed to the task's git history).",
+            params={"path": "file path inside the workspace", "content": "the full text"},
+        ),
+    ),
+    "search_memory": (
+        memory_search.search_memory,
+        ToolSpec(
+            name="search_memory",
+            description="Search the task's memory (evidence, files, notes) by meaning and keywords.",
+            params={"query": "what to look for"},
+        ),
+    ),
+}
+
+
+def register(name: str, fn: ToolFn, spec: ToolSpec) -> None:
+    TOOLS[name] = (fn, spec)
+
+
+def tool_specs(task_type: TaskType) -> list[ToolSpec]:
+    return [spec for _, spec in TOOLS.values()]
+
+
+def execute(ctx: ToolContext, call: PlannedCall) -> ToolOutput:
+    """Run one planned call; an unknown tool or bad arguments are a failed output, not a crash."""
+    entry = TOOLS.get(call.tool)
+    if entry is None:
+        return failure(f"unknown tool {call.tool!r}; available: {', '.join(sorted(TOOLS))}", "error")
+    fn, _ = entry
+    params: dict[str, Any] = dict(call.params)
+    try:
+        inspect.signature(fn).bind(ctx, **params)
+    except TypeError as exc:
+        return failure(f"bad arguments for {call.tool}: {exc}", "error")
+    return fn(ctx, **params)

@@ -1,0 +1,348 @@
+"""Judge a task's evidence against its completion rules: one Great Expectations suite per task type.
+
+The rules are data (`validators/{task_type}.json`, GX's own suite format) so users can edit them
+without touching code. Each expectation runs against a pandas DataFrame with one row per evidence
+item; its `meta.requirement` names the rule in the verdict (expectations sharing a name form one
+requirement, met when all of them succeed). Columns, derived here so the suites stay simple:
+
+- `evidence_id`, `type`, `confidence`, `source`, `iteration`, `timestamp`: from `Evidence`
+- `file_path`, `file_type`, `tool`, `passed`, `failed`, `documented_share`: from its metadata
+  (`passed`/`failed`/`documented_share` are NaN when unknown, so no comparison matches them)
+- `cites_count`: how many sources the evidence cites
+- `is_code_write`: a `file_creation` of a code file
+- `is_doc_artifact`: `documentation` evidence, or a `file_creation` of a documentation file
+- `after_last_code_write`: (iteration, timestamp) later than the last code write (True if none)
+
+"Exists" rules use `expect_table_row_count_to_be_between` with `min_value` and a `row_condition`;
+a row-level expectation with a condition passes when no row matches, so never use one for those.
+
+Conditional rules: an expectation whose meta has `"when": "<flag>"` only applies when that flag
+is true; otherwise it is left out of the run and reported as "not required". The one flag today
+is `has_tests` (the coding task's "tests pass after the last code change").
+
+Confidence = (requirements met / requirements applied) x mean confidence of the non-validation
+evidence (0 with no evidence): a verdict is never surer than the evidence it rests on.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from memory.models import Evidence, TaskType, Verdict, content_hash
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+FLAGS = ("has_tests",)
+_TYPE_NAME = re.compile(r"[a-z][a-z0-9_]*")
+_ROW_COUNT = "expect_table_row_count_to_be_between"
+_LOCK = threading.Lock()  # one GX context per process; GX objects are not safe to share across threads
+_batch_definition: Any = None
+
+
+class SuiteError(ValueError):
+    """A suite file that is missing or cannot be understood; the message is one line."""
+
+
+@dataclass(frozen=True)
+class Rule:
+    index: int  # position in the suite file, for error messages
+    requirement: str
+    config: dict[str, Any]  # GX expectation configuration: type, kwargs, meta
+    when: str | None = None
+
+
+@dataclass(frozen=True)
+class Suite:
+    name: str
+    path: Path
+    rules: tuple[Rule, ...]
+
+
+@dataclass
+class Requirement:
+    name: str
+    details: list[str] = field(default_factory=list)
+    met: bool = True
+
+
+def validate(
+    task_type: TaskType,
+    evidence: Sequence[Evidence],
+    *,
+    has_tests: bool = False,
+    suites_dir: Path | None = None,
+    iteration: int = 0,
+) -> Verdict:
+    """Run the suite for `task_type` over `evidence` and explain the outcome.
+
+    Raises `SuiteError` when the suite file is missing or broken.
+
+    >>> ev = [Evidence(type="synthesis", content="42", source="call-1-0")]
+    >>> verdict = validate("simple_question", ev)
+    >>> verdict.complete, verdict.missing
+    (False, ['answer file written'])
+    """
+    suite = load_suite(suite_path(task_type, suites_dir))
+    flags = {"has_tests": has_tests}
+    applied = [rule for rule in suite.rules if rule.when is None or flags[rule.when]]
+    skipped = [rule for rule in suite.rules if rule not in applied]
+    checks = _run(suite, applied, evidence_frame(evidence))
+    requirements = _requirements(applied, checks)
+    met = [req.name for req in requirements if req.met]
+    missing = [req.name for req in requirements if not req.met]
+    return Verdict(
+        complete=not missing,
+        confidence=_confidence(len(met), len(requirements), evidence),
+        rationale=_rationale(requirements, skipped),
+        satisfied=met,
+        missing=missing,
+        suite=suite.name,
+        validation_id=_validation_id(suite.name, iteration, evidence),
+        iteration=iteration,
+    )
+
+
+# --- suites -------------------------------------------------------------------------------------
+
+
+def default_suite_dirs() -> tuple[Path, ...]:
+    """Where the shipped suites live: the checkout the package runs from, else the wheel's data."""
+    return (Path(__file__).resolve().parents[1] / "validators", Path(sys.prefix) / "share/cairn/validators")
+
+
+def suite_path(task_type: str, suites_dir: Path | None = None) -> Path:
+    """The suite file for a task type; an explicit `suites_dir` is authoritative (no fallback)."""
+    if not _TYPE_NAME.fullmatch(task_type):
+        raise SuiteError(f"invalid task type {task_type!r}")
+    name = f"{task_type}.json"
+    if suites_dir is not None:
+        path = Path(suites_dir) / name
+        if not path.is_file():
+            raise SuiteError(f"no suite for task type {task_type!r}: {path} does not exist")
+        return path
+    # Look for the file, not the folder: in an installed wheel, site-packages/validators is the PyPI
+    # `validators` package (a weaviate-client dependency), not ours.
+    for folder in default_suite_dirs():
+        if (folder / name).is_file():
+            return folder / name
+    places = ", ".join(str(folder) for folder in default_suite_dirs())
+    raise SuiteError(f"no suite for task type {task_type!r} in {places}")
+
+
+def load_suite(path: Path) -> Suite:
+    """Read a suite file and check its shape; GX checks the expectations themselves at run time."""
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise SuiteError(f"{path}: cannot read suite: {exc.strerror or exc}") from None
+    except json.JSONDecodeError as exc:
+        where = f"line {exc.lineno} column {exc.colno}"
+        raise SuiteError(f"{path}: not valid JSON: {exc.msg} at {where}") from None
+    if not isinstance(raw, dict) or not isinstance(raw.get("expectations"), list):
+        raise SuiteError(f"{path}: a suite must be a JSON object with an 'expectations' list")
+    if not raw["expectations"]:
+        # An empty suite would declare every task complete at once.
+        raise SuiteError(f"{path}: the suite has no expectations")
+    rules = tuple(_rule(path, index, item) for index, item in enumerate(raw["expectations"]))
+    return Suite(name=str(raw.get("name") or path.stem), path=path, rules=rules)
+
+
+def _rule(path: Path, index: int, item: Any) -> Rule:
+    where = f"{path}: expectation {index}"
+    if not isinstance(item, dict) or not isinstance(item.get("type"), str):
+        raise SuiteError(f"{where}: needs a 'type' string")
+    if not isinstance(item.get("kwargs", {}), dict) or not isinstance(item.get("meta", {}), dict):
+        raise SuiteError(f"{where} ({item['type']}): 'kwargs' and 'meta' must be objects")
+    meta = dict(item.get("meta", {}))
+    when = meta.get("when")
+    if when is not None and when not in FLAGS:
+        raise SuiteError(f"{where} ({item['type']}): unknown 'when' flag {when!r}; known: {', '.join(FLAGS)}")
+    requirement = str(meta.get("requirement") or item["type"])
+    meta["requirement"] = requirement  # results are matched back to requirements by this name
+    config = {"type": item["type"], "kwargs": dict(item.get("kwargs", {})), "meta": meta}
+    return Rule(index=index, requirement=requirement, config=config, when=when)
+
+
+# --- evidence -----------------------------------------------------------------------------------
+
+_DTYPES = {
+    "evidence_id": "object", "type": "object", "confidence": "float64", "source": "object",
+    "iteration": "int64", "timestamp": "float64", "file_path": "object", "file_type": "object",
+    "tool": "object", "passed": "float64", "failed": "float64", "documented_share": "float64",
+    "cites_count": "int64", "is_code_write": "bool", "is_doc_artifact": "bool",
+    "after_last_code_write": "bool",
+}  # fmt: skip
+
+
+def evidence_frame(evidence: Sequence[Evidence]) -> pd.DataFrame:
+    """One row per evidence item with the columns the suites may use (see the module docstring)."""
+    import pandas as pd  # imported on first validation, like GX, to keep `import tasks` cheap
+
+    writes = [(e.iteration, e.timestamp) for e in evidence if _is_code_write(e)]
+    last_write = max(writes) if writes else None
+    rows = [_row(item, last_write) for item in evidence]
+    return pd.DataFrame(rows, columns=list(_DTYPES)).astype(_DTYPES)
+
+
+def _row(e: Evidence, last_write: tuple[int, float] | None) -> dict[str, Any]:
+    meta = e.metadata
+    nan = float("nan")
+    return {
+        "evidence_id": e.evidence_id, "type": e.type, "confidence": e.confidence, "source": e.source,
+        "iteration": e.iteration, "timestamp": e.timestamp, "file_path": meta.file_path,
+        "file_type": meta.file_type, "tool": meta.tool,
+        "passed": nan if meta.passed is None else meta.passed,
+        "failed": nan if meta.failed is None else meta.failed,
+        "documented_share": nan if meta.documented_share is None else meta.documented_share,
+        "cites_count": len(meta.cites), "is_code_write": _is_code_write(e),
+        "is_doc_artifact": e.type == "documentation"
+        or (e.type == "file_creation" and meta.file_type == "documentation"),
+        "after_last_code_write": last_write is None or (e.iteration, e.timestamp) > last_write,
+    }  # fmt: skip
+
+
+def _is_code_write(e: Evidence) -> bool:
+    return e.type == "file_creation" and e.metadata.file_type == "code"
+
+
+# --- running GX ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Check:
+    requirement: str
+    success: bool
+    detail: str
+
+
+def _run(suite: Suite, rules: Sequence[Rule], frame: pd.DataFrame) -> list[Check]:
+    if not rules:
+        return []
+    with _LOCK:
+        batch = _ensure_context().get_batch(batch_parameters={"dataframe": frame})
+        result = batch.validate(_gx_suite(suite, rules))
+    return [_check(item) for item in result.results]
+
+
+def _ensure_context() -> Any:
+    """The batch definition of this process's one ephemeral GX context, created on first use."""
+    global _batch_definition
+    if _batch_definition is None:
+        # The one place library code touches os.environ: GX 1.x releases that still send usage
+        # analytics decide at import time; setdefault keeps a user's own choice.
+        os.environ.setdefault("GX_ANALYTICS_ENABLED", "false")
+        import great_expectations as gx
+        from great_expectations.data_context.types.base import ProgressBarsConfig
+
+        context = gx.get_context(mode="ephemeral")
+        context.variables.progress_bars = ProgressBarsConfig(globally=False, metric_calculations=False)
+        asset = context.data_sources.add_pandas("cairn").add_dataframe_asset("evidence")
+        _batch_definition = asset.add_batch_definition_whole_dataframe("all-evidence")
+    return _batch_definition
+
+
+def _gx_suite(suite: Suite, rules: Sequence[Rule]) -> Any:
+    import great_expectations as gx
+    from great_expectations.expectations.expectation_configuration import ExpectationConfiguration
+
+    expectations = []
+    for rule in rules:
+        try:
+            expectations.append(ExpectationConfiguration(**rule.config).to_domain_obj())
+        except Exception as exc:  # GX raises lookup, pydantic and type errors alike for a bad entry
+            where = f"{suite.path}: expectation {rule.index} ({rule.config['type']})"
+            raise SuiteError(f"{where}: {' '.join(str(exc).split())[:240]}") from None
+    # Built one by one above: ExpectationSuite itself only logs and drops an invalid entry.
+    return gx.ExpectationSuite(name=suite.name, expectations=expectations)
+
+
+def _check(result: Any) -> Check:
+    config = result.expectation_config
+    requirement = str(config.meta.get("requirement", config.type))
+    error = _error_message(result.exception_info)
+    if error is not None:
+        return Check(requirement, False, f"error: {error}")
+    success = bool(result.success)
+    return Check(requirement, success, _observed(config.type, config.kwargs, result.result or {}, success))
+
+
+def _error_message(info: Mapping[str, Any] | None) -> str | None:
+    """The first raised exception in a result; GX nests them under metric ids when a metric fails."""
+    if not info:
+        return None
+    if "raised_exception" in info:
+        return " ".join(str(info.get("exception_message")).split()) if info["raised_exception"] else None
+    nested = (_error_message(value) for value in info.values() if isinstance(value, Mapping))
+    return next((message for message in nested if message), None)
+
+
+def _observed(kind: str, kwargs: Mapping[str, Any], result: Mapping[str, Any], success: bool) -> str:
+    value = result.get("observed_value")
+    if kind == _ROW_COUNT and isinstance(value, int):
+        text = f"{value} row" if value == 1 else f"{value} rows"
+    elif value is None and "unexpected_count" in result:
+        text = f"{result['unexpected_count']} unexpected values"
+    else:
+        text = str(value)
+    need = _need(kwargs)
+    return text if success else f"observed {text}" + (f", need {need}" if need else "")
+
+
+def _need(kwargs: Mapping[str, Any]) -> str:
+    low, high = kwargs.get("min_value"), kwargs.get("max_value")
+    if low is not None and high is not None:
+        return f"between {low} and {high}"
+    return f">= {low}" if low is not None else (f"<= {high}" if high is not None else "")
+
+
+# --- the verdict --------------------------------------------------------------------------------
+
+
+def _requirements(rules: Sequence[Rule], checks: Sequence[Check]) -> list[Requirement]:
+    """Requirements in suite order; one with no result at all counts as not met."""
+    found = {rule.requirement: Requirement(rule.requirement) for rule in rules}
+    for check in checks:
+        req = found.setdefault(check.requirement, Requirement(check.requirement))
+        req.met = req.met and check.success
+        req.details.append(check.detail)
+    for req in found.values():
+        if not req.details:
+            req.met, req.details = False, ["not evaluated"]
+    return list(found.values())
+
+
+def _rationale(requirements: Sequence[Requirement], skipped: Sequence[Rule]) -> str:
+    def line(req: Requirement) -> str:
+        return f"{req.name} ({'; '.join(req.details)})"
+
+    met = [line(req) for req in requirements if req.met]
+    missing = [line(req) for req in requirements if not req.met]
+    text = f"{len(met)} of {len(requirements)} requirements met"
+    text += f": {', '.join(met)}" if met else ""
+    text += f"; missing: {', '.join(missing)}" if missing else ""
+    if skipped:
+        text += "; not required: " + ", ".join(f"{r.requirement} ({r.when} is false)" for r in skipped)
+    return text
+
+
+def _confidence(met: int, applied: int, evidence: Sequence[Evidence]) -> float:
+    share = met / applied if applied else 1.0
+    # Validation evidence is this function's own past output: counting it would be circular.
+    weights = [item.confidence for item in evidence if item.type != "validation"]
+    quality = sum(weights) / len(weights) if weights else 0.0
+    return round(share * quality, 3)
+
+
+def _validation_id(suite: str, iteration: int, evidence: Sequence[Evidence]) -> str:
+    """Deterministic, so replaying the event log reproduces the same validation ids."""
+    basis = "|".join([suite, str(iteration), *sorted(item.evidence_id for item in evidence)])
+    return f"val-{content_hash(basis, 12)}"

@@ -1,0 +1,216 @@
+"""The completion suites in validators/ judged through tasks.validate, one task type at a time.
+
+Great Expectations takes seconds to import, so the module-scoped `suites` fixture pays that once
+(by validating an empty task) and hands every test a private, editable copy of the shipped suites.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memory.models import Evidence, EvidenceMetadata, EvidenceType
+from tasks.validate import SuiteError, default_suite_dirs, suite_path, validate
+
+CODE_DOCS = "documentation (doc file or docstring share >= 0.5)"
+TESTS_PASS = "tests pass after the last code change"
+
+
+@pytest.fixture(scope="module")
+def suites(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    validate("general_task", [])  # import GX and create the context once for the whole module
+    copy = tmp_path_factory.mktemp("suites") / "validators"
+    shutil.copytree(Path(suite_path("general_task")).parent, copy)
+    return copy
+
+
+def ev(kind: EvidenceType, iteration: int = 1, confidence: float = 1.0, **meta: Any) -> Evidence:
+    """Evidence whose time follows its iteration, so ordering tests read naturally."""
+    return Evidence(
+        type=kind,
+        content=f"{kind} {iteration} {sorted(meta.items())}",
+        source=f"call-{iteration}-0",
+        confidence=confidence,
+        iteration=iteration,
+        timestamp=1_000.0 + iteration,
+        metadata=EvidenceMetadata(**meta),
+    )
+
+
+def edit(suites: Path, task_type: str, change: Callable[[dict[str, Any]], None]) -> Path:
+    """A user's edited copy of one suite, in its own folder."""
+    folder = suites.parent / f"edited-{task_type}"
+    folder.mkdir(exist_ok=True)
+    data = json.loads((suites / f"{task_type}.json").read_text())
+    change(data)
+    (folder / f"{task_type}.json").write_text(json.dumps(data))
+    return folder
+
+
+# --- each task type fails with the right missing list, then passes ------------------------------
+
+
+def test_simple_question_needs_an_answer_written_to_a_file(suites: Path) -> None:
+    evidence = [ev("synthesis")]
+    verdict = validate("simple_question", evidence, suites_dir=suites)
+    assert (verdict.complete, verdict.missing) == (False, ["answer file written"])
+    assert verdict.satisfied == ["answer synthesized"]
+    assert "missing: answer file written (observed 0 rows, need >= 1)" in verdict.rationale
+
+    verdict = validate("simple_question", [*evidence, ev("file_creation", file_type="output")], suites_dir=suites)
+    assert (verdict.complete, verdict.missing) == (True, [])
+    assert verdict.satisfied == ["answer synthesized", "answer file written"]
+
+
+def test_research_task_needs_a_document_that_cites_its_sources(suites: Path) -> None:
+    evidence = [ev("synthesis"), ev("file_creation", file_type="documentation")]  # no citations
+    verdict = validate("research_task", evidence, suites_dir=suites)
+    assert verdict.missing == ["documentation cites its sources"]
+    assert verdict.rationale.startswith("1 of 2 requirements met: synthesis recorded (1 row)")
+
+    cited = ev("file_creation", 2, file_type="documentation", cites=["notes/a.md", "notes/b.md"])
+    verdict = validate("research_task", [*evidence, cited], suites_dir=suites)
+    assert (verdict.complete, verdict.missing) == (True, [])
+
+
+def test_general_task_needs_a_result_file_and_evidence(suites: Path) -> None:
+    earlier = ev("validation")  # a past verdict is not evidence of progress
+    verdict = validate("general_task", [earlier], suites_dir=suites)
+    assert verdict.missing == ["result file written", "evidence recorded"]
+
+    verdict = validate("general_task", [earlier, ev("file_creation", file_type="output")], suites_dir=suites)
+    assert (verdict.complete, verdict.satisfied) == (True, ["result file written", "evidence recorded"])
+
+
+def test_coding_task_needs_code_implementation_and_documentation(suites: Path) -> None:
+    evidence = [ev("file_creation", file_type="code"), ev("code_implementation", documented_share=0.25)]
+    verdict = validate("coding_task", evidence, suites_dir=suites)
+    assert verdict.missing == [CODE_DOCS]
+    assert verdict.satisfied == ["code file created", "code implementation evidence"]
+
+    docstrings = ev("code_implementation", 2, documented_share=0.75)
+    assert validate("coding_task", [*evidence, docstrings], suites_dir=suites).complete
+    readme = ev("file_creation", 2, file_type="documentation")
+    assert validate("coding_task", [*evidence, readme], suites_dir=suites).complete
+
+
+# --- the conditional tests rule -----------------------------------------------------------------
+
+CODE = [
+    ev("file_creation", 2, file_type="code"),
+    ev("code_implementation", 2),
+    ev("documentation", 2),
+]
+
+
+def run_tests(iteration: int, passed: int, failed: int) -> Evidence:
+    return ev("execution", iteration, tool="run_tests", passed=passed, failed=failed)
+
+
+@pytest.mark.parametrize(
+    "runs",
+    [
+        pytest.param([], id="never-run"),
+        pytest.param([run_tests(1, passed=5, failed=0)], id="green-before-last-write"),
+        pytest.param([run_tests(1, 5, 0), run_tests(3, passed=4, failed=1)], id="red-after-last-write"),
+        pytest.param([run_tests(3, passed=0, failed=0)], id="nothing-collected"),
+    ],
+)
+def test_tests_must_pass_after_the_last_code_change(suites: Path, runs: list[Evidence]) -> None:
+    verdict = validate("coding_task", [*CODE, *runs], has_tests=True, suites_dir=suites)
+    assert (verdict.complete, verdict.missing) == (False, [TESTS_PASS])
+
+
+def test_a_green_run_after_the_last_code_change_completes_the_task(suites: Path) -> None:
+    runs = [run_tests(3, passed=4, failed=1), run_tests(4, passed=5, failed=0)]
+    verdict = validate("coding_task", [*CODE, *runs], has_tests=True, suites_dir=suites)
+    assert (verdict.complete, verdict.missing) == (True, [])
+    assert f"{TESTS_PASS} (1 row)" in verdict.rationale
+
+
+def test_tests_are_not_required_without_tests(suites: Path) -> None:
+    verdict = validate("coding_task", CODE, has_tests=False, suites_dir=suites)
+    assert verdict.complete
+    assert TESTS_PASS not in verdict.satisfied + verdict.missing
+    assert f"not required: {TESTS_PASS} (has_tests is false)" in verdict.rationale
+
+
+# --- verdict fields -----------------------------------------------------------------------------
+
+
+def test_confidence_is_share_met_times_mean_evidence_confidence(suites: Path) -> None:
+    evidence = [ev("synthesis", confidence=0.8), ev("validation", confidence=0.1)]
+    verdict = validate("simple_question", evidence, suites_dir=suites, iteration=7)
+    assert verdict.confidence == pytest.approx(0.5 * 0.8)
+    assert (verdict.suite, verdict.iteration) == ("simple_question", 7)
+    again = validate("simple_question", evidence, suites_dir=suites, iteration=7)
+    assert again.validation_id == verdict.validation_id != ""
+
+
+def test_shipped_suites_resolve_without_a_folder() -> None:
+    path = suite_path("coding_task")
+    assert path.parent in default_suite_dirs() and path.is_file()
+
+
+# --- users' suites ------------------------------------------------------------------------------
+
+
+def test_raising_a_threshold_in_an_edited_suite_changes_the_verdict(suites: Path) -> None:
+    def stricter(data: dict[str, Any]) -> None:
+        docs = next(e for e in data["expectations"] if e["meta"]["requirement"] == CODE_DOCS)
+        docs["kwargs"]["row_condition"]["conditions"][1]["parameter"] = 0.9
+
+    evidence = [ev("file_creation", file_type="code"), ev("code_implementation", documented_share=0.75)]
+    assert validate("coding_task", evidence, suites_dir=suites).complete
+    edited = validate("coding_task", evidence, suites_dir=edit(suites, "coding_task", stricter))
+    assert edited.missing == [CODE_DOCS]
+
+
+def test_an_expectation_that_errors_counts_as_missing_with_the_error(suites: Path) -> None:
+    def bad_column(data: dict[str, Any]) -> None:
+        data["expectations"].append(
+            {"type": "expect_column_values_to_not_be_null", "kwargs": {"column": "nope"},
+             "meta": {"requirement": "answer has a reviewer"}}
+        )  # fmt: skip
+
+    folder = edit(suites, "simple_question", bad_column)
+    evidence = [ev("synthesis"), ev("file_creation", file_type="output")]
+    verdict = validate("simple_question", evidence, suites_dir=folder)
+    assert (verdict.complete, verdict.missing) == (False, ["answer has a reviewer"])
+    assert "answer has a reviewer (error: " in verdict.rationale and "nope" in verdict.rationale
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        pytest.param('{"name": "x", "expectations": [', "not valid JSON", id="truncated-json"),
+        pytest.param('{"name": "x", "expectations": []}', "has no expectations", id="empty"),
+        pytest.param('{"expectations": [{"type": "expect_magic", "kwargs": {}}]}', "expect_magic", id="type"),
+        pytest.param(
+            '{"expectations": [{"type": "expect_table_row_count_to_be_between", "kwargs": {"min_value": "x"}}]}',
+            "min_value",
+            id="kwargs",
+        ),
+        pytest.param(
+            '{"expectations": [{"type": "expect_table_row_count_to_be_between", "meta": {"when": "monday"}}]}',
+            "unknown 'when' flag 'monday'",
+            id="when",
+        ),
+    ],
+)
+def test_a_broken_suite_gives_a_one_line_error(tmp_path: Path, text: str, message: str) -> None:
+    (tmp_path / "general_task.json").write_text(text)
+    with pytest.raises(SuiteError) as caught:
+        validate("general_task", [ev("file_creation")], suites_dir=tmp_path)
+    assert message in str(caught.value) and "\n" not in str(caught.value)
+    assert str(tmp_path / "general_task.json") in str(caught.value)
+
+
+def test_a_missing_suite_names_the_file(tmp_path: Path) -> None:
+    with pytest.raises(SuiteError, match="no suite for task type 'coding_task'"):
+        validate("coding_task", [], suites_dir=tmp_path)
