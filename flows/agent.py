@@ -59,19 +59,18 @@ def run_task(
     task_type: TaskType | None = None,
 ) -> TaskResult:
     task_id = task_id or _derived_id(goal)
-    session = start_task(config, task_id, goal, [Path(s) for s in sources or []], task_type)
     results = Path(config.workspace) / "results"  # per workspace, so resume finds its cached calls
-    with temporary_settings(updates={PREFECT_RESULTS_LOCAL_STORAGE_PATH: results}), tags(
-        f"task:{task_id}", f"type:{session.state.task_type}"
-    ):
-        decision = decide(session.state)
-        while decision.stop is None:
-            n = len(session.state.iterations) + 1
-            bfs_iteration(config, task_id, n, mode=decision.mode, recovery=decision.recovery)
-            state = session.recorder.refresh()
-            if _has_new_evidence(state):
-                _validate(session, state, config, n)
+    with temporary_settings(updates={PREFECT_RESULTS_LOCAL_STORAGE_PATH: results}), tags(f"task:{task_id}"):
+        session = start_task(config, task_id, goal, [Path(s) for s in sources or []], task_type)
+        with tags(f"type:{session.state.task_type}"):
             decision = decide(session.state)
+            while decision.stop is None:
+                n = len(session.state.iterations) + 1
+                bfs_iteration(config, task_id, n, mode=decision.mode, recovery=decision.recovery)
+                state = session.recorder.refresh()
+                if _has_new_evidence(state):
+                    _validate(session, state, config, n)
+                decision = decide(session.state)
     return _finish(session, config, decision.stop)
 
 

@@ -42,17 +42,25 @@ SECRET_KEY_NAME = re.compile(rf"(?i){_SECRET_WORD}")
 # lookbehind over the literal) so `re` can skip ahead with a fast scan; and a pattern runs only if
 # one of its gates (lower-case literals it cannot match without) occurs in the case-folded text.
 _PATTERNS: list[tuple[str, tuple[str, ...], re.Pattern[str]]] = [
-    ("private_key", ("private key",), re.compile(
-        r"-----BEGIN [A-Z ]{0,20}PRIVATE KEY-----"
-        r"(?:[\s\S]{0,20000}?-----END [A-Z ]{0,20}PRIVATE KEY-----|[A-Za-z0-9+/=\s]*)"
-    )),
+    (
+        "private_key",
+        ("private key",),
+        re.compile(
+            r"-----BEGIN [A-Z ]{0,20}PRIVATE KEY-----"
+            r"(?:[\s\S]{0,20000}?-----END [A-Z ]{0,20}PRIVATE KEY-----|[A-Za-z0-9+/=\s]*)"
+        ),
+    ),
     ("anthropic", ("sk-ant-",), re.compile(r"sk-ant-(?<![\w-]sk-ant-)[A-Za-z0-9_-]{20,}")),
     ("openai", ("sk-",), re.compile(r"sk-(?<![\w-]sk-)(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}")),
     ("aws_access_key", ("akia", "asia"), re.compile(r"A(?<![A-Z0-9]A)(?:KIA|SIA)[A-Z0-9]{16}(?![A-Z0-9])")),
-    ("aws_secret", ("secret",), re.compile(
-        r"(?i)(?=a)aws_?secret(?:_access)?(?:_key)?[\"']?\s*[:=]\s*[\"']?"
-        r"(?P<v>[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"
-    )),
+    (
+        "aws_secret",
+        ("secret",),
+        re.compile(
+            r"(?i)(?=a)aws_?secret(?:_access)?(?:_key)?[\"']?\s*[:=]\s*[\"']?"
+            r"(?P<v>[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"
+        ),
+    ),
     ("github", ("gh",), re.compile(r"gh[pousr]_(?<![\w-]gh[pousr]_)[A-Za-z0-9]{30,}")),
     ("github", ("github_pat_",), re.compile(r"github_pat_(?<![\w-]github_pat_)[A-Za-z0-9_]{22,}")),
     ("slack", ("xox",), re.compile(r"xox[abposr]-(?<![\w-]xox[abposr]-)[A-Za-z0-9-]{10,}")),
@@ -60,23 +68,33 @@ _PATTERNS: list[tuple[str, tuple[str, ...], re.Pattern[str]]] = [
     ("huggingface", ("hf_",), re.compile(r"hf_(?<![\w-]hf_)[A-Za-z0-9]{30,}")),
     ("jwt", ("eyj",), re.compile(r"eyJ(?<![\w-]eyJ)[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*")),
     # A bearer token has a digit or is long: "bearer responsibility" in prose is no token.
-    ("bearer", ("bearer",), re.compile(
-        rf"(?i)(?=b)\bbearer\s+{_NOT_MARKER}(?P<v>(?=[A-Za-z._~+/-]*\d)[A-Za-z0-9._~+/-]{{8,}}=*"
-        r"|[A-Za-z0-9._~+/-]{20,}=*)"
-    )),
-    ("basic_auth", ("authorization",), re.compile(
-        rf"(?i)(?=a)\bauthorization:\s*basic\s+{_NOT_MARKER}(?P<v>[A-Za-z0-9+/]{{8,}}=*)"
-    )),
+    (
+        "bearer",
+        ("bearer",),
+        re.compile(
+            rf"(?i)(?=b)\bbearer\s+{_NOT_MARKER}(?P<v>(?=[A-Za-z._~+/-]*\d)[A-Za-z0-9._~+/-]{{8,}}=*"
+            r"|[A-Za-z0-9._~+/-]{20,}=*)"
+        ),
+    ),
+    (
+        "basic_auth",
+        ("authorization",),
+        re.compile(rf"(?i)(?=a)\bauthorization:\s*basic\s+{_NOT_MARKER}(?P<v>[A-Za-z0-9+/]{{8,}}=*)"),
+    ),
     ("url_password", ("://",), re.compile(r"://[^/\s:@\[\]]{1,64}:(?P<v>[^/\s@\[\]]{1,128})@")),
     # `name = value` for a secret-named name: a quoted value (v, w), or a bare one (x) that is no
     # call, subscript or attribute (`token = os.environ["T"]` is code, not a secret), no keyword,
     # and no short number (`token_count: 12`).
-    ("password", ("pass", "secret", "key", "token", "credential"), re.compile(
-        rf"(?i)(?=[pstac]){_SECRET_WORD}[A-Za-z0-9_.-]{{0,40}}[\"']?[ \t]*[:=][ \t]*{_NOT_MARKER}"
-        r"(?:\"(?P<v>[^\"\n]{1,4096})\"|'(?P<w>[^'\n]{1,4096})'"
-        r"|(?!(?:None|null|true|false|True|False)\b)(?!\d{1,7}(?![^\s\"',;]))(?!=)"
-        r"(?P<x>[^\s\"'`,;()\[\]{}<>]{1,4096})(?![(\[.\w]))"
-    )),
+    (
+        "password",
+        ("pass", "secret", "key", "token", "credential"),
+        re.compile(
+            rf"(?i)(?=[pstac]){_SECRET_WORD}[A-Za-z0-9_.-]{{0,40}}[\"']?[ \t]*[:=][ \t]*{_NOT_MARKER}"
+            r"(?:\"(?P<v>[^\"\n]{1,4096})\"|'(?P<w>[^'\n]{1,4096})'"
+            r"|(?!(?:None|null|true|false|True|False)\b)(?!\d{1,7}(?![^\s\"',;]))(?!=)"
+            r"(?P<x>[^\s\"'`,;()\[\]{}<>]{1,4096})(?![(\[.\w]))"
+        ),
+    ),
 ]
 
 

@@ -89,6 +89,7 @@ def plan_input(
         mode=state.mode,
         candidates=candidates,
         tools=tools,
+        sources=[f"source:{name}" for name in sorted(state.sources)],
         files=known_files(state),
         notes=notes(state),
         missing=missing,

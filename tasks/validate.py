@@ -93,8 +93,9 @@ def validate(
     """
     suite = load_suite(suite_path(task_type, suites_dir))
     flags = {"has_tests": has_tests}
-    applied = [rule for rule in suite.rules if rule.when is None or flags[rule.when]]
-    skipped = [rule for rule in suite.rules if rule not in applied]
+    applies = [rule.when is None or flags[rule.when] for rule in suite.rules]
+    applied = [rule for rule, keep in zip(suite.rules, applies, strict=True) if keep]
+    skipped = [rule for rule, keep in zip(suite.rules, applies, strict=True) if not keep]
     checks = _run(suite, applied, evidence_frame(evidence))
     requirements = _requirements(applied, checks)
     met = [req.name for req in requirements if req.met]

@@ -27,19 +27,23 @@ _LIST, _READ, _WRITE, _SEARCH = "list_directory", "read_file", "write_file", "se
 def plan(inp: PlanInput) -> Plan:
     """Up to `inp.candidates` fresh candidates, best first (never empty)."""
     done = set(inp.done_calls)
-    proposals = _recovery(inp) + _proposals(inp) if inp.recovery else _proposals(inp) + _recovery(inp)
+    proposals = _recovery(inp) + _proposals(inp) if inp.recovery else _proposals(inp)
     available = {t.name for t in inp.tools}
-    usable = [c for c in proposals if not available or c.tool in available]
-    fresh: dict[str, Candidate] = {}
-    for cand in usable:
-        fresh.setdefault(signature(cand), cand)
-    for sig in done:
-        fresh.pop(sig, None)
+    fresh = _fresh(proposals, done, available) or _fresh(_recovery(inp), done, available)
     if not fresh:  # everything was tried: one last memory search, else the loop's stop rules decide
         last = _call(inp, _SEARCH, f"{inp.goal} (iteration {inp.iteration})",
                      "Every planned call was tried; search memory once more with a fresh query.", [])
-        fresh = {"": last if not available or last.tool in available else (usable or proposals)[0]}
-    return Plan(candidates=list(fresh.values())[: max(1, inp.candidates)])
+        fresh = [last if not available or last.tool in available else proposals[0]]
+    return Plan(candidates=fresh[: max(1, inp.candidates)])
+
+
+def _fresh(proposals: list[Candidate], done: set[str], available: set[str]) -> list[Candidate]:
+    """Proposals with an available tool, not done before, without duplicates, in order."""
+    fresh: dict[str, Candidate] = {}
+    for cand in proposals:
+        if not available or cand.tool in available:
+            fresh.setdefault(signature(cand), cand)
+    return [cand for sig, cand in fresh.items() if sig not in done]
 
 
 def signature(cand: Candidate) -> str:

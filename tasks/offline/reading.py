@@ -109,7 +109,7 @@ def _words(entry: str) -> str:
 def synthesize(inp: SynthesizeInput) -> Synthesis:
     failed = [line for line in inp.calls if _FAILED_LINE.search(line)]
     good = [line for line in inp.calls if line not in failed]
-    relevant = sorted((line for line in good if text.overlap(inp.goal, line) >= 0.3 and " is empty" not in line),
+    relevant = sorted((line for line in good if _informative(inp.goal, line)),
                       key=lambda line: -text.similarity(inp.goal, line))
     before = _failed_before(inp.previous)
     if inp.new_evidence > 0 or relevant:
@@ -123,6 +123,13 @@ def synthesize(inp: SynthesizeInput) -> Synthesis:
     summary = (f"Iteration {inp.iteration}: {len(inp.calls)} calls, {len(failed)} failed, "
                f"{inp.new_evidence} new evidence.{best}{missing}")
     return Synthesis(synthesis=summary, progress_assessment=progress)
+
+
+def _informative(goal: str, line: str) -> bool:
+    """A successful call that found something: goal terms, or a listing that revealed files."""
+    if re.search(r" is empty\b|\bno results\b", line):
+        return False
+    return text.overlap(goal, line) >= 0.3 or bool(re.search(r"\blists [1-9]\d* entries", line))
 
 
 def _failed_before(previous: list[str]) -> int:

@@ -9,11 +9,14 @@ True
 
 from __future__ import annotations
 
+import math
+
+from memory.embeddings import tokens
 from tasks.offline import text
 from tasks.schemas import Note, PlanInput
 
 MAX_SENTENCES = 8
-MIN_SCORE = 0.12  # below this a sentence is off-topic, unless it is its source's best
+MIN_SCORE = 0.12  # weighted share of the goal's terms below which a sentence is off-topic
 
 
 def citable_notes(inp: PlanInput) -> list[Note]:
@@ -50,22 +53,44 @@ def build_report(inp: PlanInput) -> str:
 
 
 def _choose(query: str, notes: list[Note]) -> list[tuple[float, str, str]]:
-    """The best sentence of each source, then the next best overall, most relevant first."""
-    bonus = {"high": 0.1, "medium": 0.0, "low": -0.1}
-    pool: list[tuple[float, str, str]] = []
-    for note in notes:
-        body = note.text.removeprefix(f"{note.source}: ")
-        for sentence in text.sentences(body) or [body.strip()]:
-            pool.append((text.similarity(query, sentence) + bonus[note.relevance], sentence, note.source))
-    pool.sort(key=lambda item: (-item[0], item[2], item[1]))
+    """Sentences within half the best score: the best of each source first, most relevant first."""
+    weights = _term_weights(query, notes)
+    bonus = {"high": 0.05, "medium": 0.0, "low": -0.05}
+    pool = sorted(
+        {(_score(sentence, weights, query) + bonus[n.relevance], sentence, n.source)
+         for n in notes for sentence in _sentences(n)},
+        key=lambda item: (-item[0], item[2], item[1]),
+    )
+    if not pool:
+        return []
+    floor = max(MIN_SCORE, 0.5 * pool[0][0])
     chosen: list[tuple[float, str, str]] = []
     for item in pool:  # first pass: one sentence per source, so every relevant file is cited
-        if item[2] not in {c[2] for c in chosen}:
+        if item[0] >= floor and item[2] not in {c[2] for c in chosen}:
             chosen.append(item)
     for item in pool:
-        if len(chosen) >= MAX_SENTENCES:
-            break
-        if item not in chosen and item[0] >= MIN_SCORE and item[1] not in {c[1] for c in chosen}:
+        if item[0] >= floor and item not in chosen and item[1] not in {c[1] for c in chosen}:
             chosen.append(item)
     chosen.sort(key=lambda item: (-item[0], item[2], item[1]))
     return chosen[:MAX_SENTENCES]
+
+
+def _sentences(note: Note) -> list[str]:
+    body = note.text.removeprefix(f"{note.source}: ")
+    return text.sentences(body) or [body.strip()]
+
+
+def _term_weights(query: str, notes: list[Note]) -> dict[str, float]:
+    # Inverse document frequency over the sources: a term every file mentions (the town's name)
+    # says little about which sentence answers the question.
+    seen = [set(tokens(" ".join(n.text for n in notes if n.source == src))) for src in {n.source for n in notes}]
+    return {t: math.log((len(seen) + 1) / max(1, sum(t in s for s in seen))) for t in text.goal_terms(query)}
+
+
+def _score(sentence: str, weights: dict[str, float], query: str) -> float:
+    total = sum(weights.values()) or 1.0
+    words = set(tokens(sentence))
+    score = sum(w for t, w in weights.items() if t in words) / total
+    if text.asks_quantity(query) and text.has_figure(sentence):
+        score *= 1.3  # "how many ..." is answered by on-topic sentences that state numbers
+    return score

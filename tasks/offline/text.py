@@ -66,7 +66,30 @@ def similarity(goal: str, text: str) -> float:
     """Goal-relevance of a text, 0..1 (see the module docstring)."""
     if not text.strip():
         return 0.0
-    return 0.7 * overlap(goal, text) + 0.3 * max(0.0, cosine(goal, text))
+    score = 0.7 * overlap(goal, text) + 0.3 * max(0.0, cosine(goal, text))
+    if asks_quantity(goal) and has_figure(text):
+        score += 0.1  # a figure is what a "how many" question needs
+    return min(1.0, score)
+
+
+_QUANTITY = re.compile(
+    r"\b(?:how (?:many|much|long|big|large|often|far|old)|number of|capacity|amount|percent(?:age)?|"
+    r"what (?:is|was) the (?:size|volume|rate|cost|price|level))\b",
+    re.IGNORECASE,
+)
+
+
+_FIGURE = re.compile(r"(?<![\w.,])(?!(?:18|19|20)\d\d\b)\d[\d,.]*")
+
+
+def has_figure(text: str) -> bool:
+    """Whether the text states a number other than a bare year."""
+    return bool(_FIGURE.search(text))
+
+
+def asks_quantity(goal: str) -> bool:
+    """Whether the goal asks for a number (sentences with figures then answer it best)."""
+    return bool(_QUANTITY.search(goal))
 
 
 def relevance(score: float) -> Relevance:
@@ -79,7 +102,7 @@ def coverage(goal: str, texts: Iterable[str]) -> float:
 
 
 def sentences(text: str) -> list[str]:
-    """Prose sentences of a (markdown) text: headings, fences and table rules dropped."""
+    """Prose sentences of a (markdown) text: headings (also ALL-CAPS lines), fences, rules dropped."""
     out: list[str] = []
     for block in re.split(r"\n\s*\n", text):
         for unit in _units(block):
@@ -92,7 +115,7 @@ def _units(block: str) -> list[str]:
     units: list[str] = []
     for line in block.splitlines():
         stripped = line.strip()
-        if not stripped or stripped.startswith(("#", "```", "|---", "---")):
+        if not stripped or stripped.startswith(("#", "```", "|---", "---")) or stripped.isupper():
             continue
         if _BULLET.match(line) or not units:
             units.append(_BULLET.sub("", stripped))

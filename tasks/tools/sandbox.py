@@ -16,6 +16,7 @@ Not a jail: the child can read any file the user can. The file tools are jailed 
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import re
@@ -166,7 +167,9 @@ class CappedOutput:
         return b"".join(self.parts).decode("utf-8", "replace")
 
 
-def _collect(proc: subprocess.Popen[bytes], deadline: float, cap: int) -> tuple[CappedOutput, CappedOutput, bool]:
+def _collect(
+    proc: subprocess.Popen[bytes], deadline: float, cap: int
+) -> tuple[CappedOutput, CappedOutput, bool]:
     """Read both pipes until they close or the deadline; report whether the deadline hit first."""
     assert proc.stdout is not None and proc.stderr is not None
     out, err = CappedOutput(cap), CappedOutput(cap)
@@ -201,10 +204,9 @@ def _drain(streams: dict[int, CappedOutput], deadline: float, pid: int) -> bool:
 
 
 def _widen_pipe(fd: int) -> None:
-    try:
+    # Not Linux, or over the user's pipe quota: the default size only costs speed.
+    with contextlib.suppress(AttributeError, OSError):
         fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, _PIPE_BYTES)
-    except (AttributeError, OSError):
-        pass  # not Linux, or over the user's pipe quota: the default size only costs speed
 
 
 def _has_exited(pid: int) -> bool:
@@ -218,10 +220,8 @@ def _has_exited(pid: int) -> bool:
 
 
 def _kill_group(pgid: int) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):  # the group is already empty
         os.killpg(pgid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass  # the group is already empty
 
 
 def _result(

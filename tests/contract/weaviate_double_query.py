@@ -24,9 +24,28 @@ from weaviate.proto.v1 import base_pb2, base_search_pb2
 from memory import fusion
 
 F = base_pb2.Filters
-_EN_STOPWORDS = frozenset(
-    "a an and are as at be but by for if in into is it no not of on or such that the their then there "
-    "these they this to was will with".split()
+_EN_STOPWORDS = frozenset(  # Weaviate's "en" preset
+    {
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "but",
+        "by",
+        "for",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "no",
+        "not",
+    }
+    | {"of", "on", "or", "such", "that", "the", "their", "then", "there", "these", "they", "this", "to"}
+    | {"was", "will", "with"}
 )
 
 

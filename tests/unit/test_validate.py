@@ -17,6 +17,7 @@ import pytest
 from memory.models import Evidence, EvidenceMetadata, EvidenceType
 from tasks.validate import SuiteError, default_suite_dirs, suite_path, validate
 
+ROWS = "expect_table_row_count_to_be_between"
 CODE_DOCS = "documentation (doc file or docstring share >= 0.5)"
 TESTS_PASS = "tests pass after the last code change"
 
@@ -62,7 +63,8 @@ def test_simple_question_needs_an_answer_written_to_a_file(suites: Path) -> None
     assert verdict.satisfied == ["answer synthesized"]
     assert "missing: answer file written (observed 0 rows, need >= 1)" in verdict.rationale
 
-    verdict = validate("simple_question", [*evidence, ev("file_creation", file_type="output")], suites_dir=suites)
+    written = ev("file_creation", file_type="output")
+    verdict = validate("simple_question", [*evidence, written], suites_dir=suites)
     assert (verdict.complete, verdict.missing) == (True, [])
     assert verdict.satisfied == ["answer synthesized", "answer file written"]
 
@@ -192,12 +194,12 @@ def test_an_expectation_that_errors_counts_as_missing_with_the_error(suites: Pat
         pytest.param('{"name": "x", "expectations": []}', "has no expectations", id="empty"),
         pytest.param('{"expectations": [{"type": "expect_magic", "kwargs": {}}]}', "expect_magic", id="type"),
         pytest.param(
-            '{"expectations": [{"type": "expect_table_row_count_to_be_between", "kwargs": {"min_value": "x"}}]}',
+            json.dumps({"expectations": [{"type": ROWS, "kwargs": {"min_value": "x"}}]}),
             "min_value",
             id="kwargs",
         ),
         pytest.param(
-            '{"expectations": [{"type": "expect_table_row_count_to_be_between", "meta": {"when": "monday"}}]}',
+            json.dumps({"expectations": [{"type": ROWS, "meta": {"when": "monday"}}]}),
             "unknown 'when' flag 'monday'",
             id="when",
         ),

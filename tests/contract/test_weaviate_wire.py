@@ -1,0 +1,183 @@
+"""What `WeaviateStore` sends over the wire, read back from the double's request log.
+
+The contract suite checks behaviour; these check the adapter's Weaviate-specific choices: the
+schema (multi-tenancy, no vectorizer, properties), tenant names, vectors sent with objects, hybrid
+alpha and fusion type, and filters.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import pytest
+import weaviate
+from weaviate.proto.v1 import base_pb2, base_search_pb2
+
+from memory.embeddings import HashingEmbedder
+from memory.models import Memory
+from memory.store import SearchFilter, SearchQuery
+from memory.weaviate_store import NEVER, object_uuid
+from tests.contract.weaviate_backend import DoubleWeaviateStore
+
+DIM = 32
+F = base_pb2.Filters
+
+
+@pytest.fixture(scope="module")
+def store() -> Iterator[DoubleWeaviateStore]:
+    # One store for the module: connecting costs ~0.5 s; each test reads only the requests it caused.
+    made = DoubleWeaviateStore(HashingEmbedder(dim=DIM))
+    yield made
+    made.close()
+
+
+def _mem(key: str, tenant: str, kind: Any = "fact", **extra: Any) -> Memory:
+    return Memory(key=key, kind=kind, content=f"note {key} about the build", tenant=tenant, **extra)
+
+
+def _new(store: DoubleWeaviateStore, name: str, since: int) -> list[Any]:
+    log = store.double.state.log[since:]
+    return [r.body for r in log if r.name == name]
+
+
+def _conditions(flt: base_pb2.Filters) -> set[tuple[str, str, Any]]:
+    """A filter tree flattened to (property, operator, value) leaves."""
+    if flt.operator in (F.OPERATOR_AND, F.OPERATOR_OR, F.OPERATOR_NOT):
+        return set().union(*(_conditions(sub) for sub in flt.filters))
+    kind = flt.WhichOneof("test_value")
+    value = getattr(flt, kind)
+    value = tuple(value.values) if kind.endswith("_array") else value
+    return {(flt.target.property, F.Operator.Name(flt.operator), value)}
+
+
+def test_schema_is_multi_tenant_with_self_provided_vectors(store: DoubleWeaviateStore) -> None:
+    created = {body["class"]: body for body in store.double.requests("POST /v1/schema")}
+    assert set(created) == {"CairnEvidence", "CairnMemory"}
+    for body in created.values():
+        assert body["multiTenancyConfig"]["enabled"] is True
+        assert body["vectorConfig"]["default"]["vectorizer"] == {"none": {}}
+        assert body["invertedIndexConfig"]["stopwords"]["preset"] == "none"
+        props = {p["name"]: p for p in body["properties"]}
+        assert set(Memory.model_fields) | {"terms"} == set(props)
+        assert props["terms"]["tokenization"] == "whitespace"
+        assert props["kind"]["tokenization"] == "field" and props["kind"]["indexSearchable"] is False
+        assert props["content"]["indexSearchable"] is False
+        assert props["agents"]["dataType"] == ["text[]"] and props["access_count"]["dataType"] == ["int"]
+
+
+def test_tenants_are_created_once_per_collection(store: DoubleWeaviateStore) -> None:
+    mark = len(store.double.state.log)
+    store.upsert([_mem("t-a", "task-7", kind="evidence"), _mem("t-b", "task-7")])
+    store.upsert([_mem("t-c", "task-7", kind="evidence")])
+    added = _new(store, "POST /v1/schema/CairnEvidence/tenants", mark)
+    assert [[t["name"] for t in body] for body in added] == [["task-7"]]
+    assert len(_new(store, "POST /v1/schema/CairnMemory/tenants", mark)) == 1
+
+
+def test_a_tenant_name_weaviate_refuses_is_hashed(store: DoubleWeaviateStore) -> None:
+    mark = len(store.double.state.log)
+    store.upsert([_mem("odd", "repo/task 1")])
+    (added,) = _new(store, "POST /v1/schema/CairnMemory/tenants", mark)
+    assert added[0]["name"].startswith("t-") and store.get("odd", "repo/task 1") is not None
+
+
+def test_objects_carry_tenant_uuid_and_the_given_vector(store: DoubleWeaviateStore) -> None:
+    vector = np.linspace(-1.0, 1.0, DIM)
+    mark = len(store.double.state.log)
+    store.upsert([_mem("vec", "task-8", expires_at=None)], vectors=[vector.tolist()])
+    (batch,) = _new(store, "BatchObjects", mark)
+    (obj,) = batch.objects
+    assert (obj.collection, obj.tenant, obj.uuid) == ("CairnMemory", "task-8", object_uuid("task-8", "vec"))
+    (sent,) = obj.vectors
+    got = np.frombuffer(sent.vector_bytes, dtype="<f4")
+    assert sent.name == "default" and np.allclose(got, vector / np.linalg.norm(vector), atol=1e-6)
+    props = obj.properties.non_ref_properties.fields
+    assert props["terms"].string_value == "note vec about build" and props["expires_at"].number_value == NEVER
+
+
+def test_one_shard_hybrid_is_fused_by_the_server(store: DoubleWeaviateStore) -> None:
+    store.upsert([_mem("h1", "task-9", kind="evidence"), _mem("h2", "task-9", kind="evidence")])
+    mark = len(store.double.state.log)
+    flt = SearchFilter(tenants=["task-9"], kinds=["evidence"])
+    hits = store.search(SearchQuery(text="build h1", alpha=0.3, k=3, filter=flt))
+    (request,) = _new(store, "Search", mark)
+    hybrid = request.hybrid_search
+    assert request.tenant == "task-9" and request.collection == "CairnEvidence"
+    assert hybrid.use_alpha_param and hybrid.alpha_param == pytest.approx(0.3)
+    assert hybrid.fusion_type == base_search_pb2.Hybrid.FUSION_TYPE_RELATIVE_SCORE
+    assert list(hybrid.properties) == ["terms"] and hybrid.query == "build h1"
+    assert len(hybrid.vector_bytes) == 4 * DIM and request.limit >= 3
+    assert hits[0].memory.key == "h1" and hits[0].keyword_score == pytest.approx(1.0)
+
+
+def test_several_tenants_are_searched_shard_by_shard(store: DoubleWeaviateStore) -> None:
+    store.upsert([_mem("m1", "task-10"), _mem("m2", "shared")])
+    mark = len(store.double.state.log)
+    flt = SearchFilter(tenants=["task-10", "shared"], kinds=["fact"])
+    hits = store.search(SearchQuery(text="build", filter=flt))
+    requests = _new(store, "Search", mark)
+    legs = sorted((r.tenant, _leg(r)) for r in requests)
+    assert legs == [("shared", "bm25"), ("shared", "near"), ("task-10", "bm25"), ("task-10", "near")]
+    assert {h.memory.tenant for h in hits} == {"task-10", "shared"}
+
+
+def _leg(request: Any) -> str:
+    return "bm25" if request.HasField("bm25_search") else "near" if request.HasField("near_vector") else "?"
+
+
+def test_every_filter_field_is_sent(store: DoubleWeaviateStore) -> None:
+    store.upsert([_mem("f1", "task-11", kind="evidence", subtype="execution")])
+    mark = len(store.double.state.log)
+    flt = SearchFilter(
+        tenants=["task-11"],
+        kinds=["evidence"],
+        subtypes=["execution"],
+        min_confidence=0.2,
+        max_confidence=0.9,
+        since=10.0,
+        until=20.0,
+        file_path="a.py",
+        active=True,
+        thread_id="th",
+        domain="python",
+        task_type="coding_task",
+    )
+    store.search(SearchQuery(text="build", mode="keyword", filter=flt))
+    (request,) = _new(store, "Search", mark)
+    leaves = _conditions(request.filters)
+    expected = {
+        ("kind", "OPERATOR_CONTAINS_ANY", ("evidence",)),
+        ("subtype", "OPERATOR_CONTAINS_ANY", ("execution",)),
+        ("confidence", "OPERATOR_GREATER_THAN_EQUAL", 0.2),
+        ("confidence", "OPERATOR_LESS_THAN_EQUAL", 0.9),
+        ("created_at", "OPERATOR_GREATER_THAN_EQUAL", 10.0),
+        ("created_at", "OPERATOR_LESS_THAN_EQUAL", 20.0),
+        ("file_path", "OPERATOR_EQUAL", "a.py"),
+        ("active", "OPERATOR_EQUAL", True),
+        ("thread_id", "OPERATOR_EQUAL", "th"),
+        ("domain", "OPERATOR_EQUAL", "python"),
+        ("task_type", "OPERATOR_EQUAL", "coding_task"),
+    }
+    assert expected <= leaves
+    (ttl,) = [leaf for leaf in leaves - expected]
+    assert ttl[:2] == ("expires_at", "OPERATOR_GREATER_THAN")
+    assert request.tenant == "task-11" and list(request.bm25_search.properties) == ["terms"]
+
+
+def test_delete_tenant_removes_the_weaviate_tenant(store: DoubleWeaviateStore) -> None:
+    store.upsert([_mem("d1", "task-12"), _mem("d2", "task-12", kind="evidence")])
+    mark = len(store.double.state.log)
+    assert store.delete_tenant("task-12") == 2
+    assert _new(store, "DELETE /v1/schema/CairnMemory/tenants", mark) == [["task-12"]]
+    assert _new(store, "DELETE /v1/schema/CairnEvidence/tenants", mark) == [["task-12"]]
+
+
+def test_the_double_refuses_a_search_across_tenants(store: DoubleWeaviateStore) -> None:
+    client = weaviate.connect_to_local(port=store.double.http_port, grpc_port=store.double.grpc_port)
+    try:
+        with pytest.raises(weaviate.exceptions.WeaviateQueryError, match="multi-tenancy enabled"):
+            client.collections.use("CairnMemory").query.fetch_objects()
+    finally:
+        client.close()

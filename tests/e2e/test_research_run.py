@@ -1,0 +1,105 @@
+"""End to end on a real Prefect server: an offline research task over the example corpus."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from memory.workspace import Workspace
+from tests.conftest import BIN, ROOT
+
+pytestmark = pytest.mark.e2e
+CORPUS = ROOT / "examples" / "corpus"
+QUESTION = (ROOT / "examples" / "QUESTION").read_text(encoding="utf-8").strip()
+
+
+@pytest.fixture(scope="module")
+def finished(prefect_server: str, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, object]]:
+    """One CLI run of the demo question, shared by the tests below."""
+    ws = tmp_path_factory.mktemp("ws")
+    env = {"PREFECT_API_URL": prefect_server, "PATH": f"{BIN}:/usr/bin:/bin"}
+    proc = subprocess.run(
+        [str(BIN / "cairn"), "run", QUESTION, "--source", str(CORPUS), "--workspace", str(ws), "--json"],
+        capture_output=True, text=True, timeout=300, env={**__import__("os").environ, **env},
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return ws, json.loads(proc.stdout)
+
+
+def test_run_completes_with_a_cited_report(finished: tuple[Path, dict[str, object]]) -> None:
+    ws, result = finished
+    assert result["status"] == "complete" and result["complete"] is True
+    assert {"task_id", "iterations", "workspace", "report_path", "verdict"} <= set(result)
+    report = Path(str(result["report_path"])).read_text(encoding="utf-8")
+    cited = {line for line in report.splitlines() if "source:" in line}
+    files = {name for name in (p.name for p in CORPUS.iterdir()) if any(name in line for line in cited)}
+    assert len(files) >= 2, report
+
+
+def test_history_replays_to_the_final_state(finished: tuple[Path, dict[str, object]]) -> None:
+    ws, result = finished
+    repo = Workspace(ws).task(str(result["task_id"]))
+    state = repo.state()
+    assert state.status == "complete"
+    assert len(state.iterations) == result["iterations"]
+    assert state.verdict is not None and state.verdict.model_dump() == result["verdict"]
+    assert repo.history.verify().ok
+    assert any("write_file" in line for line in repo.log())  # artifacts are committed
+
+
+def test_show_json_lists_calls_evidence_and_verdict(finished: tuple[Path, dict[str, object]]) -> None:
+    ws, result = finished
+    proc = subprocess.run(
+        [str(BIN / "cairn"), "show", str(result["task_id"]), "--workspace", str(ws), "--json"],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    view = json.loads(proc.stdout)
+    calls = [c for it in view["iterations"] for c in it["tool_calls"]]
+    assert calls and all({"insights", "learning", "relevance"} <= set(c) for c in calls)
+    assert any(c["insights"] for c in calls if c["tool"] == "read_file")
+    assert {e["type"] for e in view["evidence"]} >= {"file_creation", "synthesis", "validation"}
+    assert view["verdict"]["complete"] is True
+
+
+def test_every_iteration_is_a_subflow_and_every_call_a_task_run(
+    finished: tuple[Path, dict[str, object]], prefect_server: str
+) -> None:
+    _, result = finished
+    flows, tasks = asyncio.run(_runs_tagged(f"task:{result['task_id']}"))
+    names = sorted(f.name for f in flows)
+    iterations = int(str(result["iterations"]))
+    assert f"cairn-{result['task_id']}" in names
+    assert [n for n in names if n.startswith("iteration-")] == sorted(f"iteration-{i}" for i in range(1, iterations + 1))
+    parent = next(f for f in flows if f.name == f"cairn-{result['task_id']}")
+    subflows = [f for f in flows if f.name.startswith("iteration-")]
+    assert all(f.parent_task_run_id is not None for f in subflows)
+    assert all(f.id != parent.id for f in subflows)
+    tool_runs = [t.name for t in tasks if any(tag.startswith("tool:") for tag in t.tags)]
+    assert any(n.startswith("read_file-source:") for n in tool_runs), tool_runs
+    assert any(n.startswith("write_file-") for n in tool_runs), tool_runs
+
+
+async def _runs_tagged(tag: str):  # type: ignore[no-untyped-def]
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import TaskRunFilter, TaskRunFilterTags
+
+    task_id = tag.split(":", 1)[1]
+    async with get_client() as client:
+        flows = [f for f in await client.read_flow_runs() if f.name == f"cairn-{task_id}" or tag in f.tags]
+        tasks = await client.read_task_runs(task_run_filter=TaskRunFilter(tags=TaskRunFilterTags(all_=[tag])))
+    return flows, tasks
+
+
+def test_cli_error_is_one_line(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "flows", "show", "no-such-task", "--workspace", str(tmp_path)],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert proc.returncode != 0
+    assert proc.stderr.strip().count("\n") == 0 and "no task" in proc.stderr
