@@ -136,11 +136,27 @@ class WeaviateStore:
         grpc_port: int | None = None,
         api_key: str | None = None,
     ) -> None:
-        if not _PREFIX.match(collection_prefix):
-            raise StoreError(f"collection prefix {collection_prefix!r} must be a capitalised identifier")
-        self._embedder = embedder
-        self._client = _connect(url, grpc_port, api_key)
-        self._names = {group: f"{collection_prefix}{group}" for group in ("Evidence", "Memory")}
+        _check_prefix(collection_prefix)
+        self._attach(connect_client(url, grpc_port, api_key), embedder, collection_prefix, owns_client=True)
+
+    @classmethod
+    def from_client(
+        cls, client: Any, embedder: Embedder, *, collection_prefix: str = "Cairn"
+    ) -> WeaviateStore:
+        """A store on a connected `weaviate.WeaviateClient` that the caller keeps and closes.
+
+        Connecting costs about half a second (TLS contexts, checks); stores can share one client.
+
+        >>> store = WeaviateStore.from_client(client, embedder, collection_prefix="Team")  # doctest: +SKIP
+        """
+        _check_prefix(collection_prefix)
+        store = cls.__new__(cls)
+        store._attach(client, embedder, collection_prefix, owns_client=False)
+        return store
+
+    def _attach(self, client: Any, embedder: Embedder, prefix: str, *, owns_client: bool) -> None:
+        self._client, self._embedder, self._owns_client = client, embedder, owns_client
+        self._names = {group: f"{prefix}{group}" for group in ("Evidence", "Memory")}
         # Tenants known to exist; only ever a hint for writes (reads ask the server).
         self._known: dict[str, set[str]] = {group: set() for group in self._names}
         for name in self._names.values():
@@ -271,7 +287,9 @@ class WeaviateStore:
         return sorted(kept, key=lambda h: (-h.score, h.memory.key, h.memory.tenant))[: query.k]
 
     def close(self) -> None:
-        self._client.close()
+        """Close the client this store opened (a client passed to `from_client` stays open)."""
+        if self._owns_client:
+            self._client.close()
 
     # -- helpers --------------------------------------------------------------------------------
     def _query_vector(self, query: SearchQuery, vector: Sequence[float] | None) -> Vector | None:
@@ -360,7 +378,13 @@ def _vector_of(raw: Any) -> list[float]:
     return [float(x) for x in raw or []]
 
 
-def _connect(url: str, grpc_port: int | None, api_key: str | None) -> Any:
+def _check_prefix(prefix: str) -> None:
+    if not _PREFIX.match(prefix):
+        raise StoreError(f"collection prefix {prefix!r} must be a capitalised identifier")
+
+
+def connect_client(url: str, grpc_port: int | None = None, api_key: str | None = None) -> Any:
+    """A connected `weaviate.WeaviateClient` for `url` (REST) and `grpc_port` (default 50051)."""
     import weaviate
     from weaviate.classes.init import Auth
 

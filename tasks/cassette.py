@@ -125,7 +125,9 @@ class CassettePlayer:
         recorded = self._by_kind[kind]
         where = f"call #{self._position} ({kind} #{index}) of {self.path.name}"
         if index >= len(recorded):
-            raise CassetteError(f"cassette exhausted at {where}: only {len(recorded)} {kind} replies recorded")
+            raise CassetteError(
+                f"cassette exhausted at {where}: only {len(recorded)} {kind} replies recorded"
+            )
         entry = recorded[index]
         digest = request_hash(messages)
         if self.match == "request" and digest != entry.request_hash:
@@ -149,5 +151,7 @@ def load_cassette(path: Path) -> list[CassetteEntry]:
             try:
                 entries.append(CassetteEntry.model_validate_json(line))
             except ValueError as exc:
-                raise CassetteError(f"{path.name}:{number}: not a cassette entry ({type(exc).__name__})") from exc
+                raise CassetteError(
+                    f"{path.name}:{number}: not a cassette entry ({type(exc).__name__})"
+                ) from exc
     return entries

@@ -135,10 +135,12 @@ class ModelClient:
                 error = _describe(exc)
                 messages = [*messages, {"role": "assistant", "content": raw}, prompts.retry_message(error)]
                 continue
-            return LLMResult[Any](kind=kind, model=self.model, output=output, ok=True, attempts=attempt,
-                                  cost=cost, raw=raw)
-        return self._failed(kind, f"invalid output after {self.max_attempts} attempts: {error}",
-                            self.max_attempts, cost, raw)
+            return LLMResult[Any](
+                kind=kind, model=self.model, output=output, ok=True, attempts=attempt, cost=cost, raw=raw
+            )
+        return self._failed(
+            kind, f"invalid output after {self.max_attempts} attempts: {error}", self.max_attempts, cost, raw
+        )
 
     def _failed(self, kind: CallKind, error: str, attempts: int, cost: CallCost, raw: str) -> LLMResult[Any]:
         return LLMResult[Any](kind=kind, model=self.model, error=error, attempts=attempts, cost=cost, raw=raw)
@@ -287,7 +289,9 @@ def one_line(error: object, limit: int = 300) -> str:
 
 def _cost(reply: Reply, seconds: float) -> CallCost:
     return CallCost(
-        prompt_tokens=reply.prompt_tokens, completion_tokens=reply.completion_tokens, usd=reply.usd,
+        prompt_tokens=reply.prompt_tokens,
+        completion_tokens=reply.completion_tokens,
+        usd=reply.usd,
         seconds=seconds,
     )
 

@@ -226,11 +226,13 @@ class Check:
 
 
 def _run(suite: Suite, rules: Sequence[Rule], frame: pd.DataFrame) -> list[Check]:
-    if not rules:
-        return []
     with _LOCK:
-        batch = _ensure_context().get_batch(batch_parameters={"dataframe": frame})
-        result = batch.validate(_gx_suite(suite, rules))
+        definition = _ensure_context()
+        expectations = _expectations(suite)  # all of them: a broken rule fails even when skipped
+        if not rules:
+            return []
+        gx_suite = _gx_suite(suite.name, [expectations[rule.index] for rule in rules])
+        result = definition.get_batch(batch_parameters={"dataframe": frame}).validate(gx_suite)
     return [_check(item) for item in result.results]
 
 
@@ -238,8 +240,9 @@ def _ensure_context() -> Any:
     """The batch definition of this process's one ephemeral GX context, created on first use."""
     global _batch_definition
     if _batch_definition is None:
-        # The one place library code touches os.environ: GX 1.x releases that still send usage
-        # analytics decide at import time; setdefault keeps a user's own choice.
+        # The one place library code touches os.environ: GX 1.x releases that collect usage
+        # analytics read this variable when imported (the build tested here has none, so it is
+        # then a no-op); setdefault keeps a user's own choice.
         os.environ.setdefault("GX_ANALYTICS_ENABLED", "false")
         import great_expectations as gx
         from great_expectations.data_context.types.base import ProgressBarsConfig
@@ -251,19 +254,24 @@ def _ensure_context() -> Any:
     return _batch_definition
 
 
-def _gx_suite(suite: Suite, rules: Sequence[Rule]) -> Any:
-    import great_expectations as gx
+def _expectations(suite: Suite) -> list[Any]:
+    """GX expectation objects, built one by one: ExpectationSuite only logs and drops a bad entry."""
     from great_expectations.expectations.expectation_configuration import ExpectationConfiguration
 
     expectations = []
-    for rule in rules:
+    for rule in suite.rules:
         try:
             expectations.append(ExpectationConfiguration(**rule.config).to_domain_obj())
         except Exception as exc:  # GX raises lookup, pydantic and type errors alike for a bad entry
             where = f"{suite.path}: expectation {rule.index} ({rule.config['type']})"
             raise SuiteError(f"{where}: {' '.join(str(exc).split())[:240]}") from None
-    # Built one by one above: ExpectationSuite itself only logs and drops an invalid entry.
-    return gx.ExpectationSuite(name=suite.name, expectations=expectations)
+    return expectations
+
+
+def _gx_suite(name: str, expectations: list[Any]) -> Any:
+    import great_expectations as gx
+
+    return gx.ExpectationSuite(name=name, expectations=expectations)
 
 
 def _check(result: Any) -> Check:

@@ -90,10 +90,10 @@ class OfflineLLM(CustomLLM):
         try:
             content = respond(messages)
         except PromptError as exc:  # not a Cairn prompt: a client error, like any provider's 400
-            raise CustomLLMError(status_code=400, message=f"cairn/offline: {exc}") from exc
+            raise CustomLLMError(status_code=400, message=f"cairn/offline: {exc}") from exc  # type: ignore[no-untyped-call]
         return _response(model, messages, content)
 
-    async def acompletion(self, *args: Any, **kwargs: Any) -> ModelResponse:  # type: ignore[override]
+    async def acompletion(self, *args: Any, **kwargs: Any) -> ModelResponse:
         return self.completion(*args, **kwargs)
 
 

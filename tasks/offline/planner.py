@@ -31,8 +31,13 @@ def plan(inp: PlanInput) -> Plan:
     available = {t.name for t in inp.tools}
     fresh = _fresh(proposals, done, available) or _fresh(_recovery(inp), done, available)
     if not fresh:  # everything was tried: one last memory search, else the loop's stop rules decide
-        last = _call(inp, _SEARCH, f"{inp.goal} (iteration {inp.iteration})",
-                     "Every planned call was tried; search memory once more with a fresh query.", [])
+        last = _call(
+            inp,
+            _SEARCH,
+            f"{inp.goal} (iteration {inp.iteration})",
+            "Every planned call was tried; search memory once more with a fresh query.",
+            [],
+        )
         fresh = [last if not available or last.tool in available else proposals[0]]
     return Plan(candidates=fresh[: max(1, inp.candidates)])
 
@@ -78,15 +83,23 @@ def _reads(inp: PlanInput, files: list[KnownFile]) -> list[Candidate]:
     unread = [f for f in files if not f.read]
     scored = sorted(unread, key=lambda f: (-_file_score(inp, f), f.path))
     return [
-        _call(inp, _READ, f.path, f"{f.path} looks relevant to the goal (score {_file_score(inp, f):.2f}); "
-              "read it for facts to cite.", ["execution"])
+        _call(
+            inp,
+            _READ,
+            f.path,
+            f"{f.path} looks relevant to the goal (score {_file_score(inp, f):.2f}); "
+            "read it for facts to cite.",
+            ["execution"],
+        )
         for f in scored
     ]
 
 
 def _file_score(inp: PlanInput, file: KnownFile) -> float:
-    about = " ".join([file.path.replace("/", " ").replace("-", " ").replace("_", " ")]
-                     + [n.text for n in inp.notes if file.path in n.text])
+    about = " ".join(
+        [file.path.replace("/", " ").replace("-", " ").replace("_", " ")]
+        + [n.text for n in inp.notes if file.path in n.text]
+    )
     return text.similarity(inp.goal, about)
 
 
@@ -103,16 +116,22 @@ def _ready(inp: PlanInput, reads: list[Candidate]) -> bool:
 def _write(inp: PlanInput) -> Candidate:
     path = deliverable(inp)
     content = build_report(inp)
-    why = (f"Rewrite {path} to address: {'; '.join(inp.missing)}." if inp.missing and path in inp.written
-           else f"The notes cover the goal; write {path} citing the files the facts come from.")
-    return _tool(inp, _WRITE, {"path": path, "content": content}, why,
-                 ["file_creation", "synthesis", "documentation"])
+    why = (
+        f"Rewrite {path} to address: {'; '.join(inp.missing)}."
+        if inp.missing and path in inp.written
+        else f"The notes cover the goal; write {path} citing the files the facts come from."
+    )
+    return _tool(
+        inp, _WRITE, {"path": path, "content": content}, why, ["file_creation", "synthesis", "documentation"]
+    )
 
 
 def _recovery(inp: PlanInput) -> list[Candidate]:
     queries = [inp.goal, *inp.missing, " ".join(sorted(text.goal_terms(inp.goal)))]
-    return [_call(inp, _SEARCH, q, "Search memory for what earlier iterations found on this.", [])
-            for q in dict.fromkeys(q for q in queries if q.strip())]
+    return [
+        _call(inp, _SEARCH, q, "Search memory for what earlier iterations found on this.", [])
+        for q in dict.fromkeys(q for q in queries if q.strip())
+    ]
 
 
 def _call(inp: PlanInput, kind: str, arg: str, rationale: str, evidence: list[EvidenceType]) -> Candidate:
@@ -128,10 +147,13 @@ def _tool(
     if spec and kind == _WRITE and set(params) - set(spec.params):
         # The loop's write tool names its parameters differently: map ours onto its, in order.
         params = dict(zip(spec.params, params.values(), strict=False))
-    return Candidate(tool=spec.name if spec else kind, params=params, rationale=rationale,
-                     expected_evidence=evidence)
+    return Candidate(
+        tool=spec.name if spec else kind, params=params, rationale=rationale, expected_evidence=evidence
+    )
 
 
 def _spec(tools: list[ToolSpec], kind: str) -> ToolSpec | None:
     verb = kind.split("_")[0]
-    return next((t for t in tools if t.name == kind), None) or next((t for t in tools if verb in t.name), None)
+    return next((t for t in tools if t.name == kind), None) or next(
+        (t for t in tools if verb in t.name), None
+    )

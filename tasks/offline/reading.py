@@ -11,9 +11,15 @@ from __future__ import annotations
 
 import re
 
-from memory.models import main_argument
+from memory.models import Progress, main_argument
 from tasks.offline import text
-from tasks.schemas import CompressBatchInput, CompressBatchOutput, CompressInput, CompressOutput, SynthesizeInput
+from tasks.schemas import (
+    CompressBatchInput,
+    CompressBatchOutput,
+    CompressInput,
+    CompressOutput,
+    SynthesizeInput,
+)
 from tasks.schemas import SynthesizeOutput as Synthesis
 
 CHECK_TOOLS = ("run_tests", "lint")
@@ -36,9 +42,12 @@ def compress(inp: CompressInput) -> CompressOutput:
             next_suggested_actions="Validate the deliverable and address anything it still misses.",
         )
     if inp.tool in CHECK_TOOLS:
-        return CompressOutput(insights=f"{inp.tool}({target}) passed: {text.clip(inp.output, 140)}",
-                              learning=f"{target} passes {inp.tool}.", relevance="high",
-                              next_suggested_actions="Move on to what the goal still needs.")
+        return CompressOutput(
+            insights=f"{inp.tool}({target}) passed: {text.clip(inp.output, 140)}",
+            learning=f"{target} passes {inp.tool}.",
+            relevance="high",
+            next_suggested_actions="Move on to what the goal still needs.",
+        )
     return _reading(inp, target)
 
 
@@ -49,23 +58,31 @@ def compress_batch(inp: CompressBatchInput) -> CompressBatchOutput:
 def _failure(inp: CompressInput, target: str) -> CompressOutput:
     first = next((line.strip() for line in inp.output.splitlines() if line.strip()), inp.outcome)
     missing = re.search(r"not found|no such file|does not exist", inp.output, re.IGNORECASE)
-    learning = (f"{target} does not exist; list its directory for valid paths." if missing
-                else f"{inp.tool} on {target} fails ({inp.outcome}); do not repeat it unchanged.")
+    learning = (
+        f"{target} does not exist; list its directory for valid paths."
+        if missing
+        else f"{inp.tool} on {target} fails ({inp.outcome}); do not repeat it unchanged."
+    )
     check = inp.tool in CHECK_TOOLS
     return CompressOutput(
         insights=f"{inp.tool}({target}) {inp.outcome}: {text.clip(first, 160)}",
         learning=learning,
         relevance="high" if check else "low",
-        next_suggested_actions=("Fix the failing check, then run it again." if check
-                                else "Try a different path or tool."),
+        next_suggested_actions=(
+            "Fix the failing check, then run it again." if check else "Try a different path or tool."
+        ),
     )
 
 
 def _listing(inp: CompressInput, target: str) -> CompressOutput:
     entries = [_SIZE.sub("", line.strip().lstrip("-* ")) for line in inp.output.splitlines() if line.strip()]
     if not entries:
-        return CompressOutput(insights=f"{target} is empty.", learning=f"Nothing to read in {target}.",
-                              relevance="low", next_suggested_actions="List another source.")
+        return CompressOutput(
+            insights=f"{target} is empty.",
+            learning=f"Nothing to read in {target}.",
+            relevance="low",
+            next_suggested_actions="List another source.",
+        )
     dirs = [e for e in entries if e.endswith("/")]
     ranked = sorted(entries, key=lambda e: (-text.similarity(inp.goal, _words(e)), e))
     best = [e for e in ranked if text.similarity(inp.goal, _words(e)) >= text.MEDIUM][:3]
@@ -83,22 +100,32 @@ def _listing(inp: CompressInput, target: str) -> CompressOutput:
 
 def _reading(inp: CompressInput, target: str) -> CompressOutput:
     if not inp.output.strip():
-        return CompressOutput(insights=f"{target} is empty.", learning=f"{target} holds nothing (file empty).",
-                              relevance="low", next_suggested_actions="Read another file.")
+        return CompressOutput(
+            insights=f"{target} is empty.",
+            learning=f"{target} holds nothing (file empty).",
+            relevance="low",
+            next_suggested_actions="Read another file.",
+        )
     best = text.best_sentences(inp.goal, inp.output, 2)
     if not best:
         best = [(text.similarity(inp.goal, inp.output), text.clip(inp.output, 200))]
     score = best[0][0]
     kept = [s for sc, s in best if sc >= min(score, text.MEDIUM) or s == best[0][1]]
     matched = text.matched_words(inp.goal, inp.output)
-    learning = (f"{target} holds facts about {', '.join(matched[:6])}." if matched
-                else f"{target} does not address the goal's terms.")
+    learning = (
+        f"{target} holds facts about {', '.join(matched[:6])}."
+        if matched
+        else f"{target} does not address the goal's terms."
+    )
     return CompressOutput(
         insights=f"{target}: {' '.join(kept)}",
         learning=learning,
         relevance=text.relevance(score),
-        next_suggested_actions=("Use these facts in the answer; read files that may hold the rest."
-                                if score >= text.MEDIUM else f"Skip {target}; read other files."),
+        next_suggested_actions=(
+            "Use these facts in the answer; read files that may hold the rest."
+            if score >= text.MEDIUM
+            else f"Skip {target}; read other files."
+        ),
     )
 
 
@@ -109,9 +136,12 @@ def _words(entry: str) -> str:
 def synthesize(inp: SynthesizeInput) -> Synthesis:
     failed = [line for line in inp.calls if _FAILED_LINE.search(line)]
     good = [line for line in inp.calls if line not in failed]
-    relevant = sorted((line for line in good if _informative(inp.goal, line)),
-                      key=lambda line: -text.similarity(inp.goal, line))
+    relevant = sorted(
+        (line for line in good if _informative(inp.goal, line)),
+        key=lambda line: -text.similarity(inp.goal, line),
+    )
     before = _failed_before(inp.previous)
+    progress: Progress
     if inp.new_evidence > 0 or relevant:
         progress = "advancing"
     elif len(failed) > before:
@@ -120,8 +150,10 @@ def synthesize(inp: SynthesizeInput) -> Synthesis:
         progress = "stuck"
     best = f" Best: {text.clip(relevant[0], 140)}" if relevant else ""
     missing = f" Still missing: {'; '.join(inp.missing)}." if inp.missing else ""
-    summary = (f"Iteration {inp.iteration}: {len(inp.calls)} calls, {len(failed)} failed, "
-               f"{inp.new_evidence} new evidence.{best}{missing}")
+    summary = (
+        f"Iteration {inp.iteration}: {len(inp.calls)} calls, {len(failed)} failed, "
+        f"{inp.new_evidence} new evidence.{best}{missing}"
+    )
     return Synthesis(synthesis=summary, progress_assessment=progress)
 
 

@@ -24,8 +24,11 @@ def citable_notes(inp: PlanInput) -> list[Note]:
     files = {f.path for f in inp.files if not f.path.endswith("/")}
     roots = {".", *inp.sources}
     return [
-        n for n in inp.notes
-        if n.relevance != "low" and n.source not in roots and (n.source in files or _looks_like_file(n.source))
+        n
+        for n in inp.notes
+        if n.relevance != "low"
+        and n.source not in roots
+        and (n.source in files or _looks_like_file(n.source))
     ]
 
 
@@ -39,16 +42,28 @@ def build_report(inp: PlanInput) -> str:
     query = " ".join([inp.goal, *inp.missing]) if inp.missing else inp.goal
     chosen = _choose(query, citable_notes(inp))
     question = inp.task_type == "simple_question"
-    head = ["# Answer" if question else f"# Report: {text.clip(inp.goal, 80)}", "",
-            f"{'Question' if question else 'Goal'}: {inp.goal}", "", "## Answer" if question else "## Findings", ""]
+    head = [
+        "# Answer" if question else f"# Report: {text.clip(inp.goal, 80)}",
+        "",
+        f"{'Question' if question else 'Goal'}: {inp.goal}",
+        "",
+        "## Answer" if question else "## Findings",
+        "",
+    ]
     if not chosen:
         body = ["No file read so far contains facts that answer this goal."]
     else:
         body = [f"- {sentence} [source: {source}]" for _, sentence, source in chosen]
     cited = list(dict.fromkeys(source for _, _, source in chosen))
     read = sum(1 for f in inp.files if f.read)
-    tail = ["", "## Sources", "", *([f"- {s}" for s in cited] or ["- none"]), "",
-            f"Files read: {read} of {len(inp.files)} known."]
+    tail = [
+        "",
+        "## Sources",
+        "",
+        *([f"- {s}" for s in cited] or ["- none"]),
+        "",
+        f"Files read: {read} of {len(inp.files)} known.",
+    ]
     return "\n".join(head + body + tail) + "\n"
 
 
@@ -57,8 +72,11 @@ def _choose(query: str, notes: list[Note]) -> list[tuple[float, str, str]]:
     weights = _term_weights(query, notes)
     bonus = {"high": 0.05, "medium": 0.0, "low": -0.05}
     pool = sorted(
-        {(_score(sentence, weights, query) + bonus[n.relevance], sentence, n.source)
-         for n in notes for sentence in _sentences(n)},
+        {
+            (_score(sentence, weights, query) + bonus[n.relevance], sentence, n.source)
+            for n in notes
+            for sentence in _sentences(n)
+        },
         key=lambda item: (-item[0], item[2], item[1]),
     )
     if not pool:
@@ -83,7 +101,9 @@ def _sentences(note: Note) -> list[str]:
 def _term_weights(query: str, notes: list[Note]) -> dict[str, float]:
     # Inverse document frequency over the sources: a term every file mentions (the town's name)
     # says little about which sentence answers the question.
-    seen = [set(tokens(" ".join(n.text for n in notes if n.source == src))) for src in {n.source for n in notes}]
+    seen = [
+        set(tokens(" ".join(n.text for n in notes if n.source == src))) for src in {n.source for n in notes}
+    ]
     return {t: math.log((len(seen) + 1) / max(1, sum(t in s for s in seen))) for t in text.goal_terms(query)}
 
 

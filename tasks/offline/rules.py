@@ -15,13 +15,14 @@ import re
 from tasks.schemas import DetectTaskTypeOutput, ExtractConstraintOutput
 
 CODE_WORDS = frozenset(
-    "implement implementation function functions bug bugs fix test tests unittest pytest refactor script "
-    "python code class module compile debug api cli library package program endpoint".split()
+    ["implement", "implementation", "function", "functions", "bug", "bugs", "fix", "test", "tests", "unittest", "pytest", "refactor", "script", "python", "code", "class", "module", "compile", "debug", "api", "cli", "library", "package", "program", "endpoint"]
 )
-RESEARCH_VERBS = frozenset("research compare summarize summarise investigate analyse analyze analysis survey".split())
-RESEARCH_WORDS = RESEARCH_VERBS | frozenset("report review sources literature comparison overview".split())
+RESEARCH_VERBS = frozenset(
+    ["research", "compare", "summarize", "summarise", "investigate", "analyse", "analyze", "analysis", "survey"]
+)
+RESEARCH_WORDS = RESEARCH_VERBS | frozenset(["report", "review", "sources", "literature", "comparison", "overview"])
 QUESTION_STARTS = frozenset(
-    "what who whom whose when where which why how is are was were does do did can could".split()
+    ["what", "who", "whom", "whose", "when", "where", "which", "why", "how", "is", "are", "was", "were", "does", "do", "did", "can", "could"]
 )
 
 _WORD = re.compile(r"[a-z0-9']+")
@@ -62,7 +63,9 @@ _SUBJECT = re.compile(
     re.IGNORECASE,
 )
 _CLAUSE = re.compile(r"(?:[,;:]\s+|\bso\s+)")
-_CONDITION = re.compile(r"^((?:when|whenever|while|if|before|after|unless)\b[^,]{2,120}),\s*(.+)$", re.IGNORECASE)
+_CONDITION = re.compile(
+    r"^((?:when|whenever|while|if|before|after|unless)\b[^,]{2,120}),\s*(.+)$", re.IGNORECASE
+)
 # Modal phrasings normalised to an imperative opening; order matters (longest first).
 _MODALS: tuple[tuple[str, str], ...] = (
     (r"(?:should|must|shall|will) (?:never|not ever)", "Never"),

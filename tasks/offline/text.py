@@ -19,15 +19,14 @@ from functools import lru_cache
 
 import numpy as np
 
-from memory.embeddings import HashingEmbedder, tokens
+from memory.embeddings import HashingEmbedder, Vectors, tokens
 from memory.models import Relevance
 
 HIGH = 0.40
 MEDIUM = 0.18
 # Words of a question's frame that no source needs to contain for the answer to be complete.
 FILLER = frozenset(
-    "many much long current currently total number amount give tell find please answer question "
-    "write report summary summarize summarise explain describe list show file files based".split()
+    ["many", "much", "long", "current", "currently", "total", "number", "amount", "give", "tell", "find", "please", "answer", "question", "write", "report", "summary", "summarize", "summarise", "explain", "describe", "list", "show", "file", "files", "based"]
 )
 _EMBEDDER = HashingEmbedder(256)
 _SPLIT = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[A-Z0-9])")
@@ -54,12 +53,12 @@ def matched_words(goal: str, text: str) -> list[str]:
 
 
 @lru_cache(maxsize=4096)
-def _vector(text: str) -> np.ndarray:  # type: ignore[type-arg]
-    return _EMBEDDER.embed([text])[0]
+def _vector(text: str) -> Vectors:
+    return _EMBEDDER.embed([text])[0:1]
 
 
 def cosine(a: str, b: str) -> float:
-    return float(np.dot(_vector(a), _vector(b)))
+    return float(np.dot(_vector(a)[0], _vector(b)[0]))
 
 
 def similarity(goal: str, text: str) -> float:

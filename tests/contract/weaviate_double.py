@@ -27,7 +27,7 @@ from werkzeug.serving import WSGIRequestHandler, make_server
 from tests.contract.weaviate_double_query import QueryError, StoredObject, TextIndex
 from tests.contract.weaviate_double_rest import RestApp
 
-VERSION = "1.36.9"
+VERSION = "1.36.23"  # the 1.36 line deployments/docker-compose.yml runs
 
 
 @dataclass(frozen=True)

@@ -43,7 +43,10 @@ def test_each_token_shape_is_redacted(kind: str, secret: str) -> None:
             "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
             "aws_secret_access_key = [REDACTED:aws_secret]",
         ),
-        ("git clone https://me:s3cret@example.com/r.git", "git clone https://me:[REDACTED:url_password]@example.com/r.git"),
+        (
+            "git clone https://me:s3cret@example.com/r.git",
+            "git clone https://me:[REDACTED:url_password]@example.com/r.git",
+        ),
         ("export OPENAI_API_KEY=" + OPENAI, "export OPENAI_API_KEY=[REDACTED:openai]"),
     ],
 )
@@ -127,7 +130,12 @@ def test_redact_is_idempotent(text: str, known: set[str]) -> None:
 
 
 @settings(max_examples=300, deadline=None)
-@given(before=st.text(max_size=30), secret=PLANTED, after=st.text(max_size=30), sep=st.sampled_from(" \n\t,;:'\"("))
+@given(
+    before=st.text(max_size=30),
+    secret=PLANTED,
+    after=st.text(max_size=30),
+    sep=st.sampled_from(" \n\t,;:'\"("),
+)
 def test_a_planted_key_never_survives(before: str, secret: str, after: str, sep: str) -> None:
     assert secret not in redact(before + sep + secret + sep + after)
 

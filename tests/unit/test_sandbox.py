@@ -16,7 +16,8 @@ PY = sys.executable
 
 
 def run(argv: list[str], cwd: Path, **overrides: object) -> ProcessResult:
-    limits: dict[str, object] = {"timeout_s": 10.0, "cpu_s": 10, "memory_mb": 1024, "output_cap_bytes": 1 << 20}
+    limits: dict[str, object] = {"timeout_s": 10.0, "cpu_s": 10, "memory_mb": 1024}
+    limits["output_cap_bytes"] = 1 << 20
     limits.update(overrides)
     return run_sandboxed(argv, cwd=cwd, **limits)  # type: ignore[arg-type]
 
@@ -61,7 +62,8 @@ def test_a_child_holding_the_pipes_does_not_make_a_finished_command_time_out(tmp
 
 
 def test_fifty_megabytes_of_output_are_capped(tmp_path: Path) -> None:
-    code = "import sys\nfor _ in range(50): sys.stdout.buffer.write(b'x' * 1_000_000)\nprint('E', file=sys.stderr)"
+    code = "import sys\nfor _ in range(50): sys.stdout.buffer.write(b'x' * 1_000_000)\n"
+    code += "print('E', file=sys.stderr)"
     result = run([PY, "-c", code], tmp_path, output_cap_bytes=64_000)
     assert result.exit_code == 0
     assert len(result.stdout) == 64_000 and result.stderr == "E\n"
@@ -91,7 +93,9 @@ def test_secret_names_are_dropped_even_when_allow_listed() -> None:
 
 
 def test_extra_env_is_passed(tmp_path: Path) -> None:
-    result = run([PY, "-c", "import os; print(os.environ['PYTHONPATH'])"], tmp_path, extra_env={"PYTHONPATH": "x"})
+    result = run(
+        [PY, "-c", "import os; print(os.environ['PYTHONPATH'])"], tmp_path, extra_env={"PYTHONPATH": "x"}
+    )
     assert result.stdout == "x\n"
 
 

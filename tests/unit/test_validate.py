@@ -213,6 +213,14 @@ def test_a_broken_suite_gives_a_one_line_error(tmp_path: Path, text: str, messag
     assert str(tmp_path / "general_task.json") in str(caught.value)
 
 
+def test_a_broken_conditional_rule_fails_even_when_not_required(suites: Path) -> None:
+    def typo(data: dict[str, Any]) -> None:
+        data["expectations"][-1]["kwargs"]["min_vlaue"] = 1
+
+    with pytest.raises(SuiteError, match=r"expectation 3 \(expect_table_row_count_to_be_between\)"):
+        validate("coding_task", CODE, has_tests=False, suites_dir=edit(suites, "coding_task", typo))
+
+
 def test_a_missing_suite_names_the_file(tmp_path: Path) -> None:
     with pytest.raises(SuiteError, match="no suite for task type 'coding_task'"):
         validate("coding_task", [], suites_dir=tmp_path)
