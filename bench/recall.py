@@ -40,7 +40,7 @@ def conversation_turns(sample: dict[str, Any]) -> list[Turn]:
     """LoCoMo's sessions as `Turn`s, in order, with each session's date."""
     conv = sample["conversation"]
     sessions = sorted(
-        (int(name.split("_")[1]) for name in conv if name.startswith("session_") and "date" not in name)
+        int(name.split("_")[1]) for name in conv if name.startswith("session_") and "date" not in name
     )
     turns = []
     for n in sessions:

@@ -11,12 +11,14 @@ the next append truncates that tail first so the log stays well formed.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -60,17 +62,20 @@ class HistoryLog:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._tail: tuple[int, str] | None = None  # (last seq, last hash), cached after a read
 
     def append(self, event: Event) -> Envelope:
-        seq, prev = self._tail if self._tail is not None else self._read_tail()
-        envelope = Envelope(seq=seq + 1, ts=time.time(), prev=prev, hash=event_hash(prev, event), event=event)
-        line = envelope.model_dump_json() + "\n"
-        with open(self.path, "a", encoding="utf-8") as handle:
-            handle.write(line)
-            handle.flush()
-            os.fsync(handle.fileno())
-        self._tail = (envelope.seq, envelope.hash)
+        """Append under an exclusive lock: several processes (a run, `cairn feedback`) may write."""
+        with open(self.path, "a+b") as handle:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+            try:
+                seq, prev = self._tail(handle)
+                envelope = Envelope(seq=seq + 1, ts=time.time(), prev=prev, hash=event_hash(prev, event), event=event)
+                handle.seek(0, os.SEEK_END)
+                handle.write((envelope.model_dump_json() + "\n").encode("utf-8"))
+                handle.flush()
+                os.fsync(handle.fileno())
+            finally:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
         return envelope
 
     def read(self) -> Replay:
@@ -115,22 +120,43 @@ class HistoryLog:
             prev = env.hash
         return ChainReport(ok=not problems, lines=count, problems=problems)
 
-    def _read_tail(self) -> tuple[int, str]:
-        replay = self.read()
-        if replay.torn_tail is not None:
-            self._truncate_to(replay.envelopes)
+    def _tail(self, handle: BinaryIO) -> tuple[int, str]:
+        """(seq, hash) of the last intact line, cutting a damaged tail first (caller holds the lock)."""
+        last = _last_line(handle)
+        if last == b"":
+            return 0, GENESIS
+        if last is not None:
+            try:
+                env = _parse(last)
+                return env.seq, env.hash
+            except HistoryError:
+                pass
+        replay = self.read()  # rare: a torn or corrupt tail after a crash
+        cut = _offset_after_lines(self.path.read_bytes(), len(replay.envelopes))
+        handle.truncate(cut)
         if not replay.envelopes:
             return 0, GENESIS
-        last = replay.envelopes[-1]
-        return last.seq, last.hash
+        return replay.envelopes[-1].seq, replay.envelopes[-1].hash
 
-    def _truncate_to(self, envelopes: list[Envelope]) -> None:
-        # Cut only the damaged tail: everything before it stays byte-identical.
-        cut = _offset_after_lines(self.path.read_bytes(), len(envelopes))
-        with open(self.path, "r+b") as handle:
-            handle.truncate(cut)
-            handle.flush()
-            os.fsync(handle.fileno())
+
+def _last_line(handle: BinaryIO, block: int = 65536) -> bytes | None:
+    """The last newline-terminated line, read backwards; None if the file does not end in one."""
+    end = handle.seek(0, os.SEEK_END)
+    if end == 0:
+        return b""
+    handle.seek(end - 1)
+    if handle.read(1) != b"\n":
+        return None
+    pos, tail = end - 1, b""
+    while pos > 0:
+        start = max(0, pos - block)
+        handle.seek(start)
+        tail = handle.read(pos - start) + tail
+        pos = start
+        newline = tail.rfind(b"\n")
+        if newline >= 0:
+            return tail[newline + 1 :]
+    return tail
 
 
 def _offset_after_lines(data: bytes, count: int) -> int:

@@ -7,9 +7,11 @@ Layout on the server:
   learning. Tenants are created on first write; names Weaviate refuses become `t-<sha256 prefix>`.
 - Object UUIDs are `uuid5(tenant, key)`, so upserting a key overwrites one object.
 - No vectorizer: vectors come from the caller or the store's embedder (one self-provided vector).
-- BM25 runs over `terms`, the content passed through `memory.embeddings.tokens` and indexed with
-  whitespace tokenisation and no stopword preset, so keyword search sees the tokens the embedded
-  store sees. `content` itself is stored unindexed.
+- BM25 runs over `terms`: every word of the content, lower-cased and stemmed with
+  `memory.embeddings.stem`, indexed with whitespace tokenisation and no stopword preset; queries
+  drop stopwords (`memory.embeddings.tokens`). Stopwords stay in the documents because they count
+  in BM25's document length, as in the embedded store's FTS5 index, so both backends match and
+  weigh the same words. `content` itself is stored unindexed.
 - "Never expires" is stored as `NEVER` (year 9999), so the TTL filter is a plain `expires_at > now`.
 
 Searching several tenants: a multi-tenant collection cannot be searched across tenants (each tenant
@@ -36,7 +38,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 from memory import fusion
-from memory.embeddings import Embedder, tokens
+from memory.embeddings import Embedder, stem, tokens
 from memory.models import Memory
 from memory.store import SearchFilter, SearchHit, SearchQuery, StoreError
 from memory.stores import as_filter, as_query, check_memories, check_query_vector, check_vectors
@@ -45,6 +47,7 @@ NEVER = 253402300799.0  # 9999-12-31T23:59:59Z: the stored expiry of records tha
 _NAMESPACE = uuid.UUID("6f1c2f4e-3b8a-5d2c-9e41-7a0d5c3b2e10")
 _TENANT_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _PREFIX = re.compile(r"^[A-Z][A-Za-z0-9_]*$")
+_WORD = re.compile(r"[a-z0-9]+")  # the words `memory.embeddings.tokens` sees
 _FIELDS = tuple(Memory.model_fields)
 _PAGE = 10_000  # Weaviate's default QUERY_MAXIMUM_RESULTS
 Vector = list[float]
@@ -83,7 +86,7 @@ def to_properties(memory: Memory) -> dict[str, Any]:
     """A record as Weaviate properties (None-valued fields omitted; `terms` for BM25)."""
     props = {name: value for name, value in memory.model_dump().items() if value is not None}
     props["expires_at"] = NEVER if memory.expires_at is None else memory.expires_at
-    props["terms"] = " ".join(tokens(memory.content))
+    props["terms"] = " ".join(stem(word) for word in _WORD.findall(memory.content.lower()))
     return props
 
 

@@ -2,7 +2,7 @@
 
 >>> from tasks.schemas import Note, PlanInput
 >>> inp = PlanInput(goal="How big is the lake?", task_type="simple_question", iteration=3, tools=[],
-...                 notes=[Note(source="lake.md", text="lake.md: The lake covers 48 hectares.", relevance="high")])
+...     notes=[Note(source="lake.md", text="lake.md: The lake covers 48 hectares.", relevance="high")])
 >>> "The lake covers 48 hectares. [source: lake.md]" in build_report(inp)
 True
 """

@@ -12,17 +12,17 @@ from __future__ import annotations
 
 import re
 
+from tasks.offline.text import word_set
 from tasks.schemas import DetectTaskTypeOutput, ExtractConstraintOutput
 
-CODE_WORDS = frozenset(
-    ["implement", "implementation", "function", "functions", "bug", "bugs", "fix", "test", "tests", "unittest", "pytest", "refactor", "script", "python", "code", "class", "module", "compile", "debug", "api", "cli", "library", "package", "program", "endpoint"]
+CODE_WORDS = word_set(
+    "implement implementation function functions bug bugs fix test tests unittest pytest refactor "
+    "script python code class module compile debug api cli library package program endpoint"
 )
-RESEARCH_VERBS = frozenset(
-    ["research", "compare", "summarize", "summarise", "investigate", "analyse", "analyze", "analysis", "survey"]
-)
-RESEARCH_WORDS = RESEARCH_VERBS | frozenset(["report", "review", "sources", "literature", "comparison", "overview"])
-QUESTION_STARTS = frozenset(
-    ["what", "who", "whom", "whose", "when", "where", "which", "why", "how", "is", "are", "was", "were", "does", "do", "did", "can", "could"]
+RESEARCH_VERBS = word_set("research compare summarize summarise investigate analyse analyze analysis survey")
+RESEARCH_WORDS = RESEARCH_VERBS | word_set("report review sources literature comparison overview")
+QUESTION_STARTS = word_set(
+    "what who whom whose when where which why how is are was were does do did can could"
 )
 
 _WORD = re.compile(r"[a-z0-9']+")

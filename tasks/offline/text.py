@@ -22,11 +22,18 @@ import numpy as np
 from memory.embeddings import HashingEmbedder, Vectors, tokens
 from memory.models import Relevance
 
+
+def word_set(words: str) -> frozenset[str]:
+    """A set of words written as one space-separated string (easier to read and edit)."""
+    return frozenset(words.split())
+
+
 HIGH = 0.40
 MEDIUM = 0.18
 # Words of a question's frame that no source needs to contain for the answer to be complete.
-FILLER = frozenset(
-    ["many", "much", "long", "current", "currently", "total", "number", "amount", "give", "tell", "find", "please", "answer", "question", "write", "report", "summary", "summarize", "summarise", "explain", "describe", "list", "show", "file", "files", "based"]
+FILLER = word_set(
+    "many much long current currently total number amount give tell find please answer question "
+    "write report summary summarize summarise explain describe list show file files based"
 )
 _EMBEDDER = HashingEmbedder(256)
 _SPLIT = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[A-Z0-9])")

@@ -24,6 +24,7 @@ class ToolContext(BaseModel):
     artifacts: Path
     sources: dict[str, Path] = Field(default_factory=dict)
     workspace: Path | None = None
+    timeout_s: float = 120.0  # wall-clock limit for subprocess tools
     # search_memory's backend: (query, k) -> formatted hits. A live client, never part of a cache key.
     search: Callable[[str, int], list[str]] | None = None
 

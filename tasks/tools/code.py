@@ -29,32 +29,24 @@ from xml.etree import ElementTree
 
 from pydantic import Field
 
-from memory.models import Frozen, Outcome
+from memory.models import CheckOutcome, Frozen, Outcome
 from tasks.tools.paths import PathError, resolve_path
 from tasks.tools.sandbox import ProcessResult, run_sandboxed
 
 MEMORY_MB = 2048  # address space, not resident memory: threads and arenas reserve a lot of it
 OUTPUT_CAP = 256 * 1024
 LINT_OUTPUT_CAP = 8 * 1024 * 1024  # ruff's JSON must arrive whole to be parsed
-MAX_SNIPPET_CHARS = 100_000  # argv strings are limited (128 KiB on Linux); longer code goes in a file
+MAX_SNIPPET_BYTES = 100_000  # one argv string is limited (128 KiB on Linux); longer code goes in a file
 _PYTEST_CONFIGS = ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")
 _RUFF_CONFIGS = ("ruff.toml", ".ruff.toml", "pyproject.toml")
 _SKIP_DIRS = frozenset({"__pycache__", "node_modules", "venv", "site-packages", "dist", "build", "_build"})
 _QUIET = {"PYTHONDONTWRITEBYTECODE": "1"}  # no __pycache__ littering the workspace's artifacts
 
 
-class CheckResult(Frozen):
-    """One named pass/fail fact, e.g. `pytest::tests/test_x.py::test_a`."""
-
-    check_id: str
-    passed: bool
-    detail: str = ""
-
-
 class ToolResult(Frozen):
     outcome: Outcome
     summary: str
-    checks: list[CheckResult] = Field(default_factory=list)
+    checks: list[CheckOutcome] = Field(default_factory=list)
     duration_s: float = 0.0
 
 
@@ -104,7 +96,14 @@ def run_tests(
     with tempfile.TemporaryDirectory(prefix="cairn-pytest-") as tmp:
         xml = Path(tmp) / "junit.xml"
         argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={xml}"]
-        argv += ["-o", "junit_family=xunit1", f"--rootdir={ws}", *_pytest_config(ws, Path(tmp)), rel]
+        # Absolute target: a file named like an option (`--help`) must stay a path.
+        argv += [
+            "-o",
+            "junit_family=xunit1",
+            f"--rootdir={ws}",
+            *_pytest_config(ws, Path(tmp)),
+            str(ws / rel),
+        ]
         env = _QUIET if plugins else {**_QUIET, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
         proc = _run(argv, ws, timeout_s, OUTPUT_CAP, env)
         return _pytest_result(proc, _read_junit(xml), rel)
@@ -138,7 +137,7 @@ def _pytest_result(proc: ProcessResult, cases: list[ElementTree.Element] | None,
     failing = [c.check_id.removeprefix("pytest::") for c in checks if not c.passed]
     session_ok = proc.exit_code in (0, 1) and not collection
     detail = "; ".join(collection) or ("" if session_ok else f"pytest exit {proc.exit_code}")
-    checks.append(CheckResult(check_id=f"pytest::{rel}", passed=session_ok, detail=detail[:500]))
+    checks.append(CheckOutcome(check_id=f"pytest::{rel}", passed=session_ok, detail=detail[:500]))
     summary = ", ".join(f"{n} {label}" for label, n in counts.items() if n) or "no tests ran"
     summary += f" in {proc.duration_s:.1f}s" + (f"; failing: {', '.join(failing[:5])}" if failing else "")
     if collection:
@@ -163,7 +162,7 @@ def _pytest_unreported(proc: ProcessResult, rel: str, output: str) -> PytestResu
     outcome: Outcome = "timeout" if proc.timed_out else "failure"
     summary = f"tests timed out after {proc.duration_s:.0f}s" if proc.timed_out else ""
     summary = summary or f"pytest crashed (exit {proc.exit_code}) before reporting: {last}"
-    check = CheckResult(check_id=f"pytest::{rel}", passed=False, detail=summary)
+    check = CheckOutcome(check_id=f"pytest::{rel}", passed=False, detail=summary)
     return PytestResult(
         outcome=outcome,
         summary=summary,
@@ -174,9 +173,9 @@ def _pytest_unreported(proc: ProcessResult, rel: str, output: str) -> PytestResu
     )
 
 
-def _case_checks(cases: list[ElementTree.Element]) -> tuple[list[CheckResult], list[str]]:
+def _case_checks(cases: list[ElementTree.Element]) -> tuple[list[CheckOutcome], list[str]]:
     """A check per test that ran, and the collection errors (cases without a class name)."""
-    checks: list[CheckResult] = []
+    checks: list[CheckOutcome] = []
     collection: list[str] = []
     for case in cases:
         problem = case.find("failure") if case.find("failure") is not None else case.find("error")
@@ -185,7 +184,7 @@ def _case_checks(cases: list[ElementTree.Element]) -> tuple[list[CheckResult], l
             collection.append(f"{case.get('name', '?')}: {_collection_reason(problem)}")
         elif case.find("skipped") is None:
             check_id = f"pytest::{_node_id(case)}"
-            checks.append(CheckResult(check_id=check_id, passed=problem is None, detail=message[:300]))
+            checks.append(CheckOutcome(check_id=check_id, passed=problem is None, detail=message[:300]))
     return checks, collection
 
 
@@ -226,7 +225,8 @@ def lint(ws_dir: Path, target: str = ".", *, timeout_s: float = 120.0) -> LintRe
     except PathError as exc:
         return LintResult(outcome="error", summary=f"cannot lint: {exc}")
     isolated = [] if any((ws / name).is_file() for name in _RUFF_CONFIGS) else ["--isolated"]
-    argv = [sys.executable, "-m", "ruff", "check", "--output-format", "json", "--no-cache", *isolated, rel]
+    argv = [sys.executable, "-m", "ruff", "check", "--output-format", "json", "--no-cache", *isolated]
+    argv.append(str(ws / rel))  # absolute: a file named like an option must stay a path
     proc = _run(argv, ws, timeout_s, LINT_OUTPUT_CAP, _QUIET)
     findings = _parse_ruff(proc.stdout, ws)
     if proc.timed_out or findings is None or proc.exit_code not in (0, 1):
@@ -267,12 +267,12 @@ def _parse_ruff(stdout: str, ws: Path) -> list[LintFinding] | None:
         return None
 
 
-def _file_checks(findings: list[LintFinding], files: list[str]) -> list[CheckResult]:
+def _file_checks(findings: list[LintFinding], files: list[str]) -> list[CheckOutcome]:
     by_file: dict[str, list[str]] = {name: [] for name in files}
     for finding in findings:
         by_file.setdefault(finding.file, []).append(finding.code)
     return [
-        CheckResult(check_id=f"ruff::{name}", passed=not codes, detail=", ".join(sorted(set(codes))))
+        CheckOutcome(check_id=f"ruff::{name}", passed=not codes, detail=", ".join(sorted(set(codes))))
         for name, codes in sorted(by_file.items())
     ]
 
@@ -298,13 +298,13 @@ def run_python(
     """
     if (code is None) == (path is None):
         return PythonResult(outcome="error", summary="give exactly one of code or path", exit_code=-1)
-    if code is not None and len(code) > MAX_SNIPPET_CHARS:
+    if code is not None and len(code.encode("utf-8", "surrogatepass")) > MAX_SNIPPET_BYTES:
         return PythonResult(outcome="error", summary="snippet too long: write it to a file", exit_code=-1)
     try:
         ws, rel = _workspace_target(ws_dir, path or ".")
     except PathError as exc:
         return PythonResult(outcome="error", summary=f"cannot run: {exc}", exit_code=-1)
-    argv = [sys.executable, "-c", code] if code is not None else [sys.executable, rel]
+    argv = [sys.executable, "-c", code] if code is not None else [sys.executable, str(ws / rel)]
     proc = _run(argv, ws, timeout_s, OUTPUT_CAP, _QUIET)
     return _python_result(proc, rel if path else None)
 
@@ -313,7 +313,7 @@ def _python_result(proc: ProcessResult, script: str | None) -> PythonResult:
     outcome: Outcome = "timeout" if proc.timed_out else "success" if proc.exit_code == 0 else "failure"
     summary = f"exit {proc.exit_code}" + (f": {_last_line(proc.stderr)}" if proc.exit_code else "")
     summary = f"timed out after {proc.duration_s:.1f}s" if proc.timed_out else summary
-    checks = [CheckResult(check_id=f"python::{script}", passed=outcome == "success", detail=summary)]
+    checks = [CheckOutcome(check_id=f"python::{script}", passed=outcome == "success", detail=summary)]
     kept = proc.model_dump(include={"exit_code", "stdout", "stderr", "timed_out", "output_truncated"})
     checks = checks if script else []
     return PythonResult(

@@ -12,7 +12,7 @@ from typing import Any
 
 from memory.models import PlannedCall, TaskType
 from tasks.schemas import ToolSpec
-from tasks.tools import files, memory_search
+from tasks.tools import coding, files, memory_search
 from tasks.tools.base import ToolContext, ToolOutput, failure
 
 ToolFn = Callable[..., ToolOutput]
@@ -48,6 +48,30 @@ TOOLS: dict[str, tuple[ToolFn, ToolSpec]] = {
             name="search_memory",
             description="Search the task's memory (evidence, files, notes) by meaning and keywords.",
             params={"query": "what to look for"},
+        ),
+    ),
+    "run_tests": (
+        coding.run_tests,
+        ToolSpec(
+            name="run_tests",
+            description="Run pytest on the workspace (or a test path) and report passed/failed tests.",
+            params={"target": "test file or directory, '.' for all"},
+        ),
+    ),
+    "lint": (
+        coding.lint,
+        ToolSpec(
+            name="lint",
+            description="Lint Python files with ruff and list the findings.",
+            params={"target": "file or directory, '.' for all"},
+        ),
+    ),
+    "run_python": (
+        coding.run_python,
+        ToolSpec(
+            name="run_python",
+            description="Run a Python snippet or a workspace script (timeout and output cap apply).",
+            params={"code": "a snippet to run, or", "path": "a script in the workspace"},
         ),
     ),
 }

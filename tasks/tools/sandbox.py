@@ -103,17 +103,31 @@ def build_env(
 def _rlimits(cpu_s: int, memory_mb: int, max_file_mb: int) -> Callable[[], None]:
     """The function the child runs between fork and exec to limit itself.
 
-    No RLIMIT_NPROC: it counts every process of the user, not of this child, so it would fail other
-    work of the user's (and root ignores it). The process group kill covers runaway children.
+    Limits are worked out here, in the parent, so the child only makes `setrlimit` calls (little
+    can go wrong between fork and exec). Each is clamped to the current hard limit, which an
+    unprivileged process cannot raise. No RLIMIT_NPROC: it counts every process of the user, not of
+    this child, so it would break the user's other work (and root ignores it); the process group
+    kill covers runaway children instead.
     """
+    limits = [
+        _clamped(resource.RLIMIT_CPU, cpu_s, cpu_s + 1),  # SIGXCPU at the soft limit, SIGKILL at the hard
+        _clamped(resource.RLIMIT_AS, memory_mb * MB, memory_mb * MB),
+        _clamped(resource.RLIMIT_FSIZE, max_file_mb * MB, max_file_mb * MB),
+        (resource.RLIMIT_CORE, (0, 0)),
+    ]
 
     def apply() -> None:
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 1))  # SIGXCPU, then SIGKILL
-        resource.setrlimit(resource.RLIMIT_AS, (memory_mb * MB, memory_mb * MB))
-        resource.setrlimit(resource.RLIMIT_FSIZE, (max_file_mb * MB, max_file_mb * MB))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        for kind, pair in limits:
+            resource.setrlimit(kind, pair)
 
     return apply
+
+
+def _clamped(kind: int, soft: int, hard: int) -> tuple[int, tuple[int, int]]:
+    _, current = resource.getrlimit(kind)
+    if current != resource.RLIM_INFINITY:
+        soft, hard = min(soft, current), min(hard, current)
+    return kind, (soft, hard)
 
 
 def _run(
@@ -134,16 +148,16 @@ def _run(
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             start_new_session=True,  # its own process group: one killpg reaches every descendant
-            preexec_fn=limits,
+            preexec_fn=limits,  # only setrlimit calls: safe enough even with threads running
             close_fds=True,
         )
     except (OSError, subprocess.SubprocessError) as exc:
         return ProcessResult(argv=argv, exit_code=EXIT_NOT_STARTED, stdout="", stderr=f"cannot start: {exc}")
-    try:
-        out, err, timed_out = _collect(proc, started + timeout_s, cap)
-    finally:
-        _kill_group(proc.pid)  # always: a background child must not outlive its command
-        proc.wait()
+    with proc:  # on exit: pipes closed, the child reaped
+        try:
+            out, err, timed_out = _collect(proc, started + timeout_s, cap)
+        finally:
+            _kill_group(proc.pid)  # always: a background child must not outlive its command
     return _result(argv, proc.returncode, out, err, timed_out, time.monotonic() - started)
 
 

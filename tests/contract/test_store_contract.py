@@ -65,7 +65,7 @@ def test_get_and_delete(store: MemoryStore) -> None:
     assert store.delete(["k2", "missing"], "t1") == 1
     assert store.delete(["k2"], "t1") == 0 and store.delete([], "t1") == 0
     assert store.get("k2", "t1") is None and store.get("k1", "t1") is not None
-    assert keys(search(store, "this", "keyword", ["t1"])) == ["k1"]
+    assert keys(search(store, "keep drop", "keyword", ["t1"])) == ["k1"]
 
 
 def test_delete_tenant_leaves_other_tenants(store: MemoryStore) -> None:

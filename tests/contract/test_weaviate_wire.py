@@ -26,7 +26,7 @@ F = base_pb2.Filters
 
 
 @pytest.fixture(scope="module")
-def store() -> Iterator[DoubleWeaviateStore]:
+def wired() -> Iterator[DoubleWeaviateStore]:
     # One store for the module: connecting costs ~0.5 s; each test reads only the requests it caused.
     made = DoubleWeaviateStore(HashingEmbedder(dim=DIM))
     yield made
@@ -37,8 +37,8 @@ def _mem(key: str, tenant: str, kind: Any = "fact", **extra: Any) -> Memory:
     return Memory(key=key, kind=kind, content=f"note {key} about the build", tenant=tenant, **extra)
 
 
-def _new(store: DoubleWeaviateStore, name: str, since: int) -> list[Any]:
-    log = store.double.state.log[since:]
+def _new(wired: DoubleWeaviateStore, name: str, since: int) -> list[Any]:
+    log = wired.double.state.log[since:]
     return [r.body for r in log if r.name == name]
 
 
@@ -52,8 +52,8 @@ def _conditions(flt: base_pb2.Filters) -> set[tuple[str, str, Any]]:
     return {(flt.target.property, F.Operator.Name(flt.operator), value)}
 
 
-def test_schema_is_multi_tenant_with_self_provided_vectors(store: DoubleWeaviateStore) -> None:
-    created = {body["class"]: body for body in store.double.requests("POST /v1/schema")}
+def test_schema_is_multi_tenant_with_self_provided_vectors(wired: DoubleWeaviateStore) -> None:
+    created = {body["class"]: body for body in wired.double.requests("POST /v1/schema")}
     assert set(created) == {"CairnEvidence", "CairnMemory"}
     for body in created.values():
         assert body["multiTenancyConfig"]["enabled"] is True
@@ -67,42 +67,45 @@ def test_schema_is_multi_tenant_with_self_provided_vectors(store: DoubleWeaviate
         assert props["agents"]["dataType"] == ["text[]"] and props["access_count"]["dataType"] == ["int"]
 
 
-def test_tenants_are_created_once_per_collection(store: DoubleWeaviateStore) -> None:
-    mark = len(store.double.state.log)
-    store.upsert([_mem("t-a", "task-7", kind="evidence"), _mem("t-b", "task-7")])
-    store.upsert([_mem("t-c", "task-7", kind="evidence")])
-    added = _new(store, "POST /v1/schema/CairnEvidence/tenants", mark)
+def test_tenants_are_created_once_per_collection(wired: DoubleWeaviateStore) -> None:
+    mark = len(wired.double.state.log)
+    wired.upsert([_mem("t-a", "task-7", kind="evidence"), _mem("t-b", "task-7")])
+    wired.upsert([_mem("t-c", "task-7", kind="evidence")])
+    added = _new(wired, "POST /v1/schema/CairnEvidence/tenants", mark)
     assert [[t["name"] for t in body] for body in added] == [["task-7"]]
-    assert len(_new(store, "POST /v1/schema/CairnMemory/tenants", mark)) == 1
+    assert len(_new(wired, "POST /v1/schema/CairnMemory/tenants", mark)) == 1
 
 
-def test_a_tenant_name_weaviate_refuses_is_hashed(store: DoubleWeaviateStore) -> None:
-    mark = len(store.double.state.log)
-    store.upsert([_mem("odd", "repo/task 1")])
-    (added,) = _new(store, "POST /v1/schema/CairnMemory/tenants", mark)
-    assert added[0]["name"].startswith("t-") and store.get("odd", "repo/task 1") is not None
+def test_a_tenant_name_weaviate_refuses_is_hashed(wired: DoubleWeaviateStore) -> None:
+    mark = len(wired.double.state.log)
+    wired.upsert([_mem("odd", "repo/task 1")])
+    (added,) = _new(wired, "POST /v1/schema/CairnMemory/tenants", mark)
+    assert added[0]["name"].startswith("t-") and wired.get("odd", "repo/task 1") is not None
 
 
-def test_objects_carry_tenant_uuid_and_the_given_vector(store: DoubleWeaviateStore) -> None:
+def test_objects_carry_tenant_uuid_and_the_given_vector(wired: DoubleWeaviateStore) -> None:
     vector = np.linspace(-1.0, 1.0, DIM)
-    mark = len(store.double.state.log)
-    store.upsert([_mem("vec", "task-8", expires_at=None)], vectors=[vector.tolist()])
-    (batch,) = _new(store, "BatchObjects", mark)
+    mark = len(wired.double.state.log)
+    wired.upsert([_mem("vec", "task-8", expires_at=None)], vectors=[vector.tolist()])
+    (batch,) = _new(wired, "BatchObjects", mark)
     (obj,) = batch.objects
     assert (obj.collection, obj.tenant, obj.uuid) == ("CairnMemory", "task-8", object_uuid("task-8", "vec"))
     (sent,) = obj.vectors
     got = np.frombuffer(sent.vector_bytes, dtype="<f4")
     assert sent.name == "default" and np.allclose(got, vector / np.linalg.norm(vector), atol=1e-6)
     props = obj.properties.non_ref_properties.fields
-    assert props["terms"].string_value == "note vec about build" and props["expires_at"].number_value == NEVER
+    assert (
+        props["terms"].string_value == "note vec about the build"
+        and props["expires_at"].number_value == NEVER
+    )
 
 
-def test_one_shard_hybrid_is_fused_by_the_server(store: DoubleWeaviateStore) -> None:
-    store.upsert([_mem("h1", "task-9", kind="evidence"), _mem("h2", "task-9", kind="evidence")])
-    mark = len(store.double.state.log)
+def test_one_shard_hybrid_is_fused_by_the_server(wired: DoubleWeaviateStore) -> None:
+    wired.upsert([_mem("h1", "task-9", kind="evidence"), _mem("h2", "task-9", kind="evidence")])
+    mark = len(wired.double.state.log)
     flt = SearchFilter(tenants=["task-9"], kinds=["evidence"])
-    hits = store.search(SearchQuery(text="build h1", alpha=0.3, k=3, filter=flt))
-    (request,) = _new(store, "Search", mark)
+    hits = wired.search(SearchQuery(text="build h1", alpha=0.3, k=3, filter=flt))
+    (request,) = _new(wired, "Search", mark)
     hybrid = request.hybrid_search
     assert request.tenant == "task-9" and request.collection == "CairnEvidence"
     assert hybrid.use_alpha_param and hybrid.alpha_param == pytest.approx(0.3)
@@ -112,12 +115,12 @@ def test_one_shard_hybrid_is_fused_by_the_server(store: DoubleWeaviateStore) -> 
     assert hits[0].memory.key == "h1" and hits[0].keyword_score == pytest.approx(1.0)
 
 
-def test_several_tenants_are_searched_shard_by_shard(store: DoubleWeaviateStore) -> None:
-    store.upsert([_mem("m1", "task-10"), _mem("m2", "shared")])
-    mark = len(store.double.state.log)
+def test_several_tenants_are_searched_shard_by_shard(wired: DoubleWeaviateStore) -> None:
+    wired.upsert([_mem("m1", "task-10"), _mem("m2", "shared")])
+    mark = len(wired.double.state.log)
     flt = SearchFilter(tenants=["task-10", "shared"], kinds=["fact"])
-    hits = store.search(SearchQuery(text="build", filter=flt))
-    requests = _new(store, "Search", mark)
+    hits = wired.search(SearchQuery(text="build", filter=flt))
+    requests = _new(wired, "Search", mark)
     legs = sorted((r.tenant, _leg(r)) for r in requests)
     assert legs == [("shared", "bm25"), ("shared", "near"), ("task-10", "bm25"), ("task-10", "near")]
     assert {h.memory.tenant for h in hits} == {"task-10", "shared"}
@@ -127,9 +130,9 @@ def _leg(request: Any) -> str:
     return "bm25" if request.HasField("bm25_search") else "near" if request.HasField("near_vector") else "?"
 
 
-def test_every_filter_field_is_sent(store: DoubleWeaviateStore) -> None:
-    store.upsert([_mem("f1", "task-11", kind="evidence", subtype="execution")])
-    mark = len(store.double.state.log)
+def test_every_filter_field_is_sent(wired: DoubleWeaviateStore) -> None:
+    wired.upsert([_mem("f1", "task-11", kind="evidence", subtype="execution")])
+    mark = len(wired.double.state.log)
     flt = SearchFilter(
         tenants=["task-11"],
         kinds=["evidence"],
@@ -144,8 +147,8 @@ def test_every_filter_field_is_sent(store: DoubleWeaviateStore) -> None:
         domain="python",
         task_type="coding_task",
     )
-    store.search(SearchQuery(text="build", mode="keyword", filter=flt))
-    (request,) = _new(store, "Search", mark)
+    wired.search(SearchQuery(text="build", mode="keyword", filter=flt))
+    (request,) = _new(wired, "Search", mark)
     leaves = _conditions(request.filters)
     expected = {
         ("kind", "OPERATOR_CONTAINS_ANY", ("evidence",)),
@@ -166,16 +169,16 @@ def test_every_filter_field_is_sent(store: DoubleWeaviateStore) -> None:
     assert request.tenant == "task-11" and list(request.bm25_search.properties) == ["terms"]
 
 
-def test_delete_tenant_removes_the_weaviate_tenant(store: DoubleWeaviateStore) -> None:
-    store.upsert([_mem("d1", "task-12"), _mem("d2", "task-12", kind="evidence")])
-    mark = len(store.double.state.log)
-    assert store.delete_tenant("task-12") == 2
-    assert _new(store, "DELETE /v1/schema/CairnMemory/tenants", mark) == [["task-12"]]
-    assert _new(store, "DELETE /v1/schema/CairnEvidence/tenants", mark) == [["task-12"]]
+def test_delete_tenant_removes_the_weaviate_tenant(wired: DoubleWeaviateStore) -> None:
+    wired.upsert([_mem("d1", "task-12"), _mem("d2", "task-12", kind="evidence")])
+    mark = len(wired.double.state.log)
+    assert wired.delete_tenant("task-12") == 2
+    assert _new(wired, "DELETE /v1/schema/CairnMemory/tenants", mark) == [["task-12"]]
+    assert _new(wired, "DELETE /v1/schema/CairnEvidence/tenants", mark) == [["task-12"]]
 
 
-def test_the_double_refuses_a_search_across_tenants(store: DoubleWeaviateStore) -> None:
-    client = weaviate.connect_to_local(port=store.double.http_port, grpc_port=store.double.grpc_port)
+def test_the_double_refuses_a_search_across_tenants(wired: DoubleWeaviateStore) -> None:
+    client = weaviate.connect_to_local(port=wired.double.http_port, grpc_port=wired.double.grpc_port)
     try:
         with pytest.raises(weaviate.exceptions.WeaviateQueryError, match="multi-tenancy enabled"):
             client.collections.use("CairnMemory").query.fetch_objects()

@@ -121,3 +121,5 @@ def test_run_python_refuses_bad_requests(tmp_path: Path) -> None:
     assert run_python(tmp_path).outcome == "error"
     assert run_python(tmp_path, code="1", path="x.py").outcome == "error"
     assert run_python(tmp_path, path="../x.py").outcome == "error"
+    write(tmp_path, "-c", "print('a file, not an option')\n")
+    assert run_python(tmp_path, path="-c").stdout == "a file, not an option\n"

@@ -84,3 +84,21 @@ def test_deleting_a_line_breaks_the_chain(tmp_path: Path) -> None:
     log.path.write_text("\n".join([lines[0], lines[2]]) + "\n", encoding="utf-8")
     report = HistoryLog(log.path).verify()
     assert not report.ok and any("chain broken" in p for p in report.problems)
+
+
+def test_two_processes_appending_keep_one_unbroken_chain(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    path = tmp_path / "history.jsonl"
+    script = (
+        "import sys; from pathlib import Path; from memory.history import HistoryLog; from memory.events import UserMessage\n"
+        "log = HistoryLog(Path(sys.argv[1]))\n"
+        "for i in range(150): log.append(UserMessage(text=f'{sys.argv[2]}-{i}'))\n"
+    )
+    procs = [subprocess.Popen([sys.executable, "-c", script, str(path), name]) for name in ("a", "b")]
+    assert [p.wait(timeout=60) for p in procs] == [0, 0]
+    log = HistoryLog(path)
+    report = log.verify()
+    assert report.ok, report.problems
+    assert report.lines == 300 and [e.seq for e in log.read().envelopes] == list(range(1, 301))

@@ -122,7 +122,7 @@ TEXT = st.lists(st.one_of(NOISE, PLANTED), max_size=8).map("".join)
 KNOWN = st.sets(st.text(min_size=8, max_size=16), max_size=2)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(text=TEXT, known=KNOWN)
 def test_redact_is_idempotent(text: str, known: set[str]) -> None:
     once = redact(text, known)

@@ -1,0 +1,145 @@
+"""Embedded store throughput and latency: inserts/s and top-10 query p50/p95, tenant-filtered.
+
+Synthetic records: ~300-char texts drawn from a Zipf-distributed vocabulary and 384-dim unit
+vectors around random topic centres, spread over 10 tenants. Queries are tenant-filtered (as
+Cairn's are) and timed after one warm-up query per tenant (which loads that tenant's matrix).
+Recall@10 compares vector hits with exact float64 brute force over the tenant.
+
+    python bench/store.py [--sizes 10000,100000] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from rich.console import Console
+from rich.progress import Progress
+from rich.table import Table
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from memory.embeddings import HashingEmbedder
+from memory.models import Memory
+from memory.sqlite_store import SQLiteStore
+from memory.store import SearchFilter, SearchMode, SearchQuery
+
+DIM, TENANTS, QUERIES, BATCH = 384, 10, 200, 1000
+MODES: tuple[SearchMode, ...] = ("vector", "keyword", "hybrid")
+
+
+class Corpus:
+    """Deterministic synthetic records, vectors and queries."""
+
+    def __init__(self, size: int, seed: int = 7) -> None:
+        self.rng = np.random.default_rng(seed)
+        self.vocab = [
+            "".join(self.rng.choice(list("etaoinshrdlucmfwyp"), n)) for n in self.rng.integers(3, 9, 5000)
+        ]
+        self.weights = 1.0 / np.arange(1, len(self.vocab) + 1) ** 1.1
+        self.weights /= self.weights.sum()
+        self.texts = [self._text() for _ in range(size)]
+        self.tenants = [f"task-{i % TENANTS}" for i in range(size)]
+        centres = self.rng.standard_normal((64, DIM))
+        noisy = centres[self.rng.integers(0, 64, size)] + self.rng.standard_normal((size, DIM)) * 1.5
+        self.vectors = (noisy / np.linalg.norm(noisy, axis=1, keepdims=True)).astype(np.float32)
+
+    def _text(self) -> str:
+        words = self.rng.choice(self.vocab, 60, p=self.weights)
+        return " ".join(words)[:300]
+
+    def memories(self) -> list[Memory]:
+        return [
+            Memory(key=f"m{i}", kind="fact", content=t, tenant=self.tenants[i])
+            for i, t in enumerate(self.texts)
+        ]
+
+    def query(self, i: int) -> tuple[str, np.ndarray[Any, Any], str]:
+        source = int(self.rng.integers(0, len(self.texts)))
+        words = self.texts[source].split()[:5]
+        noisy = self.vectors[source] + self.rng.standard_normal(DIM).astype(np.float32) * 0.05
+        return " ".join(words), noisy / np.linalg.norm(noisy), self.tenants[source]
+
+
+def insert(store: SQLiteStore, corpus: Corpus, progress: Progress) -> float:
+    memories = corpus.memories()
+    task = progress.add_task(f"insert {len(memories)}", total=len(memories))
+    started = time.perf_counter()
+    for start in range(0, len(memories), BATCH):
+        store.upsert(memories[start : start + BATCH], corpus.vectors[start : start + BATCH])
+        progress.advance(task, min(BATCH, len(memories) - start))
+    return len(memories) / (time.perf_counter() - started)
+
+
+def exact_top10(corpus: Corpus, vector: np.ndarray[Any, Any], tenant: str) -> set[str]:
+    rows = np.array([i for i, t in enumerate(corpus.tenants) if t == tenant])
+    scores = corpus.vectors[rows].astype(np.float64) @ vector.astype(np.float64)
+    return {f"m{rows[i]}" for i in np.argsort(-scores, kind="stable")[:10]}
+
+
+def measure(size: int, progress: Progress) -> dict[str, float]:
+    corpus = Corpus(size)
+    with tempfile.TemporaryDirectory() as tmp:
+        store = SQLiteStore(Path(tmp) / "bench.db", HashingEmbedder(DIM))
+        result: dict[str, float] = {"insert_per_s": round(insert(store, corpus, progress))}
+        for t in range(TENANTS):  # warm-up: load each tenant's matrix once
+            store.search(
+                SearchQuery(text="warm", filter=SearchFilter(tenants=[f"task-{t}"])), corpus.vectors[0]
+            )
+        result |= timed_queries(store, corpus, progress)
+        store.close()
+    return result
+
+
+def timed_queries(store: SQLiteStore, corpus: Corpus, progress: Progress) -> dict[str, float]:
+    times: dict[str, list[float]] = {mode: [] for mode in MODES}
+    recalls: list[float] = []
+    task = progress.add_task("queries", total=QUERIES)
+    for i in range(QUERIES):
+        text, vector, tenant = corpus.query(i)
+        for mode in MODES:
+            query = SearchQuery(text=text, mode=mode, k=10, filter=SearchFilter(tenants=[tenant]))
+            started = time.perf_counter()
+            hits = store.search(query, vector.tolist())
+            times[mode].append((time.perf_counter() - started) * 1000)
+            if mode == "vector":
+                recalls.append(len({h.memory.key for h in hits} & exact_top10(corpus, vector, tenant)) / 10)
+        progress.advance(task)
+    out = {f"{m}_{p}_ms": round(_percentile(times[m], p), 3) for m in MODES for p in ("p50", "p95")}
+    return out | {"recall_at_10": round(statistics.fmean(recalls), 4)}
+
+
+def _percentile(values: list[float], which: str) -> float:
+    return float(np.percentile(values, 50 if which == "p50" else 95))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    parser.add_argument("--sizes", default="10000,100000", help="comma-separated record counts")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    console = Console(stderr=args.json)
+    with Progress(console=console, transient=True) as progress:
+        report = {str(size): measure(size, progress) for size in sizes}
+    if args.json:
+        print(json.dumps(report))
+        return
+    table = Table(title=f"SQLiteStore, {DIM}-dim, {TENANTS} tenants, top-10, tenant-filtered")
+    table.add_column("metric")
+    for size in report:
+        table.add_column(f"{int(size):,} records", justify="right")
+    for metric in next(iter(report.values())):
+        table.add_row(metric, *(str(report[size][metric]) for size in report))
+    console.print(table)
+
+
+if __name__ == "__main__":
+    main()

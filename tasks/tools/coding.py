@@ -1,0 +1,32 @@
+"""The coding tools as the agent calls them: `run_tests`, `lint`, `run_python` on the artifacts.
+
+Thin adapters from the structured results of `tasks.tools.code` to a `ToolOutput`; the checks
+travel along, so a failing test or lint check opens a hot issue and its later success resolves it.
+"""
+
+from __future__ import annotations
+
+from tasks.tools import code as code_tools
+from tasks.tools.base import ToolContext, ToolOutput
+
+
+def run_tests(ctx: ToolContext, target: str = ".") -> ToolOutput:
+    result = code_tools.run_tests(ctx.artifacts, target, timeout_s=ctx.timeout_s)
+    text = f"{result.summary}\n\n{result.output}".strip()
+    return ToolOutput(text=text, outcome=result.outcome, error=None if result.outcome == "success" else result.summary,
+                      checks=result.checks, paths=[target])
+
+
+def lint(ctx: ToolContext, target: str = ".") -> ToolOutput:
+    result = code_tools.lint(ctx.artifacts, target, timeout_s=ctx.timeout_s)
+    lines = [f"{f.file}:{f.line}:{f.column}: {f.code} {f.message}" for f in result.findings]
+    return ToolOutput(text="\n".join([result.summary, *lines]), outcome=result.outcome,
+                      error=None if result.outcome == "success" else result.summary, checks=result.checks,
+                      paths=[target])
+
+
+def run_python(ctx: ToolContext, code: str | None = None, path: str | None = None) -> ToolOutput:
+    result = code_tools.run_python(ctx.artifacts, code=code, path=path, timeout_s=ctx.timeout_s)
+    text = "\n".join(part for part in (result.summary, result.stdout, result.stderr) if part)
+    return ToolOutput(text=text, outcome=result.outcome, error=None if result.outcome == "success" else result.summary,
+                      checks=result.checks, paths=[path] if path else [])
