@@ -42,13 +42,21 @@ def run(
     max_iterations: Annotated[int | None, typer.Option("--max-iterations")] = None,
     task_type: Annotated[str | None, typer.Option("--task-type")] = None,
     record: Annotated[Path | None, typer.Option("--record", help="Write every model response to a cassette")] = None,
+    compress: Annotated[str | None, typer.Option("--compress", help="each | batch (CAIRN_COMPRESS)")] = None,
+    skip_compress: Annotated[
+        str | None, typer.Option("--skip-compress", help="Tools compressed without a model, comma list")
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Run a task until its validator says it is complete or the loop policy stops it."""
     from flows.commands import run_command
+    from flows.settings import tool_list
 
+    if compress not in (None, "each", "batch"):
+        fail(f"--compress must be 'each' or 'batch', not {compress!r}")
     conf = settings(workspace).run_config(
-        model=model, max_iterations=max_iterations, record=str(record.resolve()) if record else None
+        model=model, max_iterations=max_iterations, record=str(record.resolve()) if record else None,
+        compress=compress, skip_compress=tool_list(skip_compress),
     )
     run_command(conf, goal, source or [], task_id, task_type, as_json)
 
@@ -90,6 +98,32 @@ def reindex(task_id: str, workspace: WorkspaceOpt = None, as_json: JsonOpt = Fal
     from flows.commands import reindex_command
 
     reindex_command(settings(workspace).run_config(), task_id, as_json)
+
+
+@app.command()
+def feedback(
+    task_id: str,
+    message: Annotated[str, typer.Argument(help="What the agent should know or do differently")],
+    workspace: WorkspaceOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Tell a task something while it runs: its next iteration takes it in, and any rule it states
+    joins every prompt from then on."""
+    from flows.commands import feedback_command
+
+    feedback_command(settings(workspace).run_config(), task_id, message, as_json)
+
+
+@app.command()
+def rules(
+    retire: Annotated[str | None, typer.Option("--retire", help="Retire the rule with this key")] = None,
+    workspace: WorkspaceOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """List the workspace's rules (constraints from user messages, shared by its tasks), or retire one."""
+    from flows.commands import rules_command
+
+    rules_command(settings(workspace).run_config(), retire, as_json)
 
 
 def main() -> None:  # pragma: no cover - console script shim

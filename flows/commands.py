@@ -89,6 +89,46 @@ def search_command(config: RunConfig, query: str, task: str | None, mode: str, k
     print_hits(query, hits)
 
 
+def feedback_command(config: RunConfig, task_id: str, message: str, as_json: bool) -> None:
+    from flows.rules import give_feedback
+
+    try:
+        result = give_feedback(config, task_id, message)
+    except (WorkspaceError, ValueError) as exc:
+        fail(str(exc).splitlines()[0])
+    if as_json:
+        emit(result.model_dump(mode="json"))
+        return
+    rule = f"; rule [green]{result.rule}[/] ({result.key})" if result.rule else "; no standing rule in it"
+    when = "its next iteration takes it in" if result.status == "running" else f"task is {result.status}"
+    err.print(f"feedback recorded for [cyan]{task_id}[/] ({when}){rule}")
+
+
+def rules_command(config: RunConfig, retire: str | None, as_json: bool) -> None:
+    from flows.rules import list_rules, retire_rule
+
+    try:
+        if retire is not None:
+            retired = retire_rule(config, retire)
+            if as_json:
+                emit({"retired": retired.model_dump(mode="json")})
+            else:
+                err.print(f"retired [cyan]{retired.key}[/]: {retired.rule} (in {len(retired.tasks)} tasks)")
+            return
+        found = list_rules(config)
+    except (WorkspaceError, ValueError) as exc:
+        fail(str(exc).splitlines()[0])
+    if as_json:
+        emit({"rules": [r.model_dump(mode="json") for r in found]})
+        return
+    if not found:
+        err.print("no rules yet: a rule comes from a goal or feedback that states one")
+    for r in found:
+        state = "active " if r.active else "retired"
+        where = ", ".join(r.tasks) or "no task"
+        Console().print(f"{state}  {r.key}  {r.rule}  [dim]({where})[/]", highlight=False)
+
+
 def reindex_command(config: RunConfig, task_id: str, as_json: bool) -> None:
     from memory.indexer import reindex
 

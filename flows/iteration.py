@@ -12,13 +12,14 @@ import time
 from prefect import flow
 from pydantic import BaseModel
 
-from flows.session import compress_call, open_session, plan_batch, record_call
+from flows.session import compress_results, open_session, plan_batch, record_call
 from memory.events import IterationCompleted, IterationStarted
 from memory.models import IterationMode, IterationRecord, Progress
+from memory.relevant import rules_block
 from tasks._prefect import CallKey
 from tasks.deps import RunConfig
 from tasks.schemas import SynthesizeInput, SynthesizeOutput
-from tasks.steps import call_model, run_tool
+from tasks.steps import run_tool
 
 
 class IterationSummary(BaseModel):
@@ -50,11 +51,9 @@ def bfs_iteration(config: RunConfig, task_id: str, iteration: int, mode: Iterati
         for key, call in zip(keys, batch, strict=True)
         if key.index not in finished
     }
-    for key, call in zip(keys, batch, strict=True):
-        if key.index in finished:
-            continue
-        output = futures[key.index].result()
-        compression, cost = compress_call(session, key, call, output)
+    results = ((key, call, futures[key.index].result()) for key, call in zip(keys, batch, strict=True)
+               if key.index not in finished)
+    for key, call, output, compression, cost in compress_results(session, results):
         record_call(session, key, call, output, compression, cost, time.monotonic() - started)
     return _synthesize(session, config, task_id, iteration, mode, evidence_before)
 
@@ -68,9 +67,10 @@ def _synthesize(session, config: RunConfig, task_id: str, iteration: int, mode: 
         goal=state.goal, iteration=iteration, calls=[c.one_line() for c in calls],
         previous=[it.synthesis for it in state.iterations[-3:]], new_evidence=new_evidence,
         missing=state.verdict.missing if state.verdict else [],
+        context=rules_block(state, session.deps.store), feedback=state.iteration_feedback,
     )
     key = CallKey(task_id=task_id, iteration=iteration, index=0, kind="synthesize")
-    result = call_model.with_options(task_run_name=f"synthesize-{iteration}")(key, "synthesize", payload, config)
+    result = session.ask(key, "synthesize", payload, f"synthesize-{iteration}")
     out = result.output if result.ok and isinstance(result.output, SynthesizeOutput) else None
     progress: Progress = out.progress_assessment if out else ("advancing" if new_evidence else "stuck")
     synthesis = out.synthesis if out else f"{len(calls)} calls, {new_evidence} new evidence"

@@ -6,13 +6,16 @@ The iteration flow reads as the algorithm; the bookkeeping of each step lives he
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from memory.events import EvidenceRecorded, FileRecorded, PlanRecorded, ToolCallRecorded
 from memory.models import CallCost, Compression, PlannedCall, ToolCall
+from memory.reasoning import context_budget
 from memory.recorder import TaskRecorder
-from memory.relevant import relevant_context
+from memory.redact import redact
+from memory.relevant import relevant_context, rules_block
 from memory.state import TaskState
 from memory.store import SearchFilter, SearchQuery
 from tasks import compress as comp
@@ -20,8 +23,8 @@ from tasks import plan as planning
 from tasks._prefect import CallKey
 from tasks.deps import Deps, RunConfig, deps_for
 from tasks.evidence import evidence_for, register_file
-from tasks.llm import LLMResult
-from tasks.schemas import CompressOutput, Plan
+from tasks.llm import LLMResult, ModelClient, context_window
+from tasks.schemas import CallKind, CompressBatchInput, CompressInput, Plan, Schema
 from tasks.steps import call_model
 from tasks.tools.base import ToolContext, ToolOutput
 from tasks.tools.registry import tool_specs
@@ -32,6 +35,7 @@ class Session:
     config: RunConfig
     deps: Deps
     recorder: TaskRecorder
+    client: ModelClient | None = None  # set: model calls go straight to it, without Prefect (tests, bench)
 
     @property
     def state(self) -> TaskState:
@@ -48,7 +52,14 @@ class Session:
             sources={name: Path(path) for name, path in self.state.sources.items()},
             workspace=self.deps.workspace.root,
             search=self.search_lines,
+            task_state=lambda: self.recorder.state,
         )
+
+    def ask(self, key: CallKey, kind: CallKind, payload: Schema, name: str) -> LLMResult:
+        """One model call: a cached Prefect task run named `name`, or the session's own client."""
+        if self.client is not None:
+            return self.client.call(kind, payload)  # type: ignore[call-overload]
+        return call_model.with_options(task_run_name=name)(key, kind, payload, self.config)
 
     def search_lines(self, query: str, k: int) -> list[str]:
         tenants = [self.task_id, "shared", *self.state.related]
@@ -56,8 +67,10 @@ class Session:
         return [f"[{h.memory.kind}{_where(h.memory.file_path)}] {h.memory.content[:300]}" for h in hits]
 
     def context(self) -> str:
-        budget = self.config.context_tokens or 2000
-        return relevant_context(self.state, self.deps.store, budget_tokens=budget)
+        """The CONTEXT block; the history budget is RunConfig.context_tokens or 25% of the model's window."""
+        budget = self.config.context_tokens or context_budget(context_window(self.config.model))
+        counter = comp.line_counter(self.config.model)
+        return relevant_context(self.state, self.deps.store, budget_tokens=budget, count=counter)
 
 
 def _where(path: str | None) -> str:
@@ -78,7 +91,7 @@ def plan_batch(session: Session, iteration: int, context: str, recovery: bool = 
     missing = state.verdict.missing if state.verdict else []
     payload = planning.plan_input(state, tool_specs(state.task_type), context, missing, recovery=recovery)
     key = CallKey(task_id=session.task_id, iteration=iteration, index=0, kind="plan")
-    result: LLMResult = call_model.with_options(task_run_name=f"plan-{iteration}")(key, "plan", payload, session.config)
+    result = session.ask(key, "plan", payload, f"plan-{iteration}")
     done = planning.done_signatures(state)
     proposed = result.output.candidates if result.ok and isinstance(result.output, Plan) else []
     candidates = planning.from_candidates(proposed, missing, done)
@@ -89,16 +102,63 @@ def plan_batch(session: Session, iteration: int, context: str, recovery: bool = 
     return batch
 
 
-def compress_call(session: Session, key: CallKey, planned: PlannedCall, output: ToolOutput) -> tuple[Compression, CallCost]:
-    fallback = comp.mechanical(planned, output)
-    if planned.tool in session.config.skip_compress and session.state.mode == "fast":
-        return fallback, CallCost()
-    payload = comp.compress_input(session.state.goal, planned, output)
-    ckey = key.model_copy(update={"kind": "compress"})
-    name = f"compress-{key.iteration}-{key.index}"
-    result: LLMResult = call_model.with_options(task_run_name=name)(ckey, "compress", payload, session.config)
-    out = result.output if result.ok and isinstance(result.output, CompressOutput) else None
-    return comp.from_output(out, fallback), result.cost
+Finished = tuple[CallKey, PlannedCall, ToolOutput]
+
+
+def compress_call(
+    session: Session, key: CallKey, planned: PlannedCall, output: ToolOutput
+) -> tuple[Compression, CallCost]:
+    """One call's compression, in the cycle that produced it (mechanical for the skip list)."""
+    if not comp.needs_model(planned.tool, session.config.skip_compress, session.state.mode):
+        return comp.mechanical(planned, output), CallCost()
+    context = rules_block(session.state, session.deps.store)
+    return comp.compress_one(session.state.goal, planned, output, context, _ask_one(session, key))
+
+
+def compress_results(
+    session: Session, finished: Iterable[Finished]
+) -> Iterator[tuple[CallKey, PlannedCall, ToolOutput, Compression, CallCost]]:
+    """Compress results as the iteration's compression step: `each` one by one as they arrive,
+    `batch` all of them in one model call once the last tool has finished."""
+    if session.config.compress == "each":
+        for key, planned, output in finished:
+            yield key, planned, output, *compress_call(session, key, planned, output)
+        return
+    items = list(finished)
+    state = session.state
+    modelled = [i for i in items if comp.needs_model(i[1].tool, session.config.skip_compress, state.mode)]
+    done: dict[int, tuple[Compression, CallCost]] = {}
+    if modelled:
+        context = rules_block(state, session.deps.store)
+        pairs = [(planned, output) for _, planned, output in modelled]
+        first = modelled[0][0]
+        ask_batch = _ask_batch(session, first, [key.index for key, _, _ in modelled])
+        many = comp.compress_many(state.goal, pairs, context, ask_batch,
+                                  lambda n, payload: _ask_one(session, modelled[n][0])(payload))
+        done = {key.index: result for (key, _, _), result in zip(modelled, many, strict=True)}
+    for key, planned, output in items:
+        compression, cost = done.get(key.index) or (comp.mechanical(planned, output), CallCost())
+        yield key, planned, output, compression, cost
+
+
+def _ask_one(session: Session, key: CallKey):  # type: ignore[no-untyped-def]
+    def ask(payload: CompressInput) -> LLMResult:
+        ckey = key.model_copy(update={"kind": "compress"})
+        return session.ask(ckey, "compress", payload, f"compress-{key.iteration}-{key.index}")
+
+    return ask
+
+
+def _ask_batch(session: Session, key: CallKey, indices: list[int]):  # type: ignore[no-untyped-def]
+    # The batch's cache key names its calls: a resumed iteration batches only the unfinished ones,
+    # and must not be handed the cached answer for a different set.
+    kind = "compress_batch:" + ",".join(str(i) for i in indices)
+    bkey = key.model_copy(update={"index": 0, "kind": kind})
+
+    def ask(payload: CompressBatchInput) -> LLMResult:
+        return session.ask(bkey, "compress_batch", payload, f"compress-batch-{key.iteration}")
+
+    return ask
 
 
 def record_call(
@@ -108,7 +168,8 @@ def record_call(
     """Record a finished call, the file it wrote (committed), and the evidence it yields."""
     repo = session.recorder.repo
     call_id = f"call-{key.iteration}-{key.index}"
-    output_path = _keep_full_output(repo.outputs, call_id, output.text)
+    secrets = session.recorder.secrets
+    output_path = _keep_full_output(repo.outputs, call_id, output.text, secrets)
     call = comp.tool_call(call_id, key.iteration, key.index, planned, output, compression,
                           seconds=seconds, compression_cost=cost, output_path=output_path)
     file = code = None
@@ -125,10 +186,10 @@ def record_call(
     return call
 
 
-def _keep_full_output(outputs: Path, call_id: str, text: str) -> str | None:
+def _keep_full_output(outputs: Path, call_id: str, text: str, secrets: tuple[str, ...] = ()) -> str | None:
     if len(text) <= comp.RAW_CHARS:
         return None
     outputs.mkdir(parents=True, exist_ok=True)
     path = outputs / f"{call_id}.txt"
-    path.write_text(text, encoding="utf-8", errors="replace")
+    path.write_text(redact(text, secrets), encoding="utf-8", errors="replace")  # never keep a secret on disk
     return f"outputs/{call_id}.txt"

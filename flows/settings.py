@@ -26,6 +26,8 @@ class Settings(BaseSettings):
     max_iterations: int = 40
     validators_dir: Path | None = None
     context_tokens: int | None = None
+    compress: Literal["each", "batch"] = "each"  # CAIRN_COMPRESS: a model call per tool call or per iteration
+    skip_compress: str | None = None  # CAIRN_SKIP_COMPRESS: comma list of tools compressed without a model
 
     def run_config(self, **overrides: object) -> RunConfig:
         values = {
@@ -37,6 +39,19 @@ class Settings(BaseSettings):
             "max_iterations": self.max_iterations,
             "validators_dir": str(self.validators_dir) if self.validators_dir else None,
             "context_tokens": self.context_tokens,
+            "compress": self.compress,
+            "skip_compress": tool_list(self.skip_compress),
         }
         values.update({k: v for k, v in overrides.items() if v is not None})
         return RunConfig.model_validate(values)
+
+
+def tool_list(text: str | None) -> tuple[str, ...] | None:
+    """A comma list of tool names (`list_directory, search_memory`); empty text means no tool.
+
+    >>> tool_list("list_directory, search_memory"), tool_list(""), tool_list(None)
+    (('list_directory', 'search_memory'), (), None)
+    """
+    if text is None:
+        return None
+    return tuple(name.strip() for name in text.split(",") if name.strip())

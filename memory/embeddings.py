@@ -14,6 +14,7 @@ words and word pieces land near each other. `LiteLLMEmbedder` calls any litellm 
 from __future__ import annotations
 
 import hashlib
+import itertools
 import re
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
@@ -24,8 +25,52 @@ import numpy.typing as npt
 Vectors = npt.NDArray[np.float32]
 _WORD = re.compile(r"[a-z0-9]+")
 _STOP = frozenset(
-    "a an the and or of to in on at for with by from is are was were be been it this that as "
-    "what which who whom when where why how do does did i you he she we they me my your".split()
+    [
+        "a",
+        "an",
+        "the",
+        "and",
+        "or",
+        "of",
+        "to",
+        "in",
+        "on",
+        "at",
+        "for",
+        "with",
+        "by",
+        "from",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "it",
+        "this",
+        "that",
+        "as",
+        "what",
+        "which",
+        "who",
+        "whom",
+        "when",
+        "where",
+        "why",
+        "how",
+        "do",
+        "does",
+        "did",
+        "i",
+        "you",
+        "he",
+        "she",
+        "we",
+        "they",
+        "me",
+        "my",
+        "your",
+    ]
 )
 
 
@@ -45,7 +90,8 @@ class Embedder(Protocol):
 def normalize(vectors: Vectors) -> Vectors:
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     norms[norms == 0] = 1.0
-    return (vectors / norms).astype(np.float32)
+    out: Vectors = (vectors / norms).astype(np.float32)
+    return out
 
 
 def stem(word: str) -> str:
@@ -89,7 +135,7 @@ class HashingEmbedder:
 def _features(text: str) -> list[tuple[str, float]]:
     words = tokens(text)
     feats: list[tuple[str, float]] = [(f"w:{w}", 1.0) for w in words]
-    feats += [(f"b:{a}_{b}", 0.7) for a, b in zip(words, words[1:], strict=False)]
+    feats += [(f"b:{a}_{b}", 0.7) for a, b in itertools.pairwise(words)]
     for w in words:
         padded = f"#{w}#"
         feats += [(f"c:{padded[i : i + 3]}", 0.25) for i in range(len(padded) - 2)]
@@ -142,7 +188,8 @@ class MiniLMEmbedder:
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         rows = self._model.encode(list(texts), normalize_embeddings=True)
-        return np.asarray(rows, dtype=np.float32)
+        out: Vectors = np.asarray(rows, dtype=np.float32)
+        return out
 
 
 def make_embedder(model: str | None) -> Embedder:

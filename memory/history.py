@@ -69,7 +69,9 @@ class HistoryLog:
             fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
             try:
                 seq, prev = self._tail(handle)
-                envelope = Envelope(seq=seq + 1, ts=time.time(), prev=prev, hash=event_hash(prev, event), event=event)
+                envelope = Envelope(
+                    seq=seq + 1, ts=time.time(), prev=prev, hash=event_hash(prev, event), event=event
+                )
                 handle.seek(0, os.SEEK_END)
                 handle.write((envelope.model_dump_json() + "\n").encode("utf-8"))
                 handle.flush()

@@ -20,7 +20,7 @@ from memory.events import (
     FileRecorded,
     ToolCallRecorded,
 )
-from memory.models import Memory, memory_key
+from memory.models import Memory
 from memory.state import HotIssue, TaskState, replay, update_hot_issues
 from memory.store import MemoryStore
 
@@ -31,11 +31,17 @@ CHUNK_CHARS = 1200
 def records_for(state: TaskState, envelope: Envelope, artifacts: Path) -> list[Memory]:
     """The records one event adds or updates, given the state before it."""
     event, ts = envelope.event, envelope.ts
-    base = {"tenant": state.task_id, "task_type": state.task_type, "created_at": ts, "updated_at": ts}
+    base: dict[str, object] = {
+        "tenant": state.task_id,
+        "task_type": state.task_type,
+        "created_at": ts,
+        "updated_at": ts,
+    }
     match event:
         case EvidenceRecorded():
             return [
-                Memory(
+                _memory(
+                    base,
                     key=f"evidence:{state.task_type}:{ev.evidence_id}",
                     kind="evidence",
                     content=ev.content,
@@ -44,20 +50,19 @@ def records_for(state: TaskState, envelope: Envelope, artifacts: Path) -> list[M
                     source=ev.source,
                     file_path=ev.metadata.file_path,
                     domain="evidence",
-                    **base,
                 )
                 for ev in event.evidence
             ]
         case ToolCallRecorded():
             call = event.call
-            line = Memory(
+            line = _memory(
+                base,
                 key=f"iteration:{state.task_type}:{call.call_id}",
                 kind="iteration",
                 content=call.one_line(),
                 source=call.call_id,
                 confidence=_RELEVANCE[call.relevance],
                 domain="iteration",
-                **base,
             )
             return [line, *_hot_issue_records(state, update_hot_issues(state.hot_issues, call), base)]
         case FileRecorded():
@@ -65,11 +70,13 @@ def records_for(state: TaskState, envelope: Envelope, artifacts: Path) -> list[M
         case ConstraintExtracted(rule=str(rule), key=str(key)):
             shared = {**base, "tenant": SHARED}
             return [
-                Memory(key=key, kind="constraint", content=rule, level="semantic", domain="rules", **shared)
+                _memory(shared, key=key, kind="constraint", content=rule, level="semantic", domain="rules")
             ]
-        case ConstraintRetired():
-            return []
     return []
+
+
+def _memory(base: dict[str, object], **fields: object) -> Memory:
+    return Memory.model_validate({**base, **fields})
 
 
 _RELEVANCE = {"high": 1.0, "medium": 0.6, "low": 0.3}
@@ -79,17 +86,15 @@ def _hot_issue_records(state: TaskState, issues: list[HotIssue], base: dict[str,
     before = {(h.check_id, h.active) for h in state.hot_issues}
     changed = [h for h in issues if (h.check_id, h.active) not in before]
     return [
-        Memory.model_validate(
-            {
-                **base,
-                "key": f"hot_issue:{state.task_type}:{h.tool}:{h.check_id}",
-                "kind": "hot_issue",
-                "content": h.content,
-                "active": h.active,
-                "source": h.opened_by,
-                "level": "working",
-                "domain": "hot_issue",
-            }
+        _memory(
+            base,
+            key=f"hot_issue:{state.task_type}:{h.tool}:{h.check_id}",
+            kind="hot_issue",
+            content=h.content,
+            active=h.active,
+            source=h.opened_by,
+            level="working",
+            domain="hot_issue",
         )
         for h in changed
     ]
@@ -108,16 +113,14 @@ def _chunks(path: str, artifacts: Path, created_by: str, base: dict[str, object]
         else:
             chunks.append(piece[: CHUNK_CHARS * 4])
     return [
-        Memory.model_validate(
-            {
-                **base,
-                "key": f"file:{path}:{i}",
-                "kind": "document_chunk",
-                "content": chunk,
-                "file_path": path,
-                "source": created_by,
-                "domain": "file",
-            }
+        _memory(
+            base,
+            key=f"file:{path}:{i}",
+            kind="document_chunk",
+            content=chunk,
+            file_path=path,
+            source=created_by,
+            domain="file",
         )
         for i, chunk in enumerate(chunks)
     ]

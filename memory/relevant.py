@@ -1,47 +1,119 @@
-"""`relevant_context(state)`: the CONTEXT block every prompt carries (seed: state-and-context §5.3).
+"""`relevant_context(state, store)`: the CONTEXT block every prompt carries (seed: state-and-context §5.3).
 
-Active constraints and hot issues always; then the top memories for the goal and the last user
-message; then the reasoning history, one compressed line per call, relevance-tiered and fitted
-to a token budget.
+Four parts, in this order:
+
+1. ACTIVE RULES AND ISSUES — always, in full: the task's active constraints, the workspace's active
+   constraints learned in other tasks (the `shared` tenant), and the task's open hot issues.
+2. RELEVANT DOCUMENT SNIPPETS — the top-k hybrid search hits for the goal and the last user message.
+3. REASONING HISTORY — one compressed line per call, relevance-tiered, fitted to `budget_tokens`
+   (`memory.reasoning`).
+
+`rules_block` is part 1 alone: the cheap block that compress and synthesize prompts carry.
+
+>>> store = SQLiteStore(":memory:", HashingEmbedder())  # doctest: +SKIP
+>>> print(relevant_context(state, store, budget_tokens=500))  # doctest: +SKIP
+CONTEXT:
+---
+ACTIVE RULES AND ISSUES:
+- [Constraint] Never use requirements.txt.
+...
 """
 
 from __future__ import annotations
 
-from memory.reasoning import reasoning_lines
+from memory.models import Memory, MemoryKind
+from memory.reasoning import Count, approx_tokens, reasoning_lines
 from memory.state import TaskState
 from memory.store import MemoryStore, SearchFilter, SearchQuery
 
+SHARED = "shared"
 SNIPPETS = 5
+SNIPPET_CHARS = 300
+SNIPPET_KINDS: list[MemoryKind] = ["document_chunk", "insight", "fact", "preference"]
+SHARED_RULES_LIMIT = 200
 
 
-def relevant_context(state: TaskState, store: MemoryStore, *, budget_tokens: int = 2000) -> str:
-    rules = [f"- [Constraint] {c.rule}" for c in state.active_constraints]
-    rules += [f"- [Constraint] {m.content}" for m in _shared_constraints(store, {c.key for c in state.constraints})]
-    rules += [f"- [Hot Issue] {h.content}" for h in state.active_hot_issues]
-    query = " ".join([state.goal, *(m.text for m in state.messages[-1:])])
-    tenants = [state.task_id, *state.related]
-    hits = store.search(
-        SearchQuery(text=query, k=SNIPPETS, filter=SearchFilter(tenants=tenants, kinds=["document_chunk", "insight"]))
-    ) if query.strip() else []
-    snippets = [f"- [Source: {h.memory.file_path or h.memory.source}] {h.memory.content[:300]}" for h in hits]
-    history = reasoning_lines(state, budget_tokens=budget_tokens)
+def relevant_context(
+    state: TaskState,
+    store: MemoryStore,
+    *,
+    budget_tokens: int = 2000,
+    count: Count = approx_tokens,
+    k: int = SNIPPETS,
+) -> str:
+    """The CONTEXT block for the task's next prompt (see the module docstring)."""
+    snippets = [
+        f"- [Source: {hit.file_path or hit.source or hit.kind}] {_clip(hit.content)}"
+        for hit in search_snippets(state, store, k)
+    ]
+    history = reasoning_lines(state, budget_tokens=budget_tokens, count=count)
     return "\n".join(
         [
             "CONTEXT:",
             "---",
-            "ACTIVE RULES AND ISSUES:",
-            *(rules or ["- (none)"]),
+            *_rules_section(state, store),
             "",
             "RELEVANT DOCUMENT SNIPPETS:",
             *(snippets or ["- (none)"]),
             "",
-            "REASONING HISTORY:",
+            "REASONING HISTORY (relevance-tiered, chronological within a tier):",
             *(history or ["- (nothing yet)"]),
             "---",
         ]
     )
 
 
-def _shared_constraints(store: MemoryStore, known: set[str]) -> list:  # type: ignore[type-arg]
-    found = store.list(SearchFilter(tenants=["shared"], kinds=["constraint"], active=True), limit=200)
-    return [m for m in found if m.key not in known]
+def rules_block(state: TaskState, store: MemoryStore) -> str:
+    """Only the active rules and hot issues: what every prompt must carry, whatever its size.
+
+    >>> print(rules_block(TaskState(), store))  # doctest: +SKIP
+    ACTIVE RULES AND ISSUES:
+    - (none)
+    """
+    return "\n".join(_rules_section(state, store))
+
+
+def rule_lines(state: TaskState, store: MemoryStore) -> list[str]:
+    """Active constraints (the task's, then the workspace's) and open hot issues, one line each."""
+    rules: list[str] = []
+    seen: set[str] = set()
+    for text in [c.rule for c in state.active_constraints] + [m.content for m in shared_rules(state, store)]:
+        norm = _normal(text)
+        if norm not in seen:  # the same rule said twice, in different words or tasks, shows once
+            seen.add(norm)
+            rules.append(f"- [Constraint] {text}")
+    return rules + [f"- [Hot Issue] {h.content}" for h in state.active_hot_issues]
+
+
+def shared_rules(state: TaskState, store: MemoryStore) -> list[Memory]:
+    """Active constraints of the workspace this task does not hold itself (held ones, even retired,
+    are the task's own decision)."""
+    known = {c.key for c in state.constraints}
+    found = store.list(
+        SearchFilter(tenants=[SHARED], kinds=["constraint"], active=True), limit=SHARED_RULES_LIMIT
+    )
+    return sorted((m for m in found if m.key not in known), key=lambda m: (m.created_at, m.key))
+
+
+def search_snippets(state: TaskState, store: MemoryStore, k: int = SNIPPETS) -> list[Memory]:
+    """Top-k hybrid hits for the goal and the last user message, over the task, related tasks and
+    the shared tenant."""
+    query = " ".join([state.goal, *(m.text for m in state.messages[-1:] if m.role == "feedback")]).strip()
+    if not query or k <= 0:
+        return []
+    tenants = [t for t in [state.task_id, *state.related, SHARED] if t]
+    search = SearchQuery(text=query[:2000], k=k, filter=SearchFilter(tenants=tenants, kinds=SNIPPET_KINDS))
+    return [hit.memory for hit in store.search(search)]
+
+
+def _rules_section(state: TaskState, store: MemoryStore) -> list[str]:
+    return ["ACTIVE RULES AND ISSUES:", *(rule_lines(state, store) or ["- (none)"])]
+
+
+def _normal(text: str) -> str:
+    return " ".join(text.lower().replace("`", "").split()).rstrip(".!")
+
+
+def _clip(text: str) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= SNIPPET_CHARS else flat[: SNIPPET_CHARS - 3] + "..."

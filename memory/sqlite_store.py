@@ -20,6 +20,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -228,9 +229,10 @@ _SCHEMA = (
 )
 _FIELDS = tuple(Memory.model_fields)
 _COLUMNS = ", ".join(f"m.{name}" for name in _FIELDS)
-_INSERT = (
-    f"INSERT INTO memories ({', '.join(_FIELDS)}, vector) VALUES ({', '.join('?' * (len(_FIELDS) + 1))})"
-)
+_NAMES, _MARKS = ", ".join(_FIELDS), ", ".join("?" * len(_FIELDS))
+_AGENTS, _ACCESS = _FIELDS.index("agents"), _FIELDS.index("access_count")
+_CONTENT, _TENANT = _FIELDS.index("content"), _FIELDS.index("tenant")
+_Known = tuple[int, list[str], int]  # a stored record's id, agents and access count
 _UPDATE = f"UPDATE memories SET {', '.join(f'{name} = ?' for name in _FIELDS)}, vector = ? WHERE id = ?"
 _LIST_FILTERS = {"tenants": "m.tenant", "kinds": "m.kind", "subtypes": "m.subtype"}
 _VALUE_FILTERS = {
@@ -296,6 +298,7 @@ def _write(conn: sqlite3.Connection, retries: int, body: Callable[[sqlite3.Conne
     return result
 
 
+@functools.lru_cache(maxsize=4096)
 def _tag(tenant: str) -> str:
     """A tenant as one FTS token: digits only, so no tokenizer or stemmer can alter it."""
     return "t" + str(int(hashlib.sha256(tenant.encode()).hexdigest()[:15], 16))
@@ -306,26 +309,52 @@ def _marks(values: Sequence[object]) -> str:
 
 
 def _values(memory: Memory, agents: list[str], access_count: int, vector: np.ndarray[Any, Any]) -> list[Any]:
-    data = memory.model_dump()
-    data.update(agents=json.dumps(agents), access_count=access_count)
-    return [*(data[name] for name in _FIELDS), vector.astype(np.float32).tobytes()]
+    values = [getattr(memory, name) for name in _FIELDS]
+    values[_AGENTS], values[_ACCESS] = json.dumps(agents), access_count
+    return [*values, vector.astype(np.float32).tobytes()]
 
 
 def _upsert_rows(conn: sqlite3.Connection, batch: list[Memory], vectors: np.ndarray[Any, Any]) -> None:
-    find = "SELECT id, agents, access_count FROM memories WHERE tenant = ? AND key = ?"
+    """Insert new records and merge existing ones, batched (`executemany`) for throughput."""
+    known = _existing(conn, batch)
+    next_id = int(conn.execute("SELECT coalesce(max(id), 0) FROM memories").fetchone()[0]) + 1
+    inserts: list[list[Any]] = []
+    updates: list[list[Any]] = []
     for memory, vector in zip(batch, vectors, strict=True):
-        found = conn.execute(find, (memory.tenant, memory.key)).fetchone()
-        if found is None:
-            row_id = conn.execute(
-                _INSERT, _values(memory, memory.agents, memory.access_count, vector)
-            ).lastrowid
-            fts = "INSERT INTO memories_fts (rowid, content, tenant_tag) VALUES (?, ?, ?)"
-            conn.execute(fts, (row_id, memory.content, _tag(memory.tenant)))
+        where = (memory.tenant, memory.key)
+        if where not in known:  # ids are ours to assign: we hold the write lock
+            known[where] = (next_id, memory.agents, memory.access_count)
+            inserts.append([next_id, *_values(memory, memory.agents, memory.access_count, vector)])
+            next_id += 1
             continue
-        agents = list(dict.fromkeys([*json.loads(found[1]), *memory.agents]))
-        values = _values(memory, agents, max(found[2], memory.access_count), vector)
-        conn.execute(_UPDATE, [*values, found[0]])
-        conn.execute("UPDATE memories_fts SET content = ? WHERE rowid = ?", (memory.content, found[0]))
+        row_id, agents, access = known[where]
+        merged = list(dict.fromkeys([*agents, *memory.agents]))
+        known[where] = (row_id, merged, max(access, memory.access_count))
+        updates.append([*_values(memory, merged, known[where][2], vector), row_id])
+    conn.executemany(f"INSERT INTO memories (id, {_NAMES}, vector) VALUES (?, {_MARKS}, ?)", inserts)
+    fts = "INSERT INTO memories_fts (rowid, content, tenant_tag) VALUES (?, ?, ?)"
+    conn.executemany(fts, [(row[0], row[1 + _CONTENT], _tag(row[1 + _TENANT])) for row in inserts])
+    conn.executemany(_UPDATE, updates)
+    fts_update = "UPDATE memories_fts SET content = ? WHERE rowid = ?"
+    conn.executemany(fts_update, [(row[_CONTENT], row[-1]) for row in updates])
+
+
+def _existing(conn: sqlite3.Connection, batch: list[Memory]) -> dict[tuple[str, str], _Known]:
+    """Stored (id, agents, access_count) of the batch's records that already exist."""
+    by_tenant: dict[str, list[str]] = {}
+    for memory in batch:
+        by_tenant.setdefault(memory.tenant, []).append(memory.key)
+    known: dict[tuple[str, str], _Known] = {}
+    for tenant, keys in by_tenant.items():
+        for start in range(0, len(keys), 500):
+            chunk = keys[start : start + 500]
+            query = (
+                "SELECT tenant, key, id, agents, access_count FROM memories "
+                f"WHERE tenant = ? AND key IN ({_marks(chunk)})"
+            )
+            for row in conn.execute(query, [tenant, *chunk]):
+                known[(row[0], row[1])] = (row[2], json.loads(row[3]), row[4])
+    return known
 
 
 def _delete_rows(conn: sqlite3.Connection, where: str, params: list[Any]) -> int:

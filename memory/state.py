@@ -17,8 +17,8 @@ from pydantic import Field
 from memory.events import (
     ConstraintExtracted,
     ConstraintRetired,
-    EvidenceRecorded,
     Event,
+    EvidenceRecorded,
     FileRecorded,
     IterationCompleted,
     IterationStarted,
@@ -30,6 +30,7 @@ from memory.events import (
     ValidationRecorded,
 )
 from memory.models import (
+    CheckOutcome,
     CodeReference,
     Evidence,
     FileReference,
@@ -130,7 +131,7 @@ def replay(events: Iterable[Event]) -> TaskState:
     return state
 
 
-def _apply(s: TaskState, e: Event) -> TaskState:  # noqa: C901 - one arm per event type
+def _apply(s: TaskState, e: Event) -> TaskState:
     match e:
         case TaskCreated():
             return s.model_copy(
@@ -207,11 +208,13 @@ def update_hot_issues(issues: list[HotIssue], call: ToolCall) -> list[HotIssue]:
     A finished run of a check tool resolves every active issue of that tool whose check is not
     failing in this run (the run re-checked it and it passed, or the check no longer exists).
     """
-    if call.tool not in HOT_ISSUE_TOOLS or call.outcome in ("timeout", "error") and not call.checks:
+    if call.tool not in HOT_ISSUE_TOOLS or (call.outcome in ("timeout", "error") and not call.checks):
         return issues
     failing = {c.check_id: c for c in call.checks if not c.passed}
     if call.outcome != "success" and not failing:
-        failing = {f"{call.tool}::run": None}  # a failure without named checks is still one issue
+        # A failure without named checks is still one issue.
+        detail = call.error or call.raw_output[:200]
+        failing = {f"{call.tool}::run": CheckOutcome(check_id=f"{call.tool}::run", passed=False, detail=detail)}
     out = [
         h.model_copy(update={"resolved_by": call.call_id})
         if h.active and h.tool == call.tool and h.check_id not in failing
@@ -222,7 +225,6 @@ def update_hot_issues(issues: list[HotIssue], call: ToolCall) -> list[HotIssue]:
     for check_id, check in failing.items():
         if check_id in open_ids:
             continue
-        detail = check.detail if check else (call.error or call.raw_output[:200])
-        content = f"{call.tool} failing: {check_id}" + (f" — {detail}" if detail else "")
+        content = f"{call.tool} failing: {check_id}" + (f" — {check.detail}" if check.detail else "")
         out.append(HotIssue(tool=call.tool, check_id=check_id, content=content[:400], opened_by=call.call_id))
     return out

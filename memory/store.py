@@ -70,6 +70,9 @@ class SearchHit(BaseModel):
     keyword_score: float | None = None
 
 
+_Hits = list[SearchHit]  # an alias: inside the Protocol, the method `list` shadows the builtin
+
+
 @runtime_checkable
 class MemoryStore(Protocol):
     """A searchable store of `Memory` records (see the module docstring for the semantics)."""
@@ -90,7 +93,7 @@ class MemoryStore(Protocol):
         """Records matching a filter, newest first, without a query."""
         ...
 
-    def search(self, query: SearchQuery, vector: Sequence[float] | None = None) -> list[SearchHit]: ...
+    def search(self, query: SearchQuery, vector: Sequence[float] | None = None) -> _Hits: ...
 
     def record_access(self, keys: Sequence[str], tenant: str) -> None:
         """Increment access counts (retrieval by an agent)."""

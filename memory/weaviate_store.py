@@ -50,6 +50,7 @@ _PREFIX = re.compile(r"^[A-Z][A-Za-z0-9_]*$")
 _WORD = re.compile(r"[a-z0-9]+")  # the words `memory.embeddings.tokens` sees
 _FIELDS = tuple(Memory.model_fields)
 _PAGE = 10_000  # Weaviate's default QUERY_MAXIMUM_RESULTS
+_BATCH = 500  # records written per gRPC batch
 Vector = list[float]
 Record = tuple[Memory, Vector]
 Shards = list[Any]
@@ -184,7 +185,9 @@ class WeaviateStore:
                 list(map(float, row)),
             )
         for tenant in {tenant for tenant, _ in latest}:
-            self._write_tenant(tenant, [rec for (t, _), rec in latest.items() if t == tenant])
+            records = [rec for (t, _), rec in latest.items() if t == tenant]
+            for start in range(0, len(records), _BATCH):  # bounded gRPC messages and id lookups
+                self._write_tenant(tenant, records[start : start + _BATCH])
 
     def _write_tenant(self, tenant: str, records: list[Record]) -> None:
         ids = [object_uuid(tenant, m.key) for m, _ in records]
@@ -416,7 +419,9 @@ def _search_shards(
 ) -> list[SearchHit]:
     terms = " ".join(tokens(query.text))
     depth = max(query.k, fusion.HYBRID_LEG_LIMIT)
-    if query.mode == "hybrid" and len(shards) == 1 and qvec is not None:
+    # Without keyword terms the server's hybrid would get an empty query: fusing the vector leg
+    # alone in the client gives the same scores without relying on how a server treats "".
+    if query.mode == "hybrid" and len(shards) == 1 and qvec is not None and terms:
         return _server_hybrid(shards[0], query, terms, qvec, where, depth)
     vector = _vector_leg(shards, qvec, where, depth) if query.mode != "keyword" and qvec else {}
     keyword = _keyword_leg(shards, terms, where, depth) if query.mode != "vector" and terms else {}

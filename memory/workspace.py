@@ -11,7 +11,7 @@ WORKSPACE/
 ```
 
 >>> ws = Workspace(Path("/tmp/ws"))  # doctest: +SKIP
->>> task = ws.create_task(TaskCreated(task_id="t1", goal="Why?", task_type="simple_question"))  # doctest: +SKIP
+>>> task = ws.create_task(TaskCreated(task_id="t1", goal="Why?", task_type="general_task"))  # doctest: +SKIP
 >>> task.state().goal  # doctest: +SKIP
 'Why?'
 """

@@ -24,7 +24,14 @@ from memory.models import (
 )
 from tasks.tools.base import WrittenFile
 
-_CODE = {".py": "python", ".js": "javascript", ".ts": "typescript", ".go": "go", ".rs": "rust", ".sh": "shell"}
+_CODE = {
+    ".py": "python",
+    ".js": "javascript",
+    ".ts": "typescript",
+    ".go": "go",
+    ".rs": "rust",
+    ".sh": "shell",
+}
 _DOCS = {".md", ".rst", ".txt", ".adoc"}
 _DATA = {".csv", ".json", ".jsonl", ".tsv", ".parquet", ".xml"}
 _CONFIG = {".toml", ".yaml", ".yml", ".ini", ".cfg"}
@@ -93,19 +100,31 @@ def evidence_for(
     return []
 
 
-def _file_evidence(call: ToolCall, file: FileReference, code: CodeReference | None, content: str) -> list[Evidence]:
+def _file_evidence(
+    call: ToolCall, file: FileReference, code: CodeReference | None, content: str
+) -> list[Evidence]:
     cited = cites(content) if file.file_type == "documentation" else []
-    meta = EvidenceMetadata(file_path=file.path, file_type=file.file_type, size=file.size, cites=cited, tool=call.tool)
-    out = [_ev(call, "file_creation", f"File written: {file.path} ({file.file_type}, {file.size} bytes)", meta)]
+    meta = EvidenceMetadata(
+        file_path=file.path, file_type=file.file_type, size=file.size, cites=cited, tool=call.tool
+    )
+    out = [
+        _ev(call, "file_creation", f"File written: {file.path} ({file.file_type}, {file.size} bytes)", meta)
+    ]
     if code is not None and (code.functions or code.classes):
         n = len(code.functions) + sum(len(c.methods) for c in code.classes)
         share = documented_share(code)
         code_meta = meta.model_copy(
             update={"language": code.language, "function_count": n, "documented_share": share}
         )
-        out.append(_ev(call, "code_implementation", f"Code implemented in {file.path}: {n} functions", code_meta))
+        out.append(
+            _ev(call, "code_implementation", f"Code implemented in {file.path}: {n} functions", code_meta)
+        )
     if file.file_type == "documentation":
-        out.append(_ev(call, "documentation", f"Documentation written: {file.path} citing {len(cited)} sources", meta))
+        out.append(
+            _ev(
+                call, "documentation", f"Documentation written: {file.path} citing {len(cited)} sources", meta
+            )
+        )
         if cited:
             summary = f"Answer synthesized in {file.path} from {', '.join(cited[:5])}"
             out.append(_ev(call, "synthesis", summary, meta, confidence=0.9))

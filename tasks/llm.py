@@ -14,13 +14,14 @@ import re
 import time
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
+from types import ModuleType
 from typing import Any, Generic, Literal, TypeVar, overload
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from memory.models import CallCost
 from tasks import prompts
-from tasks.cassette import CassettePlayer, CassetteRecorder, Match, Reply
+from tasks.cassette import CassetteError, CassettePlayer, CassetteRecorder, Match, Reply
 from tasks.schemas import (
     INPUTS,
     OUTPUTS,
@@ -124,6 +125,8 @@ class ModelClient:
             started = time.perf_counter()
             try:
                 reply = self._complete(kind, messages)
+            except CassetteError:
+                raise  # the replay cannot reproduce the run: a reproduction bug, not a model failure
             except Exception as exc:  # any provider failure is a failed call, never a crash
                 cost += CallCost(seconds=time.perf_counter() - started)
                 return self._failed(kind, one_line(exc), attempt, cost, raw)
@@ -164,7 +167,7 @@ class ModelClient:
         return entry.reply
 
     def _litellm_reply(self, messages: list[dict[str, str]]) -> Reply:
-        import litellm
+        litellm = _litellm()
 
         extra = dict(self.litellm_kwargs)
         if supports_json_mode(self.model):
@@ -281,8 +284,11 @@ def _describe(exc: Exception) -> str:
 
 
 def one_line(error: object, limit: int = 300) -> str:
-    """An exception or message as one short line (class name kept for exceptions)."""
-    text = f"{type(error).__name__}: {error}" if isinstance(error, BaseException) else str(error)
+    """An exception or message as one short line, naming the exception class, no traceback."""
+    text = str(error).split("Traceback (most recent call last)", 1)[0]
+    if isinstance(error, BaseException) and not isinstance(error, ReplayedProviderError):
+        name = type(error).__name__
+        text = text if name in text else f"{name}: {text}"
     flat = " ".join(text.split())
     return flat if len(flat) <= limit else flat[: limit - 3] + "..."
 
@@ -299,7 +305,7 @@ def _cost(reply: Reply, seconds: float) -> CallCost:
 def _usd(model: str, response: Any) -> float:
     if model.startswith(OFFLINE_PREFIX):
         return 0.0
-    import litellm
+    litellm = _litellm()
 
     try:  # unknown models (custom providers, new releases) have no price: cost 0, not a crash
         return float(litellm.completion_cost(completion_response=response) or 0.0)
@@ -311,7 +317,7 @@ def supports_json_mode(model: str) -> bool:
     """Whether litellm knows the model accepts `response_format` (JSON mode)."""
     if model.startswith((OFFLINE_PREFIX, REPLAY_PREFIX)):
         return False
-    import litellm
+    litellm = _litellm()
 
     try:
         return "response_format" in (litellm.get_supported_openai_params(model=model) or [])
@@ -327,9 +333,8 @@ def context_window(model: str) -> int:
         model = recorded.model if recorded and recorded.model else OFFLINE_PREFIX
     if model.startswith(OFFLINE_PREFIX):
         return OFFLINE_CONTEXT
-    import litellm
+    litellm = _litellm()
 
-    litellm.suppress_debug_info = True  # unknown models otherwise print a provider list to stdout
     try:
         info = litellm.get_model_info(model)
     except Exception:
@@ -339,13 +344,21 @@ def context_window(model: str) -> int:
 
 def count_tokens(model: str, text: str) -> int:
     """Tokens of `text` for `model` (litellm's tokenizer; about len/4 when that fails)."""
-    import litellm
+    litellm = _litellm()
 
     name = "gpt-4o" if model.startswith((OFFLINE_PREFIX, REPLAY_PREFIX)) else model
     try:
         return int(litellm.token_counter(model=name, text=text))
     except Exception:
         return max(1, len(text) // 4) if text else 0
+
+
+def _litellm() -> ModuleType:
+    # Imported on first use: litellm takes seconds to import and most callers never need it.
+    import litellm
+
+    litellm.suppress_debug_info = True  # unknown models otherwise print a provider list to stdout
+    return litellm
 
 
 class NetworkModelBlocked(RuntimeError):
@@ -359,7 +372,7 @@ def block_network_models(allow: Iterable[str] = ()) -> Callable[[], None]:
     `litellm.custom_provider_map` (local fakes), and the providers named in `allow`.
     A refused completion raises `NetworkModelBlocked`, which `ModelClient` reports as a failed call.
     """
-    import litellm
+    litellm = _litellm()
 
     real_completion, real_embedding = litellm.completion, litellm.embedding
     allowed = {"cairn", *allow}

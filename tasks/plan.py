@@ -31,7 +31,9 @@ MODES: dict[IterationMode, tuple[int, int]] = {"fast": (4, 3), "deep": (8, 5)}  
 
 def score(candidate: PlannedCall, missing: list[str], done: set[str]) -> float:
     """Expected evidence toward what the validator still misses, plus novelty against history."""
-    wanted = {ev for req in missing for word, evs in _REQUIREMENT_EVIDENCE.items() if word in req for ev in evs}
+    wanted = {
+        ev for req in missing for word, evs in _REQUIREMENT_EVIDENCE.items() if word in req for ev in evs
+    }
     toward = len(wanted.intersection(candidate.expected_evidence)) / max(1, len(wanted)) if wanted else 0.0
     novelty = 0.0 if candidate.signature in done else 1.0
     base = 0.2 if candidate.expected_evidence else 0.1
@@ -40,7 +42,9 @@ def score(candidate: PlannedCall, missing: list[str], done: set[str]) -> float:
 
 def from_candidates(candidates: Iterable[Candidate], missing: list[str], done: set[str]) -> list[PlannedCall]:
     planned = [
-        PlannedCall(tool=c.tool, params=c.params, rationale=c.rationale, expected_evidence=c.expected_evidence)
+        PlannedCall(
+            tool=c.tool, params=c.params, rationale=c.rationale, expected_evidence=c.expected_evidence
+        )
         for c in candidates
     ]
     return [p.model_copy(update={"score": score(p, missing, done)}) for p in planned]
@@ -59,7 +63,9 @@ def merge_frontier(
     return sorted(merged.values(), key=lambda c: (-c.score, order[c.signature]))
 
 
-def pop_best(frontier: list[PlannedCall], beam: int, done: set[str]) -> tuple[list[PlannedCall], list[PlannedCall]]:
+def pop_best(
+    frontier: list[PlannedCall], beam: int, done: set[str]
+) -> tuple[list[PlannedCall], list[PlannedCall]]:
     """The `beam` best calls not run before (loop prevention), and what stays queued.
 
     At most one write per path goes into a batch, since two writes to one file cannot run in parallel.
@@ -97,6 +103,7 @@ def plan_input(
         written=sorted(state.files),
         context=context,
         recovery=recovery,
+        feedback=state.iteration_feedback,
     )
 
 

@@ -51,7 +51,8 @@ INSTRUCTIONS: Final[dict[CallKind, str]] = {
         "concluding: list unknown directories, read the files most relevant to the goal, and when "
         "the notes answer the goal write the deliverable. A report cites each fact as "
         "`[source: path]` and ends with a `## Sources` section. Address every item in `missing`; "
-        "respect every rule in `context`. If `recovery` is true the loop is stuck: propose "
+        "respect every rule in `context` and fix its hot issues first; act on every `feedback` item (the "
+        "user's corrections while the task runs). If `recovery` is true the loop is stuck: propose "
         "something different from everything tried so far. Give each candidate a rationale and "
         "the evidence types it should produce."
     ),
@@ -59,17 +60,20 @@ INSTRUCTIONS: Final[dict[CallKind, str]] = {
         "Compress one tool result for the agent's memory. `insights`: 1-2 sentences with the key "
         "findings relevant to the goal (name the file). `learning`: what this teaches about the "
         "approach. `relevance`: high, medium or low to the goal. `next_suggested_actions`: the "
-        "concrete next step it suggests. For a failed call, describe the error."
+        "concrete next step it suggests. For a failed call, describe the error. A result that bears on "
+        "a rule or hot issue in `context` is high relevance."
     ),
     "compress_batch": (
         "Compress each tool result in `calls` for the agent's memory, in the same order, one "
         "result per call: `insights` (1-2 sentences relevant to the goal, naming the file), "
-        "`learning`, `relevance` (high, medium or low) and `next_suggested_actions`."
+        "`learning`, `relevance` (high, medium or low) and `next_suggested_actions`. A result that "
+        "bears on a rule or hot issue in `context` is high relevance."
     ),
     "synthesize": (
         "Summarise how this iteration's calls advance the goal in one or two sentences, and assess "
         "progress: `advancing` (new evidence or new relevant findings), `stuck` (nothing new) or "
-        "`regressing` (more failures than before, or work undone)."
+        "`regressing` (more failures than before, or work undone). Weigh the open hot issues in "
+        "`context` and any `feedback` the user gave."
     ),
 }
 

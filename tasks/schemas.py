@@ -58,6 +58,7 @@ class PlanInput(Schema):
     written: list[str] = Field(default_factory=list)  # artifacts already written
     context: str = ""  # the CONTEXT block: rules, hot issues, snippets, reasoning history
     recovery: bool = False  # the loop is stuck: propose something different
+    feedback: list[str] = Field(default_factory=list)  # user feedback new this iteration
 
 
 class CompressInput(Schema):
@@ -66,11 +67,13 @@ class CompressInput(Schema):
     params: dict[str, JsonValue]
     outcome: str
     output: str  # truncated raw output
+    context: str = ""  # active rules and hot issues (`memory.relevant.rules_block`)
 
 
 class CompressBatchInput(Schema):
     goal: str
-    calls: list[CompressInput]
+    calls: list[CompressInput]  # each without its own `context`: the batch carries it once
+    context: str = ""
 
 
 class SynthesizeInput(Schema):
@@ -80,6 +83,8 @@ class SynthesizeInput(Schema):
     previous: list[str] = Field(default_factory=list)  # earlier syntheses, oldest first
     new_evidence: int = 0
     missing: list[str] = Field(default_factory=list)
+    context: str = ""  # active rules and hot issues
+    feedback: list[str] = Field(default_factory=list)  # user feedback this iteration took in
 
 
 class ExtractConstraintInput(Schema):

@@ -13,6 +13,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from memory.models import CheckOutcome, Frozen, Outcome
+from memory.state import TaskState
 
 
 class ToolContext(BaseModel):
@@ -27,6 +28,8 @@ class ToolContext(BaseModel):
     timeout_s: float = 120.0  # wall-clock limit for subprocess tools
     # search_memory's backend: (query, k) -> formatted hits. A live client, never part of a cache key.
     search: Callable[[str, int], list[str]] | None = None
+    # summarize_history's source: the task's current state. Also live, also never in a cache key.
+    task_state: Callable[[], TaskState] | None = None
 
 
 class WrittenFile(Frozen):

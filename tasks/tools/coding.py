@@ -13,20 +13,34 @@ from tasks.tools.base import ToolContext, ToolOutput
 def run_tests(ctx: ToolContext, target: str = ".") -> ToolOutput:
     result = code_tools.run_tests(ctx.artifacts, target, timeout_s=ctx.timeout_s)
     text = f"{result.summary}\n\n{result.output}".strip()
-    return ToolOutput(text=text, outcome=result.outcome, error=None if result.outcome == "success" else result.summary,
-                      checks=result.checks, paths=[target])
+    return ToolOutput(
+        text=text,
+        outcome=result.outcome,
+        error=None if result.outcome == "success" else result.summary,
+        checks=result.checks,
+        paths=[target],
+    )
 
 
 def lint(ctx: ToolContext, target: str = ".") -> ToolOutput:
     result = code_tools.lint(ctx.artifacts, target, timeout_s=ctx.timeout_s)
     lines = [f"{f.file}:{f.line}:{f.column}: {f.code} {f.message}" for f in result.findings]
-    return ToolOutput(text="\n".join([result.summary, *lines]), outcome=result.outcome,
-                      error=None if result.outcome == "success" else result.summary, checks=result.checks,
-                      paths=[target])
+    return ToolOutput(
+        text="\n".join([result.summary, *lines]),
+        outcome=result.outcome,
+        error=None if result.outcome == "success" else result.summary,
+        checks=result.checks,
+        paths=[target],
+    )
 
 
 def run_python(ctx: ToolContext, code: str | None = None, path: str | None = None) -> ToolOutput:
     result = code_tools.run_python(ctx.artifacts, code=code, path=path, timeout_s=ctx.timeout_s)
     text = "\n".join(part for part in (result.summary, result.stdout, result.stderr) if part)
-    return ToolOutput(text=text, outcome=result.outcome, error=None if result.outcome == "success" else result.summary,
-                      checks=result.checks, paths=[path] if path else [])
+    return ToolOutput(
+        text=text,
+        outcome=result.outcome,
+        error=None if result.outcome == "success" else result.summary,
+        checks=result.checks,
+        paths=[path] if path else [],
+    )

@@ -12,7 +12,7 @@ from typing import Any
 
 from memory.models import PlannedCall, TaskType
 from tasks.schemas import ToolSpec
-from tasks.tools import coding, files, memory_search
+from tasks.tools import coding, files, history_tools, memory_search
 from tasks.tools.base import ToolContext, ToolOutput, failure
 
 ToolFn = Callable[..., ToolOutput]
@@ -72,6 +72,15 @@ TOOLS: dict[str, tuple[ToolFn, ToolSpec]] = {
             name="run_python",
             description="Run a Python snippet or a workspace script (timeout and output cap apply).",
             params={"code": "a snippet to run, or", "path": "a script in the workspace"},
+        ),
+    ),
+    "summarize_history": (
+        history_tools.summarize_history,
+        ToolSpec(
+            name="summarize_history",
+            description="The key decisions of this task so far: rules, feedback, files written, hot issues, "
+            "turning points, the last verdict and the latest important findings.",
+            params={"focus": "optional words to narrow turning points and findings to", "limit": "lines per part"},
         ),
     ),
 }

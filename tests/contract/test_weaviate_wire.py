@@ -184,3 +184,16 @@ def test_the_double_refuses_a_search_across_tenants(wired: DoubleWeaviateStore) 
             client.collections.use("CairnMemory").query.fetch_objects()
     finally:
         client.close()
+
+
+def test_purge_deletes_expired_objects_tenant_by_tenant(wired: DoubleWeaviateStore) -> None:
+    wired.upsert([_mem("old", "task-13", expires_at=1.0), _mem("new", "task-13")])
+    mark = len(wired.double.state.log)
+    assert wired.purge_expired() == 1
+    deletes = _new(wired, "BatchDelete", mark)
+    assert {d.tenant for d in deletes} >= {"task-13"}
+    assert all(
+        _conditions(d.filters) == {("expires_at", "OPERATOR_LESS_THAN_EQUAL", d.filters.value_number)}
+        for d in deletes
+    )
+    assert wired.get("new", "task-13") is not None and wired.get("old", "task-13") is None

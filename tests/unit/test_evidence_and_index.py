@@ -37,7 +37,9 @@ REPORT = "# Report\n\nThe reservoir holds 1.26 Mm3. [source: source:corpus/reser
 
 
 def _write_call(path: str) -> ToolCall:
-    return ToolCall(call_id="call-1-1", iteration=1, index=1, tool="write_file", params={"path": path}, paths=[path])
+    return ToolCall(
+        call_id="call-1-1", iteration=1, index=1, tool="write_file", params={"path": path}, paths=[path]
+    )
 
 
 def test_code_file_yields_creation_and_implementation_with_docstring_share() -> None:
@@ -58,14 +60,20 @@ def test_cited_document_yields_documentation_and_synthesis() -> None:
 
 def test_uncited_document_is_no_synthesis_and_failed_reads_are_no_evidence() -> None:
     file, _ = register_file("c", WrittenFile(path="notes.md", content="just notes"), None, 1.0)
-    assert "synthesis" not in {e.type for e in evidence_for(_write_call("notes.md"), file, None, "just notes")}
+    assert "synthesis" not in {
+        e.type for e in evidence_for(_write_call("notes.md"), file, None, "just notes")
+    }
     failed = ToolCall(call_id="c", iteration=1, index=1, tool="read_file", outcome="failure")
     assert evidence_for(failed) == []
 
 
 def test_test_runs_yield_execution_evidence_with_counts() -> None:
     call = ToolCall(
-        call_id="c", iteration=2, index=1, tool="run_tests", outcome="failure",
+        call_id="c",
+        iteration=2,
+        index=1,
+        tool="run_tests",
+        outcome="failure",
         checks=[CheckOutcome(check_id="a", passed=True), CheckOutcome(check_id="b", passed=False)],
     )
     (ev,) = evidence_for(call)

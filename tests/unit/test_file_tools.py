@@ -25,8 +25,12 @@ def _all_files(root: Path) -> set[str]:
     return {str(p.relative_to(root)) for p in root.rglob("*")}
 
 
-@pytest.mark.parametrize("bad", ["../x", "../../etc/passwd", "/tmp/evil.txt", "a/../../x", "source:corpus/new.md"])
-def test_writes_outside_the_workspace_are_refused_and_nothing_is_written(ctx: ToolContext, tmp_path: Path, bad: str) -> None:
+@pytest.mark.parametrize(
+    "bad", ["../x", "../../etc/passwd", "/tmp/evil.txt", "a/../../x", "source:corpus/new.md"]
+)
+def test_writes_outside_the_workspace_are_refused_and_nothing_is_written(
+    ctx: ToolContext, tmp_path: Path, bad: str
+) -> None:
     before = _all_files(tmp_path)
     out = write_file(ctx, bad, "pwned")
     assert out.outcome == "failure" and out.error and "\n" not in out.error

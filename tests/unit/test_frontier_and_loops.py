@@ -27,7 +27,9 @@ def test_done_calls_never_return_to_the_frontier_and_duplicates_merge() -> None:
 
 def test_pop_best_takes_the_beam_and_one_write_per_path() -> None:
     w1 = _p("write_file", "r.md", ["synthesis"])
-    w2 = PlannedCall(tool="write_file", params={"path": "r.md", "content": "other"}, expected_evidence=["synthesis"])
+    w2 = PlannedCall(
+        tool="write_file", params={"path": "r.md", "content": "other"}, expected_evidence=["synthesis"]
+    )
     r = _p("read_file", "a.md")
     batch, rest = pop_best([w1, w2, r], beam=3, done=set())
     assert batch == [w1, r] and rest == [w2]
@@ -35,12 +37,16 @@ def test_pop_best_takes_the_beam_and_one_write_per_path() -> None:
 
 def _calls(n: int, tool: str = "read_file", same: bool = False) -> list[ToolCall]:
     return [
-        ToolCall(call_id=f"c{i}", iteration=i + 1, index=1, tool=tool, params={"path": "x" if same else f"f{i}"})
+        ToolCall(
+            call_id=f"c{i}", iteration=i + 1, index=1, tool=tool, params={"path": "x" if same else f"f{i}"}
+        )
         for i in range(n)
     ]
 
 
-def _it(i: int, progress: str = "advancing", calls: list[ToolCall] | None = None, mode: str = "fast") -> IterationRecord:
+def _it(
+    i: int, progress: str = "advancing", calls: list[ToolCall] | None = None, mode: str = "fast"
+) -> IterationRecord:
     return IterationRecord(iteration=i, progress_assessment=progress, tool_calls=calls or [], mode=mode)  # type: ignore[arg-type]
 
 
@@ -65,7 +71,9 @@ def test_same_call_three_times() -> None:
 
 
 def test_five_failed_validations() -> None:
-    verdicts = [Verdict(complete=False, confidence=0.5, rationale="no", missing=["synthesis"]) for _ in range(5)]
+    verdicts = [
+        Verdict(complete=False, confidence=0.5, rationale="no", missing=["synthesis"]) for _ in range(5)
+    ]
     state = TaskState(iterations=[_it(1)], evidence=[_ev(1)], verdicts=verdicts)
     assert "5 validations without completion" in str(decide(state).stop)
     assert decide(state.model_copy(update={"verdicts": verdicts[:4]})).stop is None
@@ -81,7 +89,7 @@ def test_no_new_evidence_for_n_iterations() -> None:
 def test_stuck_goes_deep_then_recovers_once_then_stops() -> None:
     ev = [_ev(i) for i in range(1, 6)]
     two = TaskState(iterations=[_it(1), _it(2, "stuck"), _it(3, "stuck")], evidence=ev)
-    assert decide(two) .mode == "deep" and not decide(two).recovery
+    assert decide(two).mode == "deep" and not decide(two).recovery
     three = two.model_copy(update={"iterations": [*two.iterations, _it(4, "regressing", mode="deep")]})
     assert decide(three).recovery and decide(three).stop is None
     four = three.model_copy(update={"iterations": [*three.iterations, _it(5, "stuck", mode="deep")]})

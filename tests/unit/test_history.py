@@ -25,7 +25,11 @@ def test_events_round_trip_in_order(tmp_path: Path) -> None:
     read = log.read()
     assert [e.seq for e in read.envelopes] == [1, 2, 3, 4]
     assert read.torn_tail is None
-    assert replay(read.events).feedback == ["message 0 — ünïcode ✓", "message 1 — ünïcode ✓", "message 2 — ünïcode ✓"]
+    assert replay(read.events).feedback == [
+        "message 0 — ünïcode ✓",
+        "message 1 — ünïcode ✓",
+        "message 2 — ünïcode ✓",
+    ]
 
 
 def test_torn_last_line_is_reported_and_everything_before_kept(tmp_path: Path) -> None:
