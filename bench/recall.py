@@ -25,7 +25,7 @@ from rich.table import Table
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from memory.dialog import Turn, turn_memories  # noqa: E402
+from memory.dialog import Turn, turn_memories, turn_vectors  # noqa: E402
 from memory.embeddings import Embedder, HashingEmbedder  # noqa: E402
 from memory.sqlite_store import SQLiteStore  # noqa: E402
 from memory.store import SearchFilter, SearchMode, SearchQuery  # noqa: E402
@@ -92,7 +92,8 @@ def recall_for(sample: dict[str, Any], embedder: Embedder, workdir: Path) -> dic
     """Per mode, per question: recall at each k."""
     store = SQLiteStore(workdir / f"{sample['sample_id']}-{embedder.name}.db", embedder)
     tenant = sample["sample_id"]
-    store.upsert(turn_memories(conversation_turns(sample), tenant))
+    turns = conversation_turns(sample)
+    store.upsert(turn_memories(turns, tenant), turn_vectors(turns, embedder))
     results: dict[str, list[list[float]]] = {mode: [] for mode in MODES}
     for text, gold in questions(sample):
         vector = embedder.embed([text])[0].tolist()

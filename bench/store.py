@@ -35,25 +35,30 @@ DIM, TENANTS, QUERIES, BATCH = 384, 10, 200, 1000
 MODES: tuple[SearchMode, ...] = ("vector", "keyword", "hybrid")
 
 
+# Natural text is Zipfian with function words at the head; the store drops those from queries.
+_FUNCTION_TEXT = (
+    "the of and to a in is it you that he was for on are with as i his they be at one have this from "
+    "or had by but not what all were we when your can there an which she do how their if will up "
+    "other about out many then them these so some her would make like him into has look more"
+)
+FUNCTION_WORDS = _FUNCTION_TEXT.split()
+
+
 class Corpus:
     """Deterministic synthetic records, vectors and queries."""
 
     def __init__(self, size: int, seed: int = 7) -> None:
         self.rng = np.random.default_rng(seed)
-        self.vocab = [
-            "".join(self.rng.choice(list("etaoinshrdlucmfwyp"), n)) for n in self.rng.integers(3, 9, 5000)
-        ]
-        self.weights = 1.0 / np.arange(1, len(self.vocab) + 1) ** 1.1
-        self.weights /= self.weights.sum()
-        self.texts = [self._text() for _ in range(size)]
+        letters = np.array(list("etaoinshrdlucmfwypgbvk"))
+        made = ["".join(self.rng.choice(letters, n)) for n in self.rng.integers(4, 10, 6000)]
+        self.vocab = np.array(FUNCTION_WORDS + made)
+        weights = 1.0 / np.arange(1, len(self.vocab) + 1) ** 1.05
+        picks = self.rng.choice(len(self.vocab), size=(size, 60), p=weights / weights.sum())
+        self.texts = [" ".join(self.vocab[row])[:300] for row in picks]
         self.tenants = [f"task-{i % TENANTS}" for i in range(size)]
         centres = self.rng.standard_normal((64, DIM))
         noisy = centres[self.rng.integers(0, 64, size)] + self.rng.standard_normal((size, DIM)) * 1.5
         self.vectors = (noisy / np.linalg.norm(noisy, axis=1, keepdims=True)).astype(np.float32)
-
-    def _text(self) -> str:
-        words = self.rng.choice(self.vocab, 60, p=self.weights)
-        return " ".join(words)[:300]
 
     def memories(self) -> list[Memory]:
         return [
@@ -61,11 +66,13 @@ class Corpus:
             for i, t in enumerate(self.texts)
         ]
 
-    def query(self, i: int) -> tuple[str, np.ndarray[Any, Any], str]:
+    def query(self) -> tuple[str, np.ndarray[Any, Any], str]:
+        """Six consecutive words of a random record, its vector with noise, and its tenant."""
         source = int(self.rng.integers(0, len(self.texts)))
-        words = self.texts[source].split()[:5]
+        words = self.texts[source].split()
+        start = int(self.rng.integers(0, max(1, len(words) - 6)))
         noisy = self.vectors[source] + self.rng.standard_normal(DIM).astype(np.float32) * 0.05
-        return " ".join(words), noisy / np.linalg.norm(noisy), self.tenants[source]
+        return " ".join(words[start : start + 6]), noisy / np.linalg.norm(noisy), self.tenants[source]
 
 
 def insert(store: SQLiteStore, corpus: Corpus, progress: Progress) -> float:
@@ -102,8 +109,8 @@ def timed_queries(store: SQLiteStore, corpus: Corpus, progress: Progress) -> dic
     times: dict[str, list[float]] = {mode: [] for mode in MODES}
     recalls: list[float] = []
     task = progress.add_task("queries", total=QUERIES)
-    for i in range(QUERIES):
-        text, vector, tenant = corpus.query(i)
+    for _ in range(QUERIES):
+        text, vector, tenant = corpus.query()
         for mode in MODES:
             query = SearchQuery(text=text, mode=mode, k=10, filter=SearchFilter(tenants=[tenant]))
             started = time.perf_counter()

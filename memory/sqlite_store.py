@@ -41,6 +41,7 @@ from memory.store import SearchFilter, SearchHit, SearchQuery, StoreError
 from memory.stores import as_filter, as_query, check_memories, check_query_vector, check_vectors
 
 _BLAS = ThreadpoolController()
+_MAX_CACHED_SETS = 64
 Scores = dict[int, float]  # row id -> raw leg score
 _Hits = list[SearchHit]  # aliases: the method `list` shadows the builtin inside the class
 _Memories = list[Memory]
@@ -187,11 +188,13 @@ class SQLiteStore:
             self._data_version = version
         names = tuple(sorted(set(tenants)))
         if names not in self._cache:
+            if len(self._cache) >= _MAX_CACHED_SETS:  # bound memory: forget the oldest tenant set
+                del self._cache[next(iter(self._cache))]
             self._cache[names] = _VectorCache(_vector_rows(self._conn, names), self._dim)
         return self._cache[names]
 
     def _hits(self, q: SearchQuery, scored: dict[int, _Scored]) -> _Hits:
-        memories = _memories_by_id(self._conn, [i for i, s in scored.items() if s[0] >= q.min_score])
+        memories = _memories_by_id(self._conn, _best(scored, q.k, q.min_score))
         hits = [
             SearchHit(memory=m, score=scored[i][0], vector_score=scored[i][1], keyword_score=scored[i][2])
             for i, m in memories.items()
@@ -247,9 +250,12 @@ _VALUE_FILTERS = {
     "task_type": "m.task_type = ?",
 }
 _WORD = re.compile(r"\w+")
-_STOP_TEXT = (
-    "a an the and or of to in on at for with by from is are was were be been it its this that as "
-    "what which who whom when where why how do does did i you he she we they me my your his her"
+_STOP_TEXT = (  # function words: frequent everywhere, so they only slow a query down
+    "a an the and or but if then than so of to in on at for with by from into about over up down out "
+    "is are was were be been being am has have had do does did will would can could should may might "
+    "it its this that these those there here as not no all any some very just also too more most "
+    "what which who whom whose when where why how i me my you your he him his she her we us our they "
+    "them their"
 )
 _STOPWORDS = frozenset(_STOP_TEXT.split())
 T = TypeVar("T")
@@ -261,6 +267,7 @@ def _open_database(conn: sqlite3.Connection, dim: int, retries: int) -> None:
     # OS crash or power cut could lose the last commits before a checkpoint syncs them.
     _retrying(retries, lambda: conn.execute("PRAGMA journal_mode = WAL"))
     conn.execute("PRAGMA synchronous = NORMAL")
+    conn.execute("PRAGMA cache_size = -65536")  # 64 MiB: index pages stay hot during bulk upserts
     _write(conn, retries, lambda c: _create_schema(c, dim))
 
 
@@ -429,6 +436,13 @@ def _to_memory(row: Sequence[Any]) -> Memory:
     data = dict(zip(_FIELDS, row, strict=True))
     data.update(agents=json.loads(data["agents"]), active=bool(data["active"]))
     return Memory.model_validate(data)
+
+
+def _best(scored: dict[int, _Scored], k: int, min_score: float) -> list[int]:
+    """Ids of the k best scores, plus any tied with the k-th (ties are broken by key later)."""
+    ranked = sorted((s[0], i) for i, s in scored.items() if s[0] >= min_score)[::-1]
+    cutoff = ranked[k - 1][0] if len(ranked) >= k else -1.0
+    return [i for score, i in ranked if score >= cutoff]
 
 
 def _memories_by_id(conn: sqlite3.Connection, ids: list[int]) -> dict[int, Memory]:

@@ -40,7 +40,7 @@ from urllib.parse import urlparse
 from memory import fusion
 from memory.embeddings import Embedder, stem, tokens
 from memory.models import Memory
-from memory.store import SearchFilter, SearchHit, SearchQuery, StoreError
+from memory.store import MAX_TEXT_CHARS, SearchFilter, SearchHit, SearchQuery, StoreError
 from memory.stores import as_filter, as_query, check_memories, check_query_vector, check_vectors
 
 NEVER = 253402300799.0  # 9999-12-31T23:59:59Z: the stored expiry of records that never expire
@@ -360,8 +360,7 @@ class WeaviateStore:
 
 
 def check_text(text: str) -> None:
-    from memory.store import MAX_TEXT_CHARS
-
+    """Refuse an oversized query text (an empty one just finds nothing)."""
     if len(text) > MAX_TEXT_CHARS:
         raise StoreError(f"query text has {len(text)} chars; max {MAX_TEXT_CHARS}")
 

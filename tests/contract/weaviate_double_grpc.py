@@ -246,7 +246,7 @@ def _value(value: Any, data_type: str) -> properties_pb2.Value:
 
 def add_services(server: grpc.Server, state: DoubleState) -> None:
     """Register the Weaviate service and the health check the client pings on connect."""
-    weaviate_pb2_grpc.add_WeaviateServicer_to_server(DoubleServicer(state), server)
+    weaviate_pb2_grpc.add_WeaviateServicer_to_server(DoubleServicer(state), server)  # type: ignore[no-untyped-call]
     serving = health_weaviate_pb2.WeaviateHealthCheckResponse.SERVING
     check = grpc.unary_unary_rpc_method_handler(
         lambda request, context: health_weaviate_pb2.WeaviateHealthCheckResponse(status=serving),

@@ -251,6 +251,6 @@ def sort_objects(objs: list[StoredObject], sort_by: Sequence[Any]) -> list[Store
         name = spec.path[0]
         present = [o for o in out if o.properties.get(name) is not None]
         missing = [o for o in out if o.properties.get(name) is None]
-        present.sort(key=lambda o, n=name: o.properties[n], reverse=not spec.ascending)
+        present.sort(key=lambda o: o.properties[name], reverse=not spec.ascending)
         out = present + missing
     return out

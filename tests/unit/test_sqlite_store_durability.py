@@ -53,12 +53,12 @@ def test_acknowledged_writes_survive_sigkill(tmp_path: Path) -> None:
 
 def test_concurrent_writers_lose_nothing(tmp_path: Path) -> None:
     db = tmp_path / "memory.db"
-    children = [writer(db, prefix, 150, shared=20) for prefix in ("a", "b")]
+    children = [writer(db, prefix, 100, shared=20) for prefix in ("a", "b")]
     outputs = [child.communicate(timeout=60)[0].split() for child in children]
     assert [child.returncode for child in children] == [0, 0]
     assert_intact(db)
     with SQLiteStore(db, HashingEmbedder(dim=DIM)) as store:
-        assert store.count() == 2 * 150 - 20  # the shared keys are one record each
+        assert store.count() == 2 * 100 - 20  # the shared keys are one record each
         assert all(store.get(key, "t") is not None for keys in outputs for key in keys)
         merged = [sorted(store.get(f"shared-{i}", "t").agents) for i in range(20)]  # type: ignore[union-attr]
         assert merged == [["a", "b"]] * 20  # read-merge-write of agents is serialised

@@ -1,0 +1,40 @@
+"""Conversation turns as memory records."""
+
+from __future__ import annotations
+
+from memory.dialog import Turn, turn_memories, turn_vectors
+from memory.embeddings import HashingEmbedder
+
+
+def _turns() -> list[Turn]:
+    lines = [("s1", "Ann", "I adopted a dog"), ("s1", "Bo", "What breed?"), ("s1", "Ann", "A beagle")]
+    lines += [("s2", "Bo", "How is the beagle?"), ("s2", "Ann", "Great, we hike daily")]
+    return [
+        Turn(speaker=who, text=text, turn_id=f"D{i}", session=session, when=f"{session} day")
+        for i, (session, who, text) in enumerate(lines)
+    ]
+
+
+def test_turn_text_has_date_speaker_and_same_session_neighbours() -> None:
+    memories = turn_memories(_turns(), "chat", context=1)
+    assert memories[2].content == "[s1 day] Ann: A beagle\nBo: What breed?"  # s2 is another sitting
+    assert memories[3].content.startswith("[s2 day] Bo: How is the beagle?\nAnn: Great")
+    assert [m.source for m in memories] == ["D0", "D1", "D2", "D3", "D4"]
+    assert {m.thread_id for m in memories} == {"s1", "s2"} and memories[0].kind == "document_chunk"
+
+
+def test_keys_identify_the_turn_not_its_context() -> None:
+    narrow = turn_memories(_turns(), "chat", context=0)
+    wide = turn_memories(_turns(), "chat", context=2)
+    assert [m.key for m in narrow] == [m.key for m in wide]
+    assert len({m.key for m in wide}) == 5
+
+
+def test_image_captions_are_indexed_and_empty_turns_skipped() -> None:
+    turns = [
+        Turn(speaker="Ann", text="Look!", image_caption="a dog on a beach"),
+        Turn(speaker="Bo", text=" "),
+    ]
+    memories = turn_memories(turns, "chat")
+    assert len(memories) == 1 and "a dog on a beach" in memories[0].content
+    assert turn_vectors(turns, HashingEmbedder(dim=16)).shape == (1, 16)
