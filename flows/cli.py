@@ -24,6 +24,11 @@ def fail(message: str, code: int = 1) -> NoReturn:
 
 
 def settings(workspace: Path | None) -> Settings:
+    """The settings, read once; every command comes here first, so this is where the process
+    learns its secrets (and starts redacting its logs) before anything is written."""
+    from flows.runtime import protect_secrets
+
+    protect_secrets()
     base = Settings()
     return base.model_copy(update={"workspace": workspace}) if workspace else base
 
@@ -124,6 +129,81 @@ def rules(
     from flows.commands import rules_command
 
     rules_command(settings(workspace).run_config(), retire, as_json)
+
+
+@app.command()
+def verify(task_id: str, workspace: WorkspaceOpt = None, as_json: JsonOpt = False) -> None:
+    """Check a task's history.jsonl: every line parses and chains to the one before it.
+    Exit code 0 if intact, 1 if a line was changed, removed or reordered."""
+    from flows.commands import verify_command
+
+    verify_command(settings(workspace).run_config(), task_id, as_json)
+
+
+server_app = typer.Typer(no_args_is_help=True, help="A local Prefect server for UI and schedules.")
+app.add_typer(server_app, name="server")
+
+
+@server_app.command("start")
+def server_start(
+    port: Annotated[int, typer.Option("--port")] = 4200,
+    host: Annotated[str, typer.Option("--host")] = "127.0.0.1",
+    database_url: Annotated[
+        str | None, typer.Option("--database-url", envvar="CAIRN_PREFECT_DATABASE_URL", help="PostgreSQL URL")
+    ] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Start the server in the background (SQLite under ~/.cairn unless --database-url); print its UI URL."""
+    from flows.server import server_command
+
+    server_command("start", port=port, host=host, database_url=database_url, as_json=as_json)
+
+
+@server_app.command("stop")
+def server_stop(as_json: JsonOpt = False) -> None:
+    """Stop the server `cairn server start` started."""
+    from flows.server import server_command
+
+    server_command("stop", as_json=as_json)
+
+
+@server_app.command("status")
+def server_status(as_json: JsonOpt = False) -> None:
+    """Whether the server runs, where, and its UI URL."""
+    from flows.server import server_command
+
+    server_command("status", as_json=as_json)
+
+
+@app.command()
+def serve(
+    goal: Annotated[str, typer.Argument(help="What each scheduled run should achieve")],
+    source: Annotated[list[Path] | None, typer.Option("--source", "-s", help="Read-only material")] = None,
+    cron: Annotated[str | None, typer.Option("--cron", help="A cron schedule, e.g. '0 6 * * *'")] = None,
+    interval: Annotated[float | None, typer.Option("--interval", help="Seconds between runs")] = None,
+    name: Annotated[str | None, typer.Option("--name", help="Deployment name")] = None,
+    model: Annotated[str | None, typer.Option("--model")] = None,
+    max_iterations: Annotated[int | None, typer.Option("--max-iterations")] = None,
+    workspace: WorkspaceOpt = None,
+) -> None:
+    """Run GOAL as a new task on a schedule, from this machine, until stopped (needs `cairn server start`)."""
+    from flows.server import serve_command
+
+    sources = [str(path.resolve()) for path in source or []]
+    config = settings(workspace).run_config()
+    serve_command(config, goal, sources, cron, interval, name, model, max_iterations)
+
+
+@app.command()
+def ui(
+    task_id: str,
+    open_browser: Annotated[bool, typer.Option("--open", help="Open it in a browser")] = False,
+    workspace: WorkspaceOpt = None,
+) -> None:
+    """Print the Prefect UI page of a task's latest flow run."""
+    from flows.server import ui_command
+
+    ui_command(settings(workspace).run_config(), task_id, open_browser)
 
 
 def main() -> None:  # pragma: no cover - console script shim

@@ -5,11 +5,14 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from pydantic import BaseModel
 from rich.console import Console
 
 from flows.cli import emit, fail
 from flows.runtime import prepare
-from memory.workspace import Workspace, WorkspaceError, new_task_id
+from memory.history import HistoryError
+from memory.redact import redact
+from memory.workspace import TaskRepo, Workspace, WorkspaceError, new_task_id
 from tasks.deps import RunConfig, deps_for
 
 err = Console(stderr=True)
@@ -20,6 +23,9 @@ def run_command(
 ) -> None:
     if not goal.strip():
         fail("the goal is empty")
+    # The goal becomes a flow-run parameter, the run's name and every prompt: a key pasted into it
+    # must stop here, before Prefect or a model sees it.
+    goal = redact(goal)
     where = prepare(Path(config.workspace))
     task_id = task_id or new_task_id(goal)
     err.print(f"[bold]cairn[/] task [cyan]{task_id}[/] · {where} · workspace {config.workspace}")
@@ -65,7 +71,10 @@ def show_command(config: RunConfig, task_id: str, as_json: bool) -> None:
         repo = Workspace(Path(config.workspace)).task(task_id)
     except WorkspaceError as exc:
         fail(str(exc))
-    replay = repo.read()
+    try:
+        replay = repo.read()
+    except HistoryError as exc:  # damage in the middle of the log: `cairn verify` says where
+        fail(f"{exc}; run `cairn verify {task_id}`")
     view = task_view(repo, replay)
     if as_json:
         emit(view.model_dump(mode="json"))
@@ -93,7 +102,7 @@ def feedback_command(config: RunConfig, task_id: str, message: str, as_json: boo
     from flows.rules import give_feedback
 
     try:
-        result = give_feedback(config, task_id, message)
+        result = give_feedback(config, task_id, redact(message))
     except (WorkspaceError, ValueError) as exc:
         fail(str(exc).splitlines()[0])
     if as_json:
@@ -146,3 +155,61 @@ def reindex_command(config: RunConfig, task_id: str, as_json: bool) -> None:
         emit({"task_id": task_id, "events": count, "records": records, "torn_tail": replay.torn_tail})
     else:
         err.print(f"reindexed [cyan]{task_id}[/]: {count} events → {records} records")
+
+
+def verify_command(config: RunConfig, task_id: str, as_json: bool) -> None:
+    """Check the task's hash chain; exit 1 if a line was changed, removed or reordered."""
+    try:
+        repo = Workspace(Path(config.workspace)).task(task_id)
+    except WorkspaceError as exc:
+        fail(str(exc))
+    report = integrity(repo)
+    if as_json:
+        emit(report.model_dump(mode="json"))
+    else:
+        _print_integrity(report)
+    if not report.ok:
+        sys.exit(1)
+
+
+class Integrity(BaseModel):
+    """`cairn verify`'s answer. A torn or corrupt *last* line is what a crash while appending
+    leaves (the next append cuts it): reported in `torn_tail`, not counted as tampering."""
+
+    task_id: str
+    ok: bool
+    lines: int
+    problems: list[str]
+    torn_tail: str | None = None
+
+
+def integrity(repo: TaskRepo) -> Integrity:
+    chain = repo.history.verify()
+    torn = _torn_tail(repo)
+    last = f"line {_last_line_number(repo.history.path)}:"
+    problems = [p for p in chain.problems if not (torn and p.startswith(last))]
+    return Integrity(
+        task_id=repo.task_id, ok=not problems, lines=chain.lines, problems=problems, torn_tail=torn
+    )
+
+
+def _torn_tail(repo: TaskRepo) -> str | None:
+    try:
+        return repo.read().torn_tail
+    except HistoryError:
+        return None  # the damage is in the middle: the chain check names it
+
+
+def _last_line_number(path: Path) -> int:
+    data = path.read_bytes()
+    return data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+
+
+def _print_integrity(report: Integrity) -> None:
+    out = Console(highlight=False)
+    status = "[green]intact[/]" if report.ok else "[red]TAMPERED[/]"
+    out.print(f"{report.task_id}: history {status} ({report.lines} lines)")
+    for problem in report.problems:
+        out.print(f"  [red]{problem}[/]")
+    if report.torn_tail:
+        out.print(f"  [yellow]{report.torn_tail} (a crash while appending; the next append cuts it)[/]")

@@ -19,7 +19,7 @@ from memory.relevant import rules_block
 from tasks._prefect import CallKey
 from tasks.deps import RunConfig
 from tasks.schemas import SynthesizeInput, SynthesizeOutput
-from tasks.steps import run_tool
+from tasks.steps import run_tool, test_kill_point
 
 
 class IterationSummary(BaseModel):
@@ -38,21 +38,22 @@ def bfs_iteration(config: RunConfig, task_id: str, iteration: int, mode: Iterati
     if session.state.current != iteration:
         feedback = session.state.pending_feedback
         session.recorder.record(IterationStarted(iteration=iteration, mode=mode, feedback=feedback))
-    evidence_before = len(session.state.evidence)
+    evidence_before = sum(ev.iteration < iteration for ev in session.state.evidence)  # resumed: same count
     context = session.context()
     batch = plan_batch(session, iteration, context, recovery)
     finished = {c.index for c in session.state.pending_calls}
     ctx = session.tool_context()
-    keys = [CallKey(task_id=task_id, iteration=iteration, index=i + 1, kind="tool") for i in range(len(batch))]
+    keys = [CallKey(task_id=task_id, iteration=iteration, index=n, kind="tool")
+            for n in range(1, len(batch) + 1)]
     started = time.monotonic()
     futures = {
-        key.index: run_tool.with_options(task_run_name=_name(call.tool, call.params), tags=[f"tool:{call.tool}"])
+        key.index: run_tool.with_options(task_run_name=_name(call.tool, call.params), tags=_tags(call.tool))
         .submit(key, call, ctx)
         for key, call in zip(keys, batch, strict=True)
         if key.index not in finished
     }
-    results = ((key, call, futures[key.index].result()) for key, call in zip(keys, batch, strict=True)
-               if key.index not in finished)
+    results = ((key, call, test_kill_point(futures[key.index].result(), futures.values()))
+               for key, call in zip(keys, batch, strict=True) if key.index not in finished)
     for key, call, output, compression, cost in compress_results(session, results):
         record_call(session, key, call, output, compression, cost, time.monotonic() - started)
     return _synthesize(session, config, task_id, iteration, mode, evidence_before)
@@ -81,6 +82,10 @@ def _synthesize(session, config: RunConfig, task_id: str, iteration: int, mode: 
     session.recorder.record(IterationCompleted(record=record))
     return IterationSummary(iteration=iteration, calls=len(calls), new_evidence=new_evidence,
                             progress=progress, synthesis=synthesis)
+
+
+def _tags(tool: str) -> list[str]:
+    return [f"tool:{tool}"]
 
 
 def _name(tool: str, params: dict[str, object]) -> str:

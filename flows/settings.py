@@ -40,8 +40,9 @@ class Settings(BaseSettings):
             "validators_dir": str(self.validators_dir) if self.validators_dir else None,
             "context_tokens": self.context_tokens,
             "compress": self.compress,
-            "skip_compress": tool_list(self.skip_compress),
         }
+        if self.skip_compress is not None:  # unset: RunConfig's default skip list
+            values["skip_compress"] = tool_list(self.skip_compress)
         values.update({k: v for k, v in overrides.items() if v is not None})
         return RunConfig.model_validate(values)
 

@@ -51,7 +51,9 @@ class ScriptedModel(CustomLLM):
             content = respond(messages)
         return ModelResponse(
             model=model,
-            choices=[{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}],
+            choices=[
+                {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}
+            ],
             usage={"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120},
         )
 
@@ -77,7 +79,9 @@ def session_for(config: RunConfig, task_id: str) -> Session:
     """What `open_session` builds, with model calls going straight to a `ModelClient` (no Prefect)."""
     deps = deps_for(config)
     recorder = TaskRecorder(deps.workspace.task(task_id), deps.store)
-    return Session(config=config, deps=deps, recorder=recorder, client=ModelClient(config.model, max_attempts=1))
+    return Session(
+        config=config, deps=deps, recorder=recorder, client=ModelClient(config.model, max_attempts=1)
+    )
 
 
 def drive_iteration(config: RunConfig, task_id: str, n: int, outputs: Outputs) -> tuple[Session, str]:
@@ -101,3 +105,21 @@ def drive_iteration(config: RunConfig, task_id: str, n: int, outputs: Outputs) -
 
 def workspace_config(root: Path, **overrides: Any) -> RunConfig:
     return RunConfig(workspace=str(root), model="script/model", **overrides)
+
+
+def create_task(config: RunConfig, task_id: str, goal: str) -> Session:
+    """What `flows.start.start_task` records for a new task, without Prefect."""
+    from flows.rules import constraint_event
+    from memory.events import TaskCreated, UserMessage
+    from tasks.schemas import ExtractConstraintInput
+
+    deps = deps_for(config)
+    deps.workspace.create_task(
+        TaskCreated(task_id=task_id, goal=goal, task_type="coding_task", model=config.model)
+    )
+    session = session_for(config, task_id)
+    session.recorder.record(UserMessage(text=goal, role="goal"))
+    assert session.client is not None
+    result = session.client.call("extract_constraint", ExtractConstraintInput(message=goal))
+    session.recorder.record(constraint_event(result.output if result.ok else None, goal))
+    return session
