@@ -21,7 +21,15 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from memory.models import CallCost
 from tasks import prompts
-from tasks.cassette import CassetteError, CassettePlayer, CassetteRecorder, Match, Reply
+from tasks.cassette import (
+    CassetteError,
+    CassettePlayer,
+    Match,
+    Reply,
+    load_cassette,
+    player_for,
+    recorder_for,
+)
 from tasks.schemas import (
     INPUTS,
     OUTPUTS,
@@ -85,7 +93,7 @@ class ModelClient:
         self.timeout = timeout
         self.litellm_kwargs = dict(litellm_kwargs or {})  # api_base, api_key, mock_response...
         self._player = _player(model, replay_match)
-        self._recorder = CassetteRecorder(record, model) if record else None
+        self._recorder = recorder_for(record, model) if record else None
         if model.startswith(OFFLINE_PREFIX):
             from tasks.offline import register_offline
 
@@ -192,18 +200,24 @@ class ModelOutputError(ValueError):
 
 
 def parse_model_json(text: str) -> Any:
-    """The JSON value in a model reply: bare, fenced, after prose, with trailing commas tolerated.
+    r"""The JSON value in a model reply: bare, fenced, after prose, with trailing commas tolerated.
 
     >>> parse_model_json('Sure! ```json\n{"a": [1, 2,],}\n``` Hope that helps.')
     {'a': [1, 2]}
     """
     if not isinstance(text, str) or not text.strip():
         raise ModelOutputError("empty reply: expected a JSON object")
+    scalar: list[Any] = []
     for candidate in _json_candidates(text):
         try:
-            return _decode_at_start(candidate)
+            value = _decode_at_start(candidate)
         except (ValueError, RecursionError):  # JSONDecodeError, huge ints, absurd nesting
             continue
+        if isinstance(value, dict | list):
+            return value
+        scalar = scalar or [value]  # "2 results: {...}" starts with a number: keep looking for the object
+    if scalar:
+        return scalar[0]
     if "{" in text and text.count("{") > text.count("}"):
         raise ModelOutputError("reply is not complete JSON (truncated? more '{' than '}')")
     raise ModelOutputError("no valid JSON object found in the reply")
@@ -261,7 +275,16 @@ def _player(model: str, match: Match) -> CassettePlayer | None:
     if not model.startswith(REPLAY_PREFIX):
         return None
     path, _, query = model[len(REPLAY_PREFIX) :].partition("?match=")
-    return CassettePlayer(path, "kind" if query == "kind" else match)
+    return player_for(path, "kind" if query == "kind" else match)
+
+
+def _recorded_model(model: str) -> str:
+    path = model[len(REPLAY_PREFIX) :].partition("?match=")[0]
+    try:
+        entries = load_cassette(Path(path))
+    except CassetteError:
+        return OFFLINE_PREFIX
+    return entries[0].model if entries else OFFLINE_PREFIX
 
 
 def _validate(kind: CallKind, reply: Reply) -> Schema:
@@ -329,8 +352,7 @@ def context_window(model: str) -> int:
     """The model's input token limit (8192 when litellm does not know it; 32768 offline)."""
     if model.startswith(REPLAY_PREFIX):
         # Budget as the recorded run did, so replayed prompts hash the same.
-        recorded = _player(model, "kind")
-        model = recorded.model if recorded and recorded.model else OFFLINE_PREFIX
+        model = _recorded_model(model)
     if model.startswith(OFFLINE_PREFIX):
         return OFFLINE_CONTEXT
     litellm = _litellm()
@@ -372,7 +394,7 @@ def block_network_models(allow: Iterable[str] = ()) -> Callable[[], None]:
     `litellm.custom_provider_map` (local fakes), and the providers named in `allow`.
     A refused completion raises `NetworkModelBlocked`, which `ModelClient` reports as a failed call.
     """
-    litellm = _litellm()
+    import litellm
 
     real_completion, real_embedding = litellm.completion, litellm.embedding
     allowed = {"cairn", *allow}

@@ -10,13 +10,14 @@ True
 from __future__ import annotations
 
 import math
+import re
 
-from memory.embeddings import tokens
 from tasks.offline import text
 from tasks.schemas import Note, PlanInput
 
 MAX_SENTENCES = 8
 MIN_SCORE = 0.12  # weighted share of the goal's terms below which a sentence is off-topic
+SOURCE_SHARE = 0.4  # a source is cited when its best sentence scores at least this share of the best
 
 
 def citable_notes(inp: PlanInput) -> list[Note]:
@@ -54,6 +55,7 @@ def build_report(inp: PlanInput) -> str:
         body = ["No file read so far contains facts that answer this goal."]
     else:
         body = [f"- {sentence} [source: {source}]" for _, sentence, source in chosen]
+        body = _derived(inp.goal, chosen) + body
     cited = list(dict.fromkeys(source for _, _, source in chosen))
     read = sum(1 for f in inp.files if f.read)
     tail = [
@@ -81,7 +83,7 @@ def _choose(query: str, notes: list[Note]) -> list[tuple[float, str, str]]:
     )
     if not pool:
         return []
-    floor = max(MIN_SCORE, 0.5 * pool[0][0])
+    floor = max(MIN_SCORE, SOURCE_SHARE * pool[0][0])
     chosen: list[tuple[float, str, str]] = []
     for item in pool:  # first pass: one sentence per source, so every relevant file is cited
         if item[0] >= floor and item[2] not in {c[2] for c in chosen}:
@@ -102,15 +104,57 @@ def _term_weights(query: str, notes: list[Note]) -> dict[str, float]:
     # Inverse document frequency over the sources: a term every file mentions (the town's name)
     # says little about which sentence answers the question.
     seen = [
-        set(tokens(" ".join(n.text for n in notes if n.source == src))) for src in {n.source for n in notes}
+        set(text.terms(" ".join(n.text for n in notes if n.source == src)))
+        for src in {n.source for n in notes}
     ]
     return {t: math.log((len(seen) + 1) / max(1, sum(t in s for s in seen))) for t in text.goal_terms(query)}
 
 
 def _score(sentence: str, weights: dict[str, float], query: str) -> float:
     total = sum(weights.values()) or 1.0
-    words = set(tokens(sentence))
+    words = set(text.terms(sentence))
     score = sum(w for t, w in weights.items() if t in words) / total
     if text.asks_quantity(query) and text.has_figure(sentence):
         score *= 1.3  # "how many ..." is answered by on-topic sentences that state numbers
     return score
+
+
+# --- one derived figure: "how many days does a stock last at a daily rate" ----------------------
+
+_AMOUNT = re.compile(
+    r"(\d[\d,]*(?:\.\d+)?)\s*(million|thousand|billion)?\s*"
+    r"(cubic met(?:re|er)s|m3|m³|litres|liters|gallons|megalit(?:re|er)s|tonnes|kwh)",
+    re.IGNORECASE,
+)
+_RATE = re.compile(r"\b(?:daily|per day|a day|each day|/day|every day)\b", re.IGNORECASE)
+_SCALE = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
+
+
+def _derived(goal: str, chosen: list[tuple[float, str, str]]) -> list[str]:
+    """'About N days' from the best cited stock and daily rate in the same unit, else nothing."""
+    if not re.search(r"\bhow (?:many days|long)\b", goal, re.IGNORECASE):
+        return []
+    stocks = [(a, s, src) for _, s, src in chosen if not _RATE.search(s) for a in _amounts(s)]
+    rates = [(a, s, src) for _, s, src in chosen if _RATE.search(s) for a in _amounts(s)]
+    for (stock, unit), _, stock_src in stocks:
+        for (rate, rate_unit), _, rate_src in rates:
+            if unit == rate_unit and rate > 0:
+                cites = " ".join(f"[source: {src}]" for src in dict.fromkeys([stock_src, rate_src]))
+                return [
+                    f"- About {stock / rate:,.0f} days: {stock:,.0f} {unit} held / {rate:,.0f} {unit} "
+                    f"used per day. {cites}"
+                ]
+    return []
+
+
+def _amounts(sentence: str) -> list[tuple[float, str]]:
+    found = []
+    for number, scale, unit in _AMOUNT.findall(sentence):
+        value = float(number.replace(",", "")) * _SCALE.get(scale.lower(), 1.0)
+        found.append((value, _unit(unit)))
+    return found
+
+
+def _unit(unit: str) -> str:
+    lowered = unit.lower().replace("meter", "metre").replace("liter", "litre")
+    return "cubic metres" if lowered in ("m3", "m³") else lowered

@@ -40,22 +40,32 @@ _SPLIT = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[A-Z0-9])")
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 
 
+# Adjectives of time units name the unit: "days of water at daily consumption". Keys are stems
+# as `tokens` leaves them ("daily" -> "dai"; "weekly" -> "week" needs no entry).
+_UNIT_STEMS = {"dai": "day", "annual": "year"}
+
+
+def terms(text: str) -> list[str]:
+    """Stemmed content words (`memory.embeddings.tokens`) with time-unit adjectives unified."""
+    return [_UNIT_STEMS.get(t, t) for t in tokens(text)]
+
+
 def goal_terms(goal: str) -> frozenset[str]:
     """The goal's content words, stemmed, without the question's frame words."""
-    terms = frozenset(tokens(goal)) - {tokens(w)[0] for w in FILLER if tokens(w)}
-    return terms or frozenset(tokens(goal))
+    wanted = frozenset(terms(goal)) - {t for w in FILLER for t in terms(w)}
+    return wanted or frozenset(terms(goal))
 
 
 def overlap(goal: str, text: str) -> float:
     """Share of the goal's terms that occur in `text` (0..1)."""
-    terms = goal_terms(goal)
-    return len(terms & set(tokens(text))) / len(terms) if terms else 0.0
+    wanted = goal_terms(goal)
+    return len(wanted & set(terms(text))) / len(wanted) if wanted else 0.0
 
 
 def matched_words(goal: str, text: str) -> list[str]:
     """The goal's own words (unstemmed, in order) whose stems occur in `text`."""
-    present = set(tokens(text)) & goal_terms(goal)
-    words = [w for w in re.findall(r"[A-Za-z0-9][\w'-]*", goal) if tokens(w) and tokens(w)[0] in present]
+    present = set(terms(text)) & goal_terms(goal)
+    words = [w for w in re.findall(r"[A-Za-z0-9][\w'-]*", goal) if terms(w) and terms(w)[0] in present]
     return list(dict.fromkeys(words))
 
 

@@ -16,7 +16,7 @@ from litellm import Usage
 from litellm.llms.custom_llm import CustomLLM
 from litellm.types.utils import ModelResponse
 
-from tasks.cassette import CassetteError, CassettePlayer, load_cassette
+from tasks.cassette import CassetteError, CassettePlayer, forget_cassettes, load_cassette
 from tasks.llm import LLMResult, ModelClient, block_network_models, context_window
 from tasks.schemas import (
     CompressInput,
@@ -32,7 +32,9 @@ GOAL = "How big is the Alder Creek reservoir?"
 @pytest.fixture(autouse=True)
 def no_network_models() -> Iterator[None]:
     undo = block_network_models()
+    forget_cassettes()
     yield
+    forget_cassettes()
     undo()
 
 
@@ -122,7 +124,7 @@ class Flaky(CustomLLM):
         super().__init__()
         self.replies: list[str | Exception] = [RuntimeError("503 upstream"), "oops", '{"rule": "N/A"}']
 
-    def completion(self, model: str, messages: list[Any], *args: Any, **kwargs: Any) -> ModelResponse:  # type: ignore[override]
+    def completion(self, model: str, messages: list[Any], *args: Any, **kwargs: Any) -> ModelResponse:
         reply = self.replies.pop(0)
         if isinstance(reply, Exception):
             raise reply
@@ -162,3 +164,30 @@ def test_missing_cassette_and_player_model(tmp_path: Path) -> None:
     (tmp_path / "bad.jsonl").write_text("{not json}\n")
     with pytest.raises(CassetteError, match=r"bad\.jsonl:1"):
         load_cassette(tmp_path / "bad.jsonl")
+
+
+def test_clients_share_a_cassette_and_replay_tolerates_reordering(tmp_path: Path) -> None:
+    path = tmp_path / "run.jsonl"
+    first, second = ModelClient("cairn/offline", record=path), ModelClient("cairn/offline", record=path)
+    calls = [
+        CompressInput(
+            goal=GOAL,
+            tool="read_file",
+            params={"path": f"{n}.md"},
+            outcome="success",
+            output=f"The reservoir holds {n} million m3.",
+        )
+        for n in range(3)
+    ]
+    recorded = [
+        first.call("compress", calls[0]),
+        second.call("compress", calls[1]),
+        first.call("compress", calls[2]),
+    ]
+    assert [(e.position, e.occurrence) for e in load_cassette(path)] == [(0, 0), (1, 1), (2, 2)]
+    forget_cassettes()
+    ModelClient("cairn/offline", record=path).call("detect_task_type", DetectTaskTypeInput(goal=GOAL))
+    assert [e.position for e in load_cassette(path)] == [0, 1, 2, 3]  # continued, not truncated
+    replay = ModelClient(f"replay:{path}")
+    for index in (2, 0, 1):  # parallel calls may finish in any order
+        assert replay.call("compress", calls[index]).raw == recorded[index].raw

@@ -39,7 +39,7 @@ class ScriptedLLM(CustomLLM):
         self.script = list(script)
         self.requests: list[list[dict[str, str]]] = []
 
-    def completion(self, model: str, messages: list[Any], *args: Any, **kwargs: Any) -> ModelResponse:  # type: ignore[override]
+    def completion(self, model: str, messages: list[Any], *args: Any, **kwargs: Any) -> ModelResponse:
         self.requests.append([dict(m) for m in messages])
         step = self.script.pop(0)
         if isinstance(step, Exception):

@@ -7,7 +7,7 @@ import os
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -183,7 +183,7 @@ class FakeTools:
         self.files: dict[str, KnownFile] = {}
         self.written: dict[str, str] = {}
 
-    def run(self, tool: str, params: dict[str, object]) -> str:
+    def run(self, tool: str, params: Mapping[str, object]) -> str:
         path = str(params.get("path", ""))
         if tool == "list_directory":
             if path != "source:corpus":
@@ -256,6 +256,7 @@ def test_offline_research_run_lists_reads_and_writes_a_cited_answer() -> None:
         " of usable water.", ""
     )
     assert "8,400 cubic metres" in answer
+    assert "About 150 days: 1,260,000 cubic metres held / 8,400 cubic metres used per day." in answer
     assert "[source: source:corpus/water-use-2025.md]" in answer
     sources = answer.split("## Sources", 1)[1]
     assert "- source:corpus/reservoir.md" in sources and "- source:corpus/water-use-2025.md" in sources
