@@ -51,6 +51,9 @@ def run(
     skip_compress: Annotated[
         str | None, typer.Option("--skip-compress", help="Tools compressed without a model, comma list")
     ] = None,
+    related: Annotated[
+        list[str] | None, typer.Option("--related", help="An earlier task whose memories to search (repeatable)")
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Run a task until its validator says it is complete or the loop policy stops it."""
@@ -63,7 +66,7 @@ def run(
         model=model, max_iterations=max_iterations, record=str(record.resolve()) if record else None,
         compress=compress, skip_compress=tool_list(skip_compress),
     )
-    run_command(conf, goal, source or [], task_id, task_type, as_json)
+    run_command(conf, goal, source or [], task_id, task_type, as_json, related or [])
 
 
 @app.command()
@@ -88,13 +91,36 @@ def search(
     task: Annotated[str | None, typer.Option("--task", help="Only this task's memories (and shared ones)")] = None,
     mode: Annotated[str, typer.Option("--mode", help="hybrid | vector | keyword")] = "hybrid",
     k: Annotated[int, typer.Option("-k")] = 10,
+    kind: Annotated[str | None, typer.Option("--kind", help="evidence, document_chunk, fact, ...")] = None,
+    subtype: Annotated[
+        str | None, typer.Option("--type", help="evidence type, or file | function | class | code | section")
+    ] = None,
+    min_confidence: Annotated[float | None, typer.Option("--min-confidence")] = None,
+    source: Annotated[str | None, typer.Option("--source", help="call/validation id or prefix")] = None,
     workspace: WorkspaceOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Search the memory index."""
+    """Search the memory index: a task's own, related, source and shared memories, or everything."""
     from flows.commands import search_command
 
-    search_command(settings(workspace).run_config(), query, task, mode, k, as_json)
+    search_command(settings(workspace).run_config(), query, task, mode, k, as_json,
+                   kind=kind, subtype=subtype, min_confidence=min_confidence, source=source)
+
+
+@app.command()
+def files(
+    task_id: str,
+    file_type: Annotated[str | None, typer.Option("--type", help="code | documentation | data | config")] = None,
+    language: Annotated[str | None, typer.Option("--language")] = None,
+    name: Annotated[str | None, typer.Option("--name", help="glob on the path or file name")] = None,
+    content: Annotated[str | None, typer.Option("--content", help="words the file contains")] = None,
+    workspace: WorkspaceOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """A task's file registry, with each Python file's functions and classes."""
+    from flows.files import files_command
+
+    files_command(settings(workspace).run_config(), task_id, file_type, language, name, content, as_json)
 
 
 @app.command()

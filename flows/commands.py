@@ -19,7 +19,8 @@ err = Console(stderr=True)
 
 
 def run_command(
-    config: RunConfig, goal: str, sources: list[Path], task_id: str | None, task_type: str | None, as_json: bool
+    config: RunConfig, goal: str, sources: list[Path], task_id: str | None, task_type: str | None, as_json: bool,
+    related: list[str] | None = None,
 ) -> None:
     if not goal.strip():
         fail("the goal is empty")
@@ -29,7 +30,7 @@ def run_command(
     where = prepare(Path(config.workspace))
     task_id = task_id or new_task_id(goal)
     err.print(f"[bold]cairn[/] task [cyan]{task_id}[/] · {where} · workspace {config.workspace}")
-    _run(config, goal, task_id, [str(s) for s in sources], task_type, as_json)
+    _run(config, goal, task_id, [str(s) for s in sources], task_type, as_json, related or [])
 
 
 def resume_command(config: RunConfig, task_id: str, as_json: bool) -> None:
@@ -43,11 +44,15 @@ def resume_command(config: RunConfig, task_id: str, as_json: bool) -> None:
          state.goal, task_id, list(state.sources.values()), state.task_type, as_json)
 
 
-def _run(config: RunConfig, goal: str, task_id: str, sources: list[str], task_type: str | None, as_json: bool) -> None:
+def _run(
+    config: RunConfig, goal: str, task_id: str, sources: list[str], task_type: str | None, as_json: bool,
+    related: list[str] | None = None,
+) -> None:
     from flows.agent import run_task
 
     try:
-        result = run_task(goal, config, task_id=task_id, sources=sources, task_type=task_type)  # type: ignore[arg-type]
+        result = run_task(goal, config, task_id=task_id, sources=sources, task_type=task_type,  # type: ignore[arg-type]
+                          related=related or None)
     except KeyboardInterrupt:
         err.print(f"\ninterrupted. task [cyan]{task_id}[/] is saved; continue with:")
         err.print(f"  cairn resume {task_id} --workspace {config.workspace}")
@@ -82,12 +87,15 @@ def show_command(config: RunConfig, task_id: str, as_json: bool) -> None:
         print_task(view)
 
 
-def search_command(config: RunConfig, query: str, task: str | None, mode: str, k: int, as_json: bool) -> None:
-    from memory.store import SearchFilter, SearchQuery, StoreError
+def search_command(
+    config: RunConfig, query: str, task: str | None, mode: str, k: int, as_json: bool, **filters: object
+) -> None:
+    """`filters`: kind, subtype, min_confidence, source (see `flows.files.search_hits`)."""
+    from flows.files import search_hits
+    from memory.store import StoreError
 
     try:
-        q = SearchQuery(text=query, mode=mode, k=k, filter=SearchFilter(tenants=[task, "shared"] if task else []))  # type: ignore[arg-type]
-        hits = deps_for(config).store.search(q)
+        hits = search_hits(config, query, task, mode, k, **filters)  # type: ignore[arg-type]
     except (StoreError, ValueError) as exc:
         fail(str(exc).splitlines()[0])
     if as_json:

@@ -6,7 +6,10 @@ the one module that writes `os.environ`.
 
 from __future__ import annotations
 
+import logging
 import os
+import traceback
+from collections.abc import Mapping
 from pathlib import Path
 
 QUIET = {
@@ -19,12 +22,57 @@ QUIET = {
 
 
 def prepare(workspace: Path) -> str:
-    """Point Prefect's result storage at the workspace; returns where runs go ("server URL" or "ephemeral")."""
-    for name, value in QUIET.items():
+    """Point Prefect at the workspace's result storage and at `cairn server`'s server when one is
+    running (else ephemeral mode); returns where runs go, for the user."""
+    from flows.server import SERVER_TUNING, cairn_home, healthy, read_info
+
+    for name, value in {**QUIET, **SERVER_TUNING}.items():  # the tuning reaches an ephemeral server too
         os.environ.setdefault(name, value)
     results = workspace / "results"
     results.mkdir(parents=True, exist_ok=True)
     os.environ["PREFECT_RESULTS_LOCAL_STORAGE_PATH"] = str(results)
     os.environ.setdefault("PREFECT_RESULTS_PERSIST_BY_DEFAULT", "true")
     api = os.environ.get("PREFECT_API_URL")
-    return f"Prefect server at {api}" if api else "Prefect ephemeral mode (no server running)"
+    if api:
+        return f"Prefect server at {api}"
+    server = read_info(cairn_home())
+    if server is not None and healthy(server.api_url):
+        os.environ["PREFECT_API_URL"] = server.api_url
+        os.environ.setdefault("PREFECT_UI_URL", server.ui_url)
+        return f"Prefect server at {server.api_url} (cairn server; UI {server.ui_url})"
+    return "Prefect ephemeral mode (no server running; `cairn server start` starts one)"
+
+
+def protect_secrets(env: Mapping[str, str] = os.environ) -> int:
+    """Register the values of secret-named variables with `memory.redact` and redact every log
+    record of the process; returns how many values are known. Idempotent.
+
+    Called once at the entry point: after it, every `redact` call (history, results, outputs, the
+    index) knows the values too, and no log line, Prefect's API log handler included, carries one.
+    """
+    from memory.redact import register_secrets, registered_secrets, secrets_from_env
+
+    register_secrets(secrets_from_env(env))
+    factory = logging.getLogRecordFactory()
+    if not getattr(factory, "cairn_redacts", False):
+        logging.setLogRecordFactory(_redacting(factory))
+    return len(registered_secrets())
+
+
+def _redacting(factory):  # type: ignore[no-untyped-def]
+    # A record factory, not a handler filter: it sees every record of every logger, whichever
+    # handlers Prefect (re)configures later, before any handler formats or ships it.
+    from memory.redact import redact
+
+    def make(*args, **kwargs):  # type: ignore[no-untyped-def]
+        record = factory(*args, **kwargs)
+        try:
+            record.msg, record.args = redact(record.getMessage()), None
+        except Exception:  # a malformed record stays as logging would report it
+            return record
+        if record.exc_info and record.exc_info[0] is not None:
+            record.exc_text = redact("".join(traceback.format_exception(*record.exc_info)).rstrip("\n"))
+        return record
+
+    make.cairn_redacts = True  # type: ignore[attr-defined]
+    return make

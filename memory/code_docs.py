@@ -20,7 +20,7 @@ def document_python(source: str, file_id: str) -> CodeReference | None:
     """Document a Python module; None when it does not parse."""
     try:
         tree = ast.parse(source)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, MemoryError, RecursionError):  # CPython gives up on some input
         return None
     functions = [_function(n) for n in tree.body if isinstance(n, _FuncNode)]
     classes = [_class(n) for n in tree.body if isinstance(n, ast.ClassDef)]

@@ -2,8 +2,11 @@
 
 Two nets. Patterns catch credentials by their shape (provider key prefixes, bearer tokens, JWTs,
 PEM private keys, `password=...` assignments). Exact values catch what no pattern knows: the values
-of the user's own secret-looking environment variables, which the caller reads once at the entry
-point with `secrets_from_env` and passes in, since library code never reads `os.environ`.
+of the user's own secret-looking environment variables, which the entry point reads once with
+`secrets_from_env` and either passes in or registers for the whole process with `register_secrets`
+(library code never reads `os.environ`). Every `redact` call also applies the registered values, so
+a sink deep inside a Prefect task needs no secrets threaded through parameters that Prefect would
+persist.
 
 Each secret becomes `[REDACTED:<kind>]`. `redact` is idempotent: markers never match again.
 
@@ -20,12 +23,18 @@ from collections.abc import Collection, Mapping
 from functools import lru_cache
 from typing import Any, TypeVar
 
+from pydantic import BaseModel
+
 T = TypeVar("T")
+M = TypeVar("M", bound=BaseModel)
 MIN_SECRET_LENGTH = 8  # shorter environment values ("1", "true", "en") would redact ordinary words
 _MARKER = "[REDACTED:{}]"
 _NOT_MARKER = r"(?!\[REDACTED:)"
 _MARKER_RE = r"\[REDACTED:[a-z_]+\]"
 _ENV_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD", re.IGNORECASE)
+# The process's known secrets, set once by the entry point: a registry rather than a parameter,
+# because flow and task parameters are persisted by Prefect and must never hold a secret.
+_registered: frozenset[str] = frozenset()
 
 # The name part of `name = value`: a keyword naming a secret, then up to 40 more name characters.
 # It starts at the keyword (not at the start of the name) so the scan stays linear on long words;
@@ -104,8 +113,9 @@ def redact(text: str, known_secrets: Collection[str] = ()) -> str:
     >>> redact("Authorization: Bearer abcdef123456")
     'Authorization: Bearer [REDACTED:bearer]'
     """
+    known = _known_pattern(_usable(frozenset(known_secrets) | _registered))
     for _ in range(3):  # a replacement can only expose more secrets in contrived text; settle it
-        redacted = _redact_once(text, _known_pattern(_usable(known_secrets)))
+        redacted = _redact_once(text, known)
         if redacted == text:
             break
         text = redacted
@@ -121,6 +131,29 @@ def redact_value(obj: T, known_secrets: Collection[str] = ()) -> T:
     """
     result: Any = _redact_any(obj, frozenset(known_secrets))
     return result  # type: ignore[no-any-return]
+
+
+def redact_model(model: M) -> M:
+    """A copy of a pydantic model with every string field redacted (the same object when clean).
+
+    >>> class Out(BaseModel):
+    ...     text: str
+    >>> redact_model(Out(text="key sk-proj-abcdefghijklmnopqrstuvwx1234")).text
+    'key [REDACTED:openai]'
+    """
+    data = model.model_dump(mode="json")
+    clean = redact_value(data)
+    return model if clean == data else type(model).model_validate(clean)
+
+
+def register_secrets(secrets: Collection[str]) -> None:
+    """Make `secrets` known to every later `redact` call in this process (entry points only)."""
+    global _registered
+    _registered = _registered | frozenset(secrets)
+
+
+def registered_secrets() -> frozenset[str]:
+    return _registered
 
 
 def secrets_from_env(env: Mapping[str, str]) -> frozenset[str]:

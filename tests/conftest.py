@@ -43,6 +43,16 @@ def wait_healthy(url: str, timeout: float = 90.0) -> None:
     raise RuntimeError(f"Prefect server at {url} did not become healthy in {timeout:.0f}s")
 
 
+@pytest.fixture(autouse=True, scope="session")
+def no_real_model_requests() -> Iterator[None]:
+    """Refuse real network model requests; tests use cairn/offline, mock_response or cassettes."""
+    from tasks.llm import block_network_models
+
+    undo = block_network_models()
+    yield
+    undo()
+
+
 @pytest.fixture(scope="session")
 def prefect_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A real `prefect server start` on 127.0.0.1 (SQLite), shared by the whole session."""
@@ -76,3 +86,37 @@ def prefect_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 def cli_env(prefect_server: str, tmp_path: Path) -> dict[str, str]:
     """Environment for `cairn` subprocesses: the session's server, a private workspace."""
     return {**os.environ, "PREFECT_API_URL": prefect_server, "CAIRN_WORKSPACE": str(tmp_path / "ws")}
+
+
+QUESTION_FILE = ROOT / "examples" / "QUESTION"
+CORPUS = ROOT / "examples" / "corpus"
+
+
+def cairn(args: list[str], env: dict[str, str], timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    """Run the `cairn` console script as a user would."""
+    command = [str(BIN / "cairn"), *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=env)
+
+
+@pytest.fixture(scope="session")
+def reference_run(prefect_server: str, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """One uninterrupted offline run of the demo question on the session server: (workspace, task id).
+    The resume tests compare against it; the UI test reads its runs and artifacts back."""
+    ws = tmp_path_factory.mktemp("reference-ws")
+    env = {**os.environ, "PREFECT_API_URL": prefect_server}
+    question = QUESTION_FILE.read_text(encoding="utf-8").strip()
+    args = ["run", question, "--source", str(CORPUS), "--workspace", str(ws), "--task-id", "reference-run"]
+    proc = cairn([*args, "--json"], env)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return ws, "reference-run"
+
+
+def _list_options() -> tuple[dict[str, object], dict[str, object], dict[str, object]]:
+    # Prefect's sync client sends `sort` and `limit` as null unless given, which the API refuses.
+    from prefect.client.schemas.sorting import ArtifactSort, FlowRunSort, TaskRunSort
+
+    return ({"sort": FlowRunSort.ID_DESC, "limit": 200}, {"sort": TaskRunSort.ID_DESC, "limit": 200},
+            {"sort": ArtifactSort.ID_DESC, "limit": 200})
+
+
+LIST, TASKS, ARTIFACTS = _list_options()

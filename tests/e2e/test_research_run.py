@@ -89,9 +89,15 @@ async def _runs_tagged(tag: str):  # type: ignore[no-untyped-def]
     from prefect.client.orchestration import get_client
     from prefect.client.schemas.filters import TaskRunFilter, TaskRunFilterTags
 
+    from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterName
+
     task_id = tag.split(":", 1)[1]
     async with get_client() as client:
-        flows = [f for f in await client.read_flow_runs() if f.name == f"cairn-{task_id}" or tag in f.tags]
+        parent = await client.read_flow_runs(
+            flow_run_filter=FlowRunFilter(name=FlowRunFilterName(any_=[f"cairn-{task_id}"])), limit=10
+        )
+        everything = await client.read_flow_runs(limit=200)
+        flows = parent + [f for f in everything if tag in f.tags and f.name != f"cairn-{task_id}"]
         tasks = await client.read_task_runs(task_run_filter=TaskRunFilter(tags=TaskRunFilterTags(all_=[tag])))
     return flows, tasks
 
