@@ -12,23 +12,16 @@ import pytest
 
 from memory.workspace import Workspace
 from tests.conftest import BIN, ROOT
+from tests.e2e.conftest import PlantedRun
 
 pytestmark = pytest.mark.e2e
 CORPUS = ROOT / "examples" / "corpus"
-QUESTION = (ROOT / "examples" / "QUESTION").read_text(encoding="utf-8").strip()
 
 
 @pytest.fixture(scope="module")
-def finished(prefect_server: str, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, object]]:
-    """One CLI run of the demo question, shared by the tests below."""
-    ws = tmp_path_factory.mktemp("ws")
-    env = {"PREFECT_API_URL": prefect_server, "PATH": f"{BIN}:/usr/bin:/bin"}
-    proc = subprocess.run(
-        [str(BIN / "cairn"), "run", QUESTION, "--source", str(CORPUS), "--workspace", str(ws), "--json"],
-        capture_output=True, text=True, timeout=300, env={**__import__("os").environ, **env},
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return ws, json.loads(proc.stdout)
+def finished(planted_run: PlantedRun) -> tuple[Path, dict[str, object]]:
+    """The session's one research run (tests/e2e/conftest.py), seen as a plain user would."""
+    return planted_run.workspace, planted_run.result
 
 
 def test_run_completes_with_a_cited_report(finished: tuple[Path, dict[str, object]]) -> None:
@@ -56,7 +49,9 @@ def test_show_json_lists_calls_evidence_and_verdict(finished: tuple[Path, dict[s
     ws, result = finished
     proc = subprocess.run(
         [str(BIN / "cairn"), "show", str(result["task_id"]), "--workspace", str(ws), "--json"],
-        capture_output=True, text=True, timeout=60,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert proc.returncode == 0, proc.stderr
     view = json.loads(proc.stdout)
@@ -75,7 +70,9 @@ def test_every_iteration_is_a_subflow_and_every_call_a_task_run(
     names = sorted(f.name for f in flows)
     iterations = int(str(result["iterations"]))
     assert f"cairn-{result['task_id']}" in names
-    assert [n for n in names if n.startswith("iteration-")] == sorted(f"iteration-{i}" for i in range(1, iterations + 1))
+    assert [n for n in names if n.startswith("iteration-")] == sorted(
+        f"iteration-{i}" for i in range(1, iterations + 1)
+    )
     parent = next(f for f in flows if f.name == f"cairn-{result['task_id']}")
     subflows = [f for f in flows if f.name.startswith("iteration-")]
     assert all(f.parent_task_run_id is not None for f in subflows)
@@ -87,25 +84,37 @@ def test_every_iteration_is_a_subflow_and_every_call_a_task_run(
 
 async def _runs_tagged(tag: str):  # type: ignore[no-untyped-def]
     from prefect.client.orchestration import get_client
-    from prefect.client.schemas.filters import TaskRunFilter, TaskRunFilterTags
-
-    from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterName
+    from prefect.client.schemas.filters import (
+        FlowRunFilter,
+        FlowRunFilterName,
+        TaskRunFilter,
+        TaskRunFilterTags,
+    )
+    from prefect.client.schemas.sorting import FlowRunSort, TaskRunSort
 
     task_id = tag.split(":", 1)[1]
     async with get_client() as client:
         parent = await client.read_flow_runs(
-            flow_run_filter=FlowRunFilter(name=FlowRunFilterName(any_=[f"cairn-{task_id}"])), limit=10
+            flow_run_filter=FlowRunFilter(name=FlowRunFilterName(any_=[f"cairn-{task_id}"])),
+            limit=10,
+            sort=FlowRunSort.START_TIME_ASC,
         )
-        everything = await client.read_flow_runs(limit=200)
+        everything = await client.read_flow_runs(limit=200, sort=FlowRunSort.START_TIME_ASC)
         flows = parent + [f for f in everything if tag in f.tags and f.name != f"cairn-{task_id}"]
-        tasks = await client.read_task_runs(task_run_filter=TaskRunFilter(tags=TaskRunFilterTags(all_=[tag])))
+        tasks = await client.read_task_runs(
+            task_run_filter=TaskRunFilter(tags=TaskRunFilterTags(all_=[tag])),
+            limit=200,
+            sort=TaskRunSort.EXPECTED_START_TIME_ASC,
+        )
     return flows, tasks
 
 
 def test_cli_error_is_one_line(tmp_path: Path) -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "flows", "show", "no-such-task", "--workspace", str(tmp_path)],
-        capture_output=True, text=True, timeout=60,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert proc.returncode != 0
     assert proc.stderr.strip().count("\n") == 0 and "no task" in proc.stderr
