@@ -2,29 +2,39 @@
 own subflow run, validation after each iteration that produced evidence, and the loop policy
 deciding when to stop.
 
+Durability: the run holds the task's lock (`flows.liveness`), so one process runs a task at a
+time and runs left RUNNING by a killed process are marked Crashed. Where to continue comes from
+`history.jsonl`: finished iterations are never called again, an unfinished one continues from its
+first unfinished call, and the call results Prefect persisted under the workspace's `results/`
+cover a call whose tool finished but whose record was not yet written.
+
 >>> result = run_task("How big is the reservoir?", config=RunConfig(workspace="ws"))  # doctest: +SKIP
 >>> result.complete  # doctest: +SKIP
 True
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations` here: Prefect builds run_task's parameter model from its
+# annotations, and a worker that loads the flow from its entrypoint cannot resolve them as strings.
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from prefect import flow, tags
 from prefect.runtime import flow_run
-from prefect.settings import PREFECT_RESULTS_LOCAL_STORAGE_PATH, temporary_settings
+from prefect.settings import PREFECT_API_URL
 from pydantic import BaseModel
 
+from flows.artifacts import TaskArtifacts
 from flows.iteration import bfs_iteration
+from flows.liveness import TaskLock, mark_stale_runs
 from flows.loops import decide
-from flows.session import open_session
 from flows.start import start_task
 from memory.events import EvidenceRecorded, TaskFinished, ValidationRecorded
 from memory.models import Evidence, TaskType, Verdict
 from memory.state import TaskState
+from tasks._prefect import iteration_settings
 from tasks.deps import RunConfig
-from tasks.validate import validate
+from tasks.validate import has_tests, validate
 
 
 class TaskResult(BaseModel):
@@ -57,12 +67,15 @@ def run_task(
     task_id: str | None = None,
     sources: list[str] | None = None,
     task_type: TaskType | None = None,
+    related: list[str] | None = None,
 ) -> TaskResult:
     task_id = task_id or _derived_id(goal)
+    artifacts = TaskArtifacts(task_id)
     results = Path(config.workspace) / "results"  # per workspace, so resume finds its cached calls
-    with temporary_settings(updates={PREFECT_RESULTS_LOCAL_STORAGE_PATH: results}), tags(f"task:{task_id}"):
-        session = start_task(config, task_id, goal, [Path(s) for s in sources or []], task_type)
+    with _claim(config, task_id), tags(f"task:{task_id}"), iteration_settings(results):
+        session = start_task(config, task_id, goal, [Path(s) for s in sources or []], task_type, related)
         with tags(f"type:{session.state.task_type}"):
+            _catch_up(session, config, artifacts)
             decision = decide(session.state)
             while decision.stop is None:
                 n = len(session.state.iterations) + 1
@@ -70,8 +83,32 @@ def run_task(
                 state = session.recorder.refresh()
                 if _has_new_evidence(state):
                     _validate(session, state, config, n)
+                artifacts.publish_iteration(session.state, session.state.iterations[-1])
                 decision = decide(session.state)
-    return _finish(session, config, decision.stop)
+        result = _finish(session, config, decision.stop)
+        artifacts.publish_progress(session.state)
+    return result
+
+
+@contextmanager
+def _claim(config: RunConfig, task_id: str) -> Iterator[None]:
+    """Hold the task for this run: refuse a second runner, retire runs a dead one left RUNNING."""
+    run_id = str(flow_run.id or "")
+    with TaskLock(Path(config.workspace), task_id, flow_run_id=run_id) as lock:
+        reason = f"superseded: task {task_id} was continued by flow run {run_id}; its previous runner died"
+        mark_stale_runs(task_id, keep={run_id}, reason=reason)
+        api = PREFECT_API_URL.value()
+        if api:  # ephemeral mode: the server dies with this process, the next run marks the rest
+            lock.watch(api)
+        yield
+
+
+def _catch_up(session, config: RunConfig, artifacts: TaskArtifacts) -> None:  # type: ignore[no-untyped-def]
+    """Validate a finished iteration the previous run stopped right after (as an uninterrupted run would)."""
+    state = session.state
+    if state.current == 0 and state.iterations and _has_new_evidence(state):
+        _validate(session, state, config, state.iterations[-1].iteration)
+        artifacts.publish_iteration(session.state, session.state.iterations[-1])
 
 
 def _has_new_evidence(state: TaskState) -> bool:
@@ -81,8 +118,10 @@ def _has_new_evidence(state: TaskState) -> bool:
 
 def _validate(session, state: TaskState, config: RunConfig, iteration: int) -> Verdict:  # type: ignore[no-untyped-def]
     suites = Path(config.validators_dir) if config.validators_dir else None
-    has_tests = any(p.startswith("test") or "/test" in p for p in state.files)
-    verdict = validate(state.task_type, state.evidence, has_tests=has_tests, suites_dir=suites, iteration=iteration)
+    verdict = validate(
+        state.task_type, state.evidence, has_tests=has_tests(state.files), suites_dir=suites,
+        iteration=iteration,
+    )
     verdict = verdict.model_copy(update={"validation_id": f"validation-{iteration}", "iteration": iteration})
     evidence = Evidence(
         type="validation", content=verdict.rationale[:500], confidence=verdict.confidence,
@@ -97,9 +136,8 @@ def _finish(session, config: RunConfig, reason: str | None) -> TaskResult:  # ty
     complete = bool(state.verdict and state.verdict.complete)
     report = _report_path(state, session.recorder.repo.artifacts)
     if state.status == "running" or state.stop_reason != reason:
-        session.recorder.record(
-            TaskFinished(status="complete" if complete else "stopped", stop_reason=reason or "", report_path=report)
-        )
+        status = "complete" if complete else "stopped"
+        session.recorder.record(TaskFinished(status=status, stop_reason=reason or "", report_path=report))
         session.recorder.repo.commit([session.recorder.repo.history.path], f"Task finished: {reason}")
     state = session.state
     return TaskResult(

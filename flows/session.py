@@ -11,11 +11,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memory.events import EvidenceRecorded, FileRecorded, PlanRecorded, ToolCallRecorded
-from memory.models import CallCost, Compression, PlannedCall, ToolCall
+from memory.models import CallCost, Compression, Memory, PlannedCall, ToolCall
 from memory.reasoning import context_budget
 from memory.recorder import TaskRecorder
 from memory.redact import redact
 from memory.relevant import relevant_context, rules_block
+from memory.sources import ensure_sources
 from memory.state import TaskState
 from memory.store import SearchFilter, SearchQuery
 from tasks import compress as comp
@@ -62,15 +63,27 @@ class Session:
         return call_model.with_options(task_run_name=name)(key, kind, payload, self.config)
 
     def search_lines(self, query: str, k: int) -> list[str]:
-        tenants = [self.task_id, "shared", *self.state.related]
+        sources = ensure_sources(self.deps.store, self.state.sources)  # indexed once, on first use
+        tenants = [self.task_id, "shared", *self.state.related, *sources]
         hits = self.deps.store.search(SearchQuery(text=query, k=k, filter=SearchFilter(tenants=tenants)))
-        return [f"[{h.memory.kind}{_where(h.memory.file_path)}] {h.memory.content[:300]}" for h in hits]
+        related = set(self.state.related)
+        return [f"{_label(h.memory.tenant, related)}{_line(h.memory)}" for h in hits]
 
     def context(self) -> str:
         """The CONTEXT block; the history budget is RunConfig.context_tokens or 25% of the model's window."""
         budget = self.config.context_tokens or context_budget(context_window(self.config.model))
         counter = comp.line_counter(self.config.model)
+        ensure_sources(self.deps.store, self.state.sources)  # the snippets search the sources' index
         return relevant_context(self.state, self.deps.store, budget_tokens=budget, count=counter)
+
+
+def _label(tenant: str, related: set[str]) -> str:
+    """Hits from a related task say so: the agent must not take them for its own work."""
+    return f"[related:{tenant}] " if tenant in related else ""
+
+
+def _line(memory: Memory) -> str:
+    return f"[{memory.kind}{_where(memory.file_path)}] {memory.content[:300]}"
 
 
 def _where(path: str | None) -> str:

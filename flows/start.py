@@ -8,25 +8,39 @@ from flows.session import Session, open_session
 from memory.events import ConstraintExtracted, TaskCreated, UserMessage
 from memory.models import TaskType, memory_key
 from tasks._prefect import CallKey
-from tasks.deps import RunConfig, deps_for
+from tasks.deps import Deps, RunConfig, deps_for
 from tasks.schemas import DetectTaskTypeInput, DetectTaskTypeOutput, ExtractConstraintInput, ExtractConstraintOutput
 from tasks.steps import call_model
 
 
-def start_task(config: RunConfig, task_id: str, goal: str, sources: list[Path], task_type: TaskType | None) -> Session:
+def start_task(
+    config: RunConfig, task_id: str, goal: str, sources: list[Path], task_type: TaskType | None,
+    related: list[str] | None = None,
+) -> Session:
+    """`related`: earlier tasks whose evidence and memories this task's searches include (labelled)."""
     deps = deps_for(config)
     if task_id in deps.workspace.task_ids():
         return open_session(config, task_id)  # resume: the log says where we are
+    related_ids = check_related(deps, related or [])  # before any model call: a typo fails fast
     detected = task_type or detect_task_type(config, task_id, goal)
     created = TaskCreated(
         task_id=task_id, goal=goal, task_type=detected, sources=name_sources(sources),
-        model=config.model, max_iterations=config.max_iterations,
+        model=config.model, max_iterations=config.max_iterations, related=related_ids,
     )
     deps.workspace.create_task(created)
     session = open_session(config, task_id)
     session.recorder.record(UserMessage(text=goal, role="goal"))
     session.recorder.record(extract_constraint(config, task_id, goal, index=0))
     return session
+
+
+def check_related(deps: Deps, related: list[str]) -> list[str]:
+    """Related task ids, each once; an unknown id is refused (a typo would silently search nothing)."""
+    known = set(deps.workspace.task_ids())
+    for task_id in related:
+        if task_id not in known:
+            raise ValueError(f"related task {task_id!r} does not exist in this workspace")
+    return list(dict.fromkeys(related))
 
 
 def name_sources(sources: list[Path]) -> dict[str, str]:

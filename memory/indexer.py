@@ -9,7 +9,6 @@ replay the log — rebuilds exactly the same index.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from memory.events import (
@@ -20,12 +19,13 @@ from memory.events import (
     FileRecorded,
     ToolCallRecorded,
 )
+from memory.file_index import file_records
 from memory.models import Memory
+from memory.redact import redact
 from memory.state import HotIssue, TaskState, replay, update_hot_issues
 from memory.store import MemoryStore
 
 SHARED = "shared"
-CHUNK_CHARS = 1200
 
 
 def records_for(state: TaskState, envelope: Envelope, artifacts: Path) -> list[Memory]:
@@ -66,7 +66,7 @@ def records_for(state: TaskState, envelope: Envelope, artifacts: Path) -> list[M
             )
             return [line, *_hot_issue_records(state, update_hot_issues(state.hot_issues, call), base)]
         case FileRecorded():
-            return _chunks(event.file.path, artifacts, event.file.created_by, base)
+            return _file_records(event, artifacts, base)
         case ConstraintExtracted(rule=str(rule), key=str(key)):
             shared = {**base, "tenant": SHARED}
             return [
@@ -100,30 +100,13 @@ def _hot_issue_records(state: TaskState, issues: list[HotIssue], base: dict[str,
     ]
 
 
-def _chunks(path: str, artifacts: Path, created_by: str, base: dict[str, object]) -> list[Memory]:
-    target = artifacts / path
+def _file_records(event: FileRecorded, artifacts: Path, base: dict[str, object]) -> list[Memory]:
+    target = artifacts / event.file.path
     if not target.is_file():
         return []
-    text = target.read_text(encoding="utf-8", errors="replace")
-    pieces = [p.strip() for p in re.split(r"\n\s*\n", text) if p.strip()]
-    chunks: list[str] = []
-    for piece in pieces:
-        if chunks and len(chunks[-1]) + len(piece) < CHUNK_CHARS:
-            chunks[-1] += "\n\n" + piece
-        else:
-            chunks.append(piece[: CHUNK_CHARS * 4])
-    return [
-        _memory(
-            base,
-            key=f"file:{path}:{i}",
-            kind="document_chunk",
-            content=chunk,
-            file_path=path,
-            source=created_by,
-            domain="file",
-        )
-        for i, chunk in enumerate(chunks)
-    ]
+    # The file is read from disk, not from the (redacted) event: redact it so the index stays clean.
+    text = redact(target.read_text(encoding="utf-8", errors="replace"))
+    return file_records(event.file.path, text, base, event.file.created_by, event.file, event.code)
 
 
 def index(store: MemoryStore, state: TaskState, envelope: Envelope, artifacts: Path) -> None:

@@ -25,6 +25,7 @@ import re
 
 from memory.models import Memory, MemoryKind
 from memory.reasoning import Count, approx_tokens, reasoning_lines
+from memory.sources import source_tenants
 from memory.state import TaskState
 from memory.store import MemoryStore, SearchFilter, SearchQuery
 
@@ -108,7 +109,7 @@ def search_snippets(state: TaskState, store: MemoryStore, k: int = SNIPPETS) -> 
     )
     if not query or k <= 0:
         return []
-    tenants = [t for t in [state.task_id, *state.related, SHARED] if t]
+    tenants = [t for t in [state.task_id, *state.related, *source_tenants(state.sources), SHARED] if t]
     # Filter kinds here, not in the store: a tenant-only filter lets the store use its cached
     # vector matrix, while a metadata filter costs a scan of every matching row per search
     # (11 ms at 10k memories). Over-fetching keeps k hits in all but odd cases.

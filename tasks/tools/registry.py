@@ -12,7 +12,7 @@ from typing import Any
 
 from memory.models import PlannedCall, TaskType
 from tasks.schemas import ToolSpec
-from tasks.tools import coding, files, history_tools, memory_search
+from tasks.tools import coding, directory, files, history_tools, memory_search
 from tasks.tools.base import ToolContext, ToolOutput, failure
 
 ToolFn = Callable[..., ToolOutput]
@@ -23,6 +23,15 @@ TOOLS: dict[str, tuple[ToolFn, ToolSpec]] = {
         ToolSpec(
             name="list_directory",
             description="List the files under a directory of the workspace or a source (source:NAME).",
+            params={"path": "directory, '.' for the workspace or 'source:NAME' for a source"},
+        ),
+    ),
+    "summarize_directory": (
+        directory.summarize_directory,
+        ToolSpec(
+            name="summarize_directory",
+            description="A virtual README of a folder: its files, what each is for (first heading or "
+            "docstring) and its key functions and classes. Orient yourself before reading files.",
             params={"path": "directory, '.' for the workspace or 'source:NAME' for a source"},
         ),
     ),
