@@ -32,7 +32,16 @@ from memory.store import SearchFilter, SearchMode, SearchQuery  # noqa: E402
 
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "locomo" / "locomo-dev.json"
 KS = (5, 10, 25)
-MODES: tuple[SearchMode, ...] = ("keyword", "vector", "hybrid")
+# Named search settings, side by side; None takes `SearchQuery`'s default alpha (the product's).
+SETTINGS: dict[str, tuple[SearchMode, float | None]] = {
+    "hybrid": ("hybrid", None),
+    "keyword": ("keyword", None),
+    "vector": ("vector", None),
+    "hybrid-alpha-0.1": ("hybrid", 0.1),
+    "hybrid-alpha-0.2": ("hybrid", 0.2),
+    "hybrid-alpha-0.4": ("hybrid", 0.4),
+    "hybrid-alpha-0.5": ("hybrid", 0.5),
+}
 DEFAULT_CONFIG = ("hybrid", "hashing")
 
 
@@ -94,13 +103,16 @@ def recall_for(sample: dict[str, Any], embedder: Embedder, workdir: Path) -> dic
     tenant = sample["sample_id"]
     turns = conversation_turns(sample)
     store.upsert(turn_memories(turns, tenant), turn_vectors(turns, embedder))
-    results: dict[str, list[list[float]]] = {mode: [] for mode in MODES}
+    results: dict[str, list[list[float]]] = {name: [] for name in SETTINGS}
     for text, gold in questions(sample):
         vector = embedder.embed([text])[0].tolist()
-        for mode in MODES:
-            query = SearchQuery(text=text, mode=mode, k=max(KS), filter=SearchFilter(tenants=[tenant]))
+        for name, (mode, alpha) in SETTINGS.items():
+            chosen = {} if alpha is None else {"alpha": alpha}
+            query = SearchQuery(
+                text=text, mode=mode, k=max(KS), filter=SearchFilter(tenants=[tenant]), **chosen
+            )
             found = [hit.memory.source for hit in store.search(query, vector)]
-            results[mode].append([len(gold & set(found[:k])) / len(gold) for k in KS])
+            results[name].append([len(gold & set(found[:k])) / len(gold) for k in KS])
     store.close()
     return results
 

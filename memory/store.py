@@ -55,7 +55,10 @@ class SearchQuery(BaseModel):
 
     text: str = ""
     mode: SearchMode = "hybrid"
-    alpha: float = Field(default=0.5, ge=0.0, le=1.0)  # 1 = pure vector, 0 = pure keyword
+    # 1 = pure vector, 0 = pure keyword. The default leans on keywords: BM25 is the stronger leg with
+    # the offline embedder (and, per the field notes, even against MiniLM on dialog); the vector leg
+    # rescues paraphrases and inflections. See docs/design.md, "Memory store".
+    alpha: float = Field(default=0.3, ge=0.0, le=1.0)
     k: int = Field(default=10, ge=1, le=1000)
     min_score: float = Field(default=0.0, ge=0.0, le=1.0)
     filter: SearchFilter = SearchFilter()

@@ -30,25 +30,30 @@ as Weaviate keeps them.
 
 from __future__ import annotations
 
-import re
 import time
-import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
-from urllib.parse import urlparse
 
-from memory import fusion
-from memory.embeddings import Embedder, stem, tokens
+from memory.embeddings import Embedder
 from memory.models import Memory
-from memory.store import MAX_TEXT_CHARS, SearchFilter, SearchHit, SearchQuery, StoreError
+from memory.store import SearchFilter, SearchHit, SearchQuery
 from memory.stores import as_filter, as_query, check_memories, check_query_vector, check_vectors
+from memory.weaviate_schema import (
+    NEVER,
+    check_prefix,
+    check_text,
+    connect_client,
+    ensure_collection,
+    filter_of,
+    from_properties,
+    group_of,
+    object_uuid,
+    tenant_name,
+    to_properties,
+)
+from memory.weaviate_search import search_shards
 
-NEVER = 253402300799.0  # 9999-12-31T23:59:59Z: the stored expiry of records that never expire
-_NAMESPACE = uuid.UUID("6f1c2f4e-3b8a-5d2c-9e41-7a0d5c3b2e10")
-_TENANT_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
-_PREFIX = re.compile(r"^[A-Z][A-Za-z0-9_]*$")
-_WORD = re.compile(r"[a-z0-9]+")  # the words `memory.embeddings.tokens` sees
-_FIELDS = tuple(Memory.model_fields)
+__all__ = ["NEVER", "WeaviateStore", "connect_client", "object_uuid"]
 _PAGE = 10_000  # Weaviate's default QUERY_MAXIMUM_RESULTS
 _BATCH = 500  # records written per gRPC batch
 Vector = list[float]
@@ -56,72 +61,6 @@ Record = tuple[Memory, Vector]
 Shards = list[Any]
 Hits = list[SearchHit]
 Memories = list[Memory]
-
-
-def object_uuid(tenant: str, key: str) -> str:
-    """The deterministic object id of `key` in `tenant` (makes upserts idempotent).
-
-    >>> object_uuid("task-1", "k") == object_uuid("task-1", "k") != object_uuid("shared", "k")
-    True
-    """
-    return str(uuid.uuid5(_NAMESPACE, f"{tenant}\x1f{key}"))
-
-
-def tenant_name(tenant: str) -> str:
-    """The Weaviate tenant holding `tenant`: itself when Weaviate accepts the name, else a hash.
-
-    >>> tenant_name("task-1"), tenant_name("a/b")[:2]
-    ('task-1', 't-')
-    """
-    if _TENANT_NAME.match(tenant):
-        return tenant
-    return "t-" + uuid.uuid5(_NAMESPACE, tenant).hex
-
-
-def group_of(kind: str) -> str:
-    """Which collection (`Evidence` or `Memory`) holds records of `kind`."""
-    return "Evidence" if kind == "evidence" else "Memory"
-
-
-def to_properties(memory: Memory) -> dict[str, Any]:
-    """A record as Weaviate properties (None-valued fields omitted; `terms` for BM25)."""
-    props = {name: value for name, value in memory.model_dump().items() if value is not None}
-    props["expires_at"] = NEVER if memory.expires_at is None else memory.expires_at
-    props["terms"] = " ".join(stem(word) for word in _WORD.findall(memory.content.lower()))
-    return props
-
-
-def from_properties(props: dict[str, Any]) -> Memory:
-    """The record behind Weaviate properties (inverse of `to_properties`)."""
-    data = {name: props[name] for name in _FIELDS if props.get(name) is not None}
-    if float(data.get("expires_at", NEVER)) >= NEVER:
-        data.pop("expires_at", None)
-    data["access_count"] = int(data.get("access_count", 0))
-    data["agents"] = list(data.get("agents") or [])
-    return Memory.model_validate(data)
-
-
-def filter_of(flt: SearchFilter, now: float) -> Any:
-    """The Weaviate filter for a `SearchFilter` (tenants excepted: they pick shards), TTL included."""
-    from weaviate.classes.query import Filter
-
-    prop = Filter.by_property
-    parts = [prop("expires_at").greater_than(now)]
-    if flt.kinds:
-        parts.append(prop("kind").contains_any(list(flt.kinds)))
-    if flt.subtypes:
-        parts.append(prop("subtype").contains_any(list(flt.subtypes)))
-    bounds = [("confidence", flt.min_confidence, flt.max_confidence), ("created_at", flt.since, flt.until)]
-    for name, low, high in bounds:
-        if low is not None:
-            parts.append(prop(name).greater_or_equal(low))
-        if high is not None:
-            parts.append(prop(name).less_or_equal(high))
-    for name in ("file_path", "thread_id", "domain", "task_type", "active"):
-        value = getattr(flt, name)
-        if value is not None:
-            parts.append(prop(name).equal(value))
-    return Filter.all_of(parts)
 
 
 class WeaviateStore:
@@ -140,7 +79,7 @@ class WeaviateStore:
         grpc_port: int | None = None,
         api_key: str | None = None,
     ) -> None:
-        _check_prefix(collection_prefix)
+        check_prefix(collection_prefix)
         self._attach(connect_client(url, grpc_port, api_key), embedder, collection_prefix, owns_client=True)
 
     @classmethod
@@ -153,7 +92,7 @@ class WeaviateStore:
 
         >>> store = WeaviateStore.from_client(client, embedder, collection_prefix="Team")  # doctest: +SKIP
         """
-        _check_prefix(collection_prefix)
+        check_prefix(collection_prefix)
         store = cls.__new__(cls)
         store._attach(client, embedder, collection_prefix, owns_client=False)
         return store
@@ -164,7 +103,7 @@ class WeaviateStore:
         # Tenants known to exist; only ever a hint for writes (reads ask the server).
         self._known: dict[str, set[str]] = {group: set() for group in self._names}
         for name in self._names.values():
-            _ensure_collection(self._client, name)
+            ensure_collection(self._client, name)
 
     # -- writes ---------------------------------------------------------------------------------
     def upsert(self, memories: Sequence[Memory], vectors: Sequence[Sequence[float]] | None = None) -> None:
@@ -288,7 +227,7 @@ class WeaviateStore:
         shards = self._shards(query.filter)
         if not shards:
             return []
-        hits = _search_shards(shards, query, qvec, filter_of(query.filter, time.time()))
+        hits = search_shards(shards, query, qvec, filter_of(query.filter, time.time()))
         kept = [hit for hit in hits if hit.score >= query.min_score]
         return sorted(kept, key=lambda h: (-h.score, h.memory.key, h.memory.tenant))[: query.k]
 
@@ -359,12 +298,6 @@ class WeaviateStore:
         return int(shard.aggregate.over_all(filters=where, total_count=True).total_count or 0)
 
 
-def check_text(text: str) -> None:
-    """Refuse an oversized query text (an empty one just finds nothing)."""
-    if len(text) > MAX_TEXT_CHARS:
-        raise StoreError(f"query text has {len(text)} chars; max {MAX_TEXT_CHARS}")
-
-
 def _merge(old: Memory, new: Memory) -> Memory:
     """`new` refreshed over `old`: agents merged, the larger access count kept."""
     agents = list(dict.fromkeys([*old.agents, *new.agents]))
@@ -381,202 +314,3 @@ def _vector_of(raw: Any) -> list[float]:
     if isinstance(raw, dict):
         raw = raw.get("default") or next(iter(raw.values()), [])
     return [float(x) for x in raw or []]
-
-
-def _check_prefix(prefix: str) -> None:
-    if not _PREFIX.match(prefix):
-        raise StoreError(f"collection prefix {prefix!r} must be a capitalised identifier")
-
-
-def connect_client(url: str, grpc_port: int | None = None, api_key: str | None = None) -> Any:
-    """A connected `weaviate.WeaviateClient` for `url` (REST) and `grpc_port` (default 50051)."""
-    import weaviate
-    from weaviate.classes.init import Auth
-
-    parsed = urlparse(url)
-    if parsed.scheme not in ("http", "https") or not parsed.hostname:
-        raise StoreError(f"WEAVIATE_URL must look like http://host:8080, got {url!r}")
-    secure = parsed.scheme == "https"
-    return weaviate.connect_to_custom(
-        http_host=parsed.hostname,
-        http_port=parsed.port or (443 if secure else 8080),
-        http_secure=secure,
-        grpc_host=parsed.hostname,
-        grpc_port=grpc_port or 50051,
-        grpc_secure=secure,
-        auth_credentials=Auth.api_key(api_key) if api_key else None,
-    )
-
-
-# -- search ---------------------------------------------------------------------------------------
-Leg = dict[str, tuple[Memory, float]]  # object id -> (record, raw leg score)
-_EXPLAIN = re.compile(r"Result Set '?([^)']*)'?\) Document \S+: original score \S+, normalized score: (\S+)")
-
-
-def _search_shards(
-    shards: list[Any], query: SearchQuery, qvec: list[float] | None, where: Any
-) -> list[SearchHit]:
-    terms = " ".join(tokens(query.text))
-    depth = max(query.k, fusion.HYBRID_LEG_LIMIT)
-    # Without keyword terms the server's hybrid would get an empty query: fusing the vector leg
-    # alone in the client gives the same scores without relying on how a server treats "".
-    if query.mode == "hybrid" and len(shards) == 1 and qvec is not None and terms:
-        return _server_hybrid(shards[0], query, terms, qvec, where, depth)
-    vector = _vector_leg(shards, qvec, where, depth) if query.mode != "keyword" and qvec else {}
-    keyword = _keyword_leg(shards, terms, where, depth) if query.mode != "vector" and terms else {}
-    records = {oid: rec for leg in (vector, keyword) for oid, (rec, _) in leg.items()}
-    if query.mode == "vector":
-        return [SearchHit(memory=m, score=s, vector_score=s) for m, s in vector.values()]
-    if query.mode == "keyword":
-        norm = fusion.minmax({oid: s for oid, (_, s) in keyword.items()})
-        return [SearchHit(memory=records[oid], score=s, keyword_score=s) for oid, s in norm.items()]
-    fused = fusion.relative_score_fusion(
-        {oid: s for oid, (_, s) in vector.items()}, {oid: s for oid, (_, s) in keyword.items()}, query.alpha
-    )
-    return [
-        SearchHit(memory=records[oid], score=f.score, vector_score=f.vector, keyword_score=f.keyword)
-        for oid, f in fused.items()
-    ]
-
-
-def _vector_leg(shards: list[Any], qvec: list[float], where: Any, depth: int) -> Leg:
-    from weaviate.classes.query import MetadataQuery
-
-    leg: Leg = {}
-    for shard in shards:
-        result = shard.query.near_vector(
-            near_vector=qvec,
-            target_vector="default",
-            filters=where,
-            limit=depth,
-            return_metadata=MetadataQuery(distance=True),
-        )
-        for obj in result.objects:
-            similarity = 1.0 - float(obj.metadata.distance or 0.0)
-            leg[str(obj.uuid)] = (from_properties(obj.properties), min(1.0, max(0.0, similarity)))
-    return leg
-
-
-def _keyword_leg(shards: list[Any], terms: str, where: Any, depth: int) -> Leg:
-    from weaviate.classes.query import MetadataQuery
-
-    leg: Leg = {}
-    for shard in shards:
-        result = shard.query.bm25(
-            query=terms,
-            query_properties=["terms"],
-            filters=where,
-            limit=depth,
-            return_metadata=MetadataQuery(score=True),
-        )
-        for obj in result.objects:
-            leg[str(obj.uuid)] = (from_properties(obj.properties), float(obj.metadata.score or 0.0))
-    return leg
-
-
-def _server_hybrid(
-    shard: Any, query: SearchQuery, terms: str, qvec: list[float], where: Any, depth: int
-) -> list[SearchHit]:
-    """One shard: Weaviate fuses the legs itself (relative score, the store's alpha)."""
-    from weaviate.classes.query import HybridFusion, MetadataQuery
-
-    result = shard.query.hybrid(
-        query=terms,
-        vector=qvec,
-        alpha=query.alpha,
-        fusion_type=HybridFusion.RELATIVE_SCORE,
-        query_properties=["terms"],
-        target_vector="default",
-        filters=where,
-        limit=depth,
-        return_metadata=MetadataQuery(score=True, explain_score=True),
-    )
-    hits = []
-    for obj in result.objects:
-        vector, keyword = _legs_of(obj.metadata.explain_score or "", query.alpha)
-        score = min(1.0, max(0.0, float(obj.metadata.score or 0.0)))
-        hits.append(
-            SearchHit(
-                memory=from_properties(obj.properties),
-                score=score,
-                vector_score=vector,
-                keyword_score=keyword,
-            )
-        )
-    return hits
-
-
-def _legs_of(explain: str, alpha: float) -> tuple[float | None, float | None]:
-    """Each leg's normalised score, recovered from Weaviate's explain text (None: absent/unknown)."""
-    legs: dict[str, float | None] = {"vector": None, "keyword": None}
-    for name, weighted in _EXPLAIN.findall(explain):
-        leg = "vector" if "vector" in name.lower() else "keyword"
-        weight = alpha if leg == "vector" else 1.0 - alpha
-        legs[leg] = min(1.0, float(weighted) / weight) if weight > 0 else None
-    return legs["vector"], legs["keyword"]
-
-
-# -- schema ---------------------------------------------------------------------------------------
-_TEXT_FIELDS = (
-    "key",
-    "kind",
-    "tenant",
-    "domain",
-    "task_type",
-    "subtype",
-    "level",
-    "source",
-    "file_path",
-    "thread_id",
-)
-
-
-def _ensure_collection(client: Any, name: str) -> None:
-    """Create the collection unless it exists (another process may win the race: then it exists)."""
-    from weaviate.classes.config import Configure, StopwordsPreset, VectorDistances
-
-    if client.collections.exists(name):
-        return
-    try:
-        client.collections.create(
-            name,
-            properties=_schema_properties(),
-            multi_tenancy_config=Configure.multi_tenancy(enabled=True, auto_tenant_activation=True),
-            vector_config=Configure.Vectors.self_provided(
-                name="default",
-                vector_index_config=Configure.VectorIndex.hnsw(distance_metric=VectorDistances.COSINE),
-            ),
-            inverted_index_config=Configure.inverted_index(
-                bm25_k1=fusion.BM25_K1, bm25_b=fusion.BM25_B, stopwords_preset=StopwordsPreset.NONE
-            ),
-        )
-    except Exception:
-        if not client.collections.exists(name):
-            raise
-
-
-def _schema_properties() -> list[Any]:
-    from weaviate.classes.config import DataType, Property, Tokenization
-
-    def tag(name: str, data_type: DataType = DataType.TEXT) -> Any:  # exact-match filters only
-        return Property(
-            name=name, data_type=data_type, tokenization=Tokenization.FIELD, index_searchable=False
-        )
-
-    def number(name: str) -> Any:
-        return Property(name=name, data_type=DataType.NUMBER, index_range_filters=True)
-
-    return [
-        *(tag(name) for name in _TEXT_FIELDS),
-        tag("agents", DataType.TEXT_ARRAY),
-        Property(name="content", data_type=DataType.TEXT, index_filterable=False, index_searchable=False),
-        Property(
-            name="terms",
-            data_type=DataType.TEXT,
-            tokenization=Tokenization.WHITESPACE,
-            index_filterable=False,
-        ),
-        Property(name="active", data_type=DataType.BOOL),
-        Property(name="access_count", data_type=DataType.INT),
-        *(number(name) for name in ("confidence", "created_at", "updated_at", "expires_at")),
-    ]

@@ -1,0 +1,101 @@
+"""The SQLite file behind `SQLiteStore`: tables, pragmas, schema version, and write transactions.
+
+- `memories` holds one row per tenant and key, its vector a float32 BLOB.
+- `memories_fts` (FTS5, porter + unicode61) indexes each record's text in `content` and its tenant
+  as one token in `tenant_tag`, so a tenant-filtered keyword query intersects posting lists and
+  ranks only the tenant's matches (see `memory.sqlite_search`).
+- `settings` records the vector dimension and `schema_version`. A file written by a newer schema
+  is refused with a clear error instead of being misread; files from before versioning have the
+  version-1 layout and are stamped as such.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Callable
+from typing import TypeVar
+
+from memory.store import StoreError
+
+SCHEMA_VERSION = 1
+_SCHEMA = (
+    """CREATE TABLE IF NOT EXISTS memories (
+        id INTEGER PRIMARY KEY, key TEXT NOT NULL, kind TEXT NOT NULL, content TEXT NOT NULL,
+        tenant TEXT NOT NULL, domain TEXT NOT NULL, task_type TEXT NOT NULL, subtype TEXT,
+        level TEXT NOT NULL, active INTEGER NOT NULL, confidence REAL NOT NULL, source TEXT,
+        file_path TEXT, thread_id TEXT, agents TEXT NOT NULL, access_count INTEGER NOT NULL,
+        created_at REAL NOT NULL, updated_at REAL NOT NULL, expires_at REAL, vector BLOB NOT NULL,
+        UNIQUE (tenant, key))""",
+    "CREATE INDEX IF NOT EXISTS memories_created ON memories (tenant, created_at)",
+    "CREATE INDEX IF NOT EXISTS memories_expires ON memories (expires_at) WHERE expires_at IS NOT NULL",
+    "CREATE VIRTUAL TABLE IF NOT EXISTS memories_fts USING fts5(content, tenant_tag, "
+    "tokenize = 'porter unicode61 remove_diacritics 2')",
+    "CREATE TABLE IF NOT EXISTS settings (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
+)
+# Pages the WAL may hold before a commit checkpoints it into the main file (SQLite's default is
+# 1000, about 4 MB). A bulk upsert of 1000 records writes about that much, so the default syncs
+# the file on nearly every batch; 16 MB keeps one sync per few batches. Durability is unchanged:
+# a commit is acknowledged once it is in the WAL, whatever the checkpoint interval.
+_WAL_PAGES = 4096
+_WAL_KEEP_BYTES = 64 * 1024 * 1024  # truncate the WAL back to this after a checkpoint
+T = TypeVar("T")
+
+
+def open_database(conn: sqlite3.Connection, dim: int, retries: int) -> None:
+    """Set the connection up (WAL, caches) and create or check the schema."""
+    # WAL + synchronous=NORMAL: COMMIT returns once the transaction's frames are in the WAL file,
+    # i.e. in the OS page cache, so a killed process (SIGKILL) loses nothing acknowledged; only an
+    # OS crash or power cut could lose the last commits before a checkpoint syncs them.
+    retrying(retries, lambda: conn.execute("PRAGMA journal_mode = WAL"))
+    conn.execute("PRAGMA synchronous = NORMAL")
+    conn.execute("PRAGMA cache_size = -65536")  # 64 MiB: index pages stay hot during bulk upserts
+    conn.execute(f"PRAGMA wal_autocheckpoint = {_WAL_PAGES}")
+    conn.execute(f"PRAGMA journal_size_limit = {_WAL_KEEP_BYTES}")
+    write(conn, retries, lambda c: _create_schema(c, dim))
+
+
+def _create_schema(conn: sqlite3.Connection, dim: int) -> None:
+    fresh = conn.execute("SELECT count(*) FROM sqlite_master WHERE name = 'memories'").fetchone()[0] == 0
+    for statement in _SCHEMA:
+        conn.execute(statement)
+    # A file from before versioning has the version-1 layout: stamping it 1 is accurate.
+    version = SCHEMA_VERSION if fresh else 1
+    conn.execute("INSERT OR IGNORE INTO settings VALUES ('schema_version', ?)", (str(version),))
+    _check_setting(conn, "schema_version", SCHEMA_VERSION, "was written by a newer Cairn (schema")
+    conn.execute("INSERT OR IGNORE INTO settings VALUES ('dim', ?)", (str(dim),))
+    _check_setting(conn, "dim", dim, "holds vectors of another dimension (")
+
+
+def _check_setting(conn: sqlite3.Connection, name: str, expected: int, problem: str) -> None:
+    stored = int(conn.execute("SELECT value FROM settings WHERE name = ?", (name,)).fetchone()[0])
+    if stored != expected:
+        raise StoreError(
+            f"this memory store {problem}{stored}; expected {expected}): open it with a "
+            "matching Cairn and embedder, or re-index into a new file"
+        )
+
+
+def retrying(retries: int, action: Callable[[], T]) -> T:
+    """Run `action`, retrying with backoff while another process holds the lock."""
+    for attempt in range(retries):
+        try:
+            return action()
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) and "busy" not in str(exc):
+                raise
+            time.sleep(0.02 * 2**attempt)
+    return action()
+
+
+def write(conn: sqlite3.Connection, retries: int, body: Callable[[sqlite3.Connection], T]) -> T:
+    """Run `body` in one IMMEDIATE transaction, committed before returning; any error rolls back."""
+    retrying(retries, lambda: conn.execute("BEGIN IMMEDIATE"))
+    try:
+        result = body(conn)
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    return result
