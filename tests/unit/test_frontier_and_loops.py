@@ -5,7 +5,7 @@ from __future__ import annotations
 from flows.loops import LoopPolicy, decide
 from memory.models import Evidence, IterationRecord, PlannedCall, ToolCall, Verdict
 from memory.state import TaskState
-from tasks.plan import merge_frontier, pop_best, score
+from tasks.plan import done_signatures, merge_frontier, pop_best, score
 
 
 def _p(tool: str, path: str, expected: list[str] | None = None) -> PlannedCall:
@@ -33,6 +33,17 @@ def test_pop_best_takes_the_beam_and_one_write_per_path() -> None:
     r = _p("read_file", "a.md")
     batch, rest = pop_best([w1, w2, r], beam=3, done=set())
     assert batch == [w1, r] and rest == [w2]
+
+
+def test_a_check_is_done_until_a_file_is_written_after_it() -> None:
+    tests = ToolCall(call_id="call-2-1", iteration=2, index=1, tool="run_tests", params={"target": "."})
+    write = ToolCall(call_id="call-3-1", iteration=3, index=1, tool="write_file", params={"path": "a.py"})
+    rerun = PlannedCall(tool="run_tests", params={"target": "."})
+    before = TaskState(iterations=[_it(1), _it(2, calls=[tests])])
+    after = TaskState(iterations=[_it(1), _it(2, calls=[tests]), _it(3, calls=[write])])
+    assert rerun.signature in done_signatures(before)  # nothing changed: running it again is a loop
+    assert rerun.signature not in done_signatures(after)  # the code changed: the tests are worth a rerun
+    assert write.tool + ":" + '{"path": "a.py"}' in done_signatures(after)
 
 
 def _calls(n: int, tool: str = "read_file", same: bool = False) -> list[ToolCall]:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 from memory.models import IterationRecord, Relevance, ToolCall
 from memory.reasoning import (
     LineCounter,
@@ -83,7 +81,7 @@ def test_high_records_are_kept_while_any_lower_tier_remains() -> None:
             assert lows == sorted(c.iteration for c in state.calls if c.relevance == "low")[-len(lows) :]
 
 
-def test_counter_caches_per_line_and_assembly_is_fast() -> None:
+def test_counter_caches_per_line() -> None:
     calls: list[str] = []
 
     def counting(text: str) -> int:
@@ -94,9 +92,7 @@ def test_counter_caches_per_line_and_assembly_is_fast() -> None:
     state = long_task(200)
     first = reasoning_lines(state, budget_tokens=4000, count=counter)
     distinct = len(calls)
-    started = time.perf_counter()
     second = reasoning_lines(state, budget_tokens=4000, count=counter)
-    assert (time.perf_counter() - started) < 0.25
     assert first == second and len(calls) == distinct == 600
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -103,7 +102,8 @@ def test_feedback_steers_the_search(store: SQLiteStore) -> None:
     assert "src/fx.py" in asked and ("src/fx.py" not in plain or plain.count("ECB") <= asked.count("ECB"))
 
 
-def test_assembly_with_thousands_of_memories_is_fast(store: SQLiteStore) -> None:
+def test_assembly_over_thousands_of_memories_stays_bounded(store: SQLiteStore) -> None:
+    # Speed is measured in bench/context.py; here: the block stays small and keeps what matters.
     store.upsert(
         [chunk(f"c{i}", f"chunk {i} about payments, refunds and fees number {i % 97}") for i in range(3000)]
     )
@@ -125,8 +125,7 @@ def test_assembly_with_thousands_of_memories_is_fast(store: SQLiteStore) -> None
             for n in range(1, 201)
         ]
     )
-    relevant_context(state, store)
-    started = time.perf_counter()
-    for _ in range(10):
-        relevant_context(state, store)
-    assert (time.perf_counter() - started) / 10 < 0.1
+    block = relevant_context(state, store, budget_tokens=500)
+    assert block.count("[Source:") <= 10
+    assert len(block) // 4 < 1500  # snippets + a 500-token history, not 3,000 chunks and 200 calls
+    assert "it200" in block  # the most recent call survives the budget

@@ -45,7 +45,7 @@ def test_a_command_that_never_ends_is_killed_with_its_background_child(tmp_path:
     script = "sleep 60 & echo $! > child.pid; sleep 60"
     started = time.monotonic()
     result = run(["sh", "-c", script], tmp_path, timeout_s=0.5)
-    assert time.monotonic() - started < 3
+    assert time.monotonic() - started < 30  # killed, not left to run its 60 s
     assert result.timed_out and result.killed_signal == signal.SIGKILL
     assert wait_dead(int((tmp_path / "child.pid").read_text()))
 
