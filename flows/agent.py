@@ -60,7 +60,10 @@ def _derived_id(goal: str) -> str:
     return new_task_id(goal, suffix=run_id.replace("-", "")[:4] or None)
 
 
-@flow(name="cairn", flow_run_name=_run_name, log_prints=False)
+# validate_parameters=False: callers pass a RunConfig instance; deployments go through
+# flows.serve.scheduled_task (plain JSON parameters), and a worker process could not resolve
+# the RunConfig annotation when Prefect built its parameter model.
+@flow(name="cairn", flow_run_name=_run_name, log_prints=False, validate_parameters=False)
 def run_task(
     goal: str,
     config: RunConfig,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from memory.models import EvidenceType, IterationMode, PlannedCall
+from memory.models import EvidenceType, IterationMode, PlannedCall, ToolCall
 from memory.state import TaskState
 from tasks.schemas import Candidate, KnownFile, Note, PlanInput, ToolSpec
 
@@ -26,6 +26,7 @@ _REQUIREMENT_EVIDENCE: dict[str, tuple[EvidenceType, ...]] = {
     "file": ("file_creation",),
     "evidence": ("file_creation", "synthesis", "execution"),
 }
+RERUN_AFTER_WRITE = frozenset({"run_tests", "lint", "run_python"})  # their result depends on the files
 MODES: dict[IterationMode, tuple[int, int]] = {"fast": (4, 3), "deep": (8, 5)}  # (candidates, beam)
 
 
@@ -108,7 +109,14 @@ def plan_input(
 
 
 def done_signatures(state: TaskState) -> set[str]:
-    return {PlannedCall(tool=c.tool, params=c.params).signature for c in state.calls}
+    """Signatures of the calls already run; a check (tests, lint, a script) that ran no later than
+    the last file write is not done: re-running it after a fix is new work, not a loop."""
+    last_write = max((c.iteration for c in state.calls if _wrote(c)), default=0)
+    return {
+        PlannedCall(tool=c.tool, params=c.params).signature
+        for c in state.calls
+        if not (c.tool in RERUN_AFTER_WRITE and c.iteration <= last_write)
+    }
 
 
 def known_files(state: TaskState) -> list[KnownFile]:
@@ -128,3 +136,7 @@ def notes(state: TaskState, limit: int = 40) -> list[Note]:
         if c.insights and c.outcome == "success" and c.tool in ("read_file", "search_memory", "run_python")
     ]
     return found[-limit:]
+
+
+def _wrote(call: ToolCall) -> bool:
+    return call.tool == "write_file" and call.outcome == "success"

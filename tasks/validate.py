@@ -31,9 +31,9 @@ import os
 import re
 import sys
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from memory.models import Evidence, TaskType, Verdict, content_hash
@@ -109,6 +109,18 @@ def validate(
         suite=suite.name,
         validation_id=_validation_id(suite.name, iteration, evidence),
         iteration=iteration,
+    )
+
+
+def has_tests(paths: Iterable[str]) -> bool:
+    """Whether the task wrote a test module, by pytest's default names (`test_*.py`, `*_test.py`).
+
+    >>> has_tests(["slugify.py", "tests/test_slugify.py"]), has_tests(["testing-notes.md", "src/app.py"])
+    (True, False)
+    """
+    names = (PurePosixPath(path).name for path in paths)
+    return any(
+        name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py")) for name in names
     )
 
 
