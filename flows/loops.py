@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict
 
 from memory.models import IterationMode, IterationRecord, PlannedCall
 from memory.state import TaskState
+from tasks.plan import RERUN_AFTER_WRITE
 
 
 class LoopPolicy(BaseModel):
@@ -50,7 +51,13 @@ def _cap(state: TaskState, policy: LoopPolicy) -> str | None:
 
 
 def _same_call(state: TaskState, policy: LoopPolicy) -> str | None:
-    counts = Counter(PlannedCall(tool=c.tool, params=c.params).signature for c in state.calls)
+    """The same call with nothing changed in between; a check re-run after a file write is new work."""
+    counts: Counter[str] = Counter()
+    for call in state.calls:
+        if call.tool == "write_file" and call.outcome == "success":
+            for signature in [s for s in counts if s.split(":", 1)[0] in RERUN_AFTER_WRITE]:
+                del counts[signature]
+        counts[PlannedCall(tool=call.tool, params=call.params).signature] += 1
     if counts:
         signature, n = counts.most_common(1)[0]
         if n >= policy.same_call_limit:

@@ -105,3 +105,18 @@ def test_stuck_goes_deep_then_recovers_once_then_stops() -> None:
     assert decide(three).recovery and decide(three).stop is None
     four = three.model_copy(update={"iterations": [*three.iterations, _it(5, "stuck", mode="deep")]})
     assert "recovery did not help" in str(decide(four).stop)
+
+
+def test_tests_rerun_after_each_fix_are_not_the_same_call() -> None:
+    def run(i: int) -> ToolCall:
+        return ToolCall(call_id=f"t{i}", iteration=i, index=1, tool="run_tests", params={"target": "."})
+
+    def fix(i: int) -> ToolCall:
+        return ToolCall(call_id=f"w{i}", iteration=i, index=2, tool="write_file", params={"path": "a.py", "n": i})
+
+    fixed = [run(1), fix(1), run(2), fix(2), run(3)]
+    state = TaskState(iterations=[_it(1, calls=fixed)], evidence=[_ev(1)])
+    assert decide(state).stop is None
+    unchanged = [run(1), run(2), run(3)]
+    state = TaskState(iterations=[_it(1, calls=unchanged)], evidence=[_ev(1)])
+    assert "same call ran 3 times" in str(decide(state).stop)
