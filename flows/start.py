@@ -4,12 +4,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from flows.rules import constraint_event
 from flows.session import Session, open_session
 from memory.events import ConstraintExtracted, TaskCreated, UserMessage
-from memory.models import TaskType, memory_key
+from memory.models import TaskType
 from tasks._prefect import CallKey
 from tasks.deps import Deps, RunConfig, deps_for
-from tasks.schemas import DetectTaskTypeInput, DetectTaskTypeOutput, ExtractConstraintInput, ExtractConstraintOutput
+from tasks.schemas import (
+    DetectTaskTypeInput,
+    DetectTaskTypeOutput,
+    ExtractConstraintInput,
+    ExtractConstraintOutput,
+)
 from tasks.steps import call_model
 
 
@@ -73,7 +79,4 @@ def extract_constraint(config: RunConfig, task_id: str, message: str, index: int
         key, "extract_constraint", ExtractConstraintInput(message=message), config
     )
     out = result.output if result.ok and isinstance(result.output, ExtractConstraintOutput) else None
-    if out is None or not out.found:
-        return ConstraintExtracted(message=message)
-    rule = out.rule.strip()
-    return ConstraintExtracted(message=message, rule=rule, key=memory_key(rule, "rules", "general"))
+    return constraint_event(out, message)

@@ -72,6 +72,7 @@ class MemoryContextProvider:
         namespace: str = "chat",
         domain: str = "chat",
         agent: str = "assistant",
+        tenant: str | None = None,
         clock: Callable[[], float] = now,
     ) -> None:
         if not thread_id:
@@ -79,7 +80,8 @@ class MemoryContextProvider:
         self.store, self.thread_id, self.extractor, self.embedder = store, thread_id, extractor, embedder
         self.top_k, self.min_relevance, self.recent = top_k, min_relevance, recent
         self.half_life_days, self.ttl_seconds = half_life_days, ttl_seconds
-        self.tenant = f"{namespace}:{thread_id}"
+        # One tenant per thread by default; a caller may share one (a user's) across threads.
+        self.tenant = tenant or f"{namespace}:{thread_id}"
         self.domain, self.agent, self.clock = domain, agent, clock
 
     def before_run(self, messages: Sequence[ChatMessage]) -> Context:

@@ -78,15 +78,6 @@ class CairnMemoryState(Frozen):
 register_state_type(CairnMemoryState, type_id="cairn.memory_state")
 
 
-class _ScopedMemory(MemoryContextProvider):
-    """The core provider writing and reading one tenant (a user's or a session's), with the
-    session id as each memory's `thread_id`."""
-
-    def __init__(self, store: MemoryStore, thread_id: str, tenant: str, **options: Any) -> None:
-        super().__init__(store, thread_id, **options)
-        self.tenant = tenant
-
-
 class CairnContextProvider(ContextProvider):
     """Long-term memory for an Agent Framework agent, kept in a Cairn `MemoryStore`.
 
@@ -185,8 +176,8 @@ class CairnContextProvider(ContextProvider):
     def core(self, session: AgentSession, agent: SupportsAgentRun | None = None) -> MemoryContextProvider:
         """The `memory.context` provider for one session: its tenant, the session id as thread id."""
         name = getattr(agent, "name", None) or "assistant"
-        return _ScopedMemory(
-            self.store, session.session_id, self.tenant(session), agent=name, **self.core_options
+        return MemoryContextProvider(
+            self.store, session.session_id, tenant=self.tenant(session), agent=name, **self.core_options
         )
 
     def memories(self, session: AgentSession) -> list[Memory]:

@@ -11,7 +11,8 @@ from tasks.tools.base import ToolContext, ToolOutput
 
 
 def run_tests(ctx: ToolContext, target: str = ".") -> ToolOutput:
-    result = code_tools.run_tests(ctx.artifacts, target, timeout_s=ctx.timeout_s)
+    # The agent's tests run on Cairn's interpreter: its pytest plugins are not the project's.
+    result = code_tools.run_tests(ctx.artifacts, target, timeout_s=ctx.timeout_s, plugins=False)
     text = f"{result.summary}\n\n{result.output}".strip()
     return ToolOutput(
         text=text,
