@@ -175,7 +175,8 @@ def server_start(
     port: Annotated[int, typer.Option("--port")] = 4200,
     host: Annotated[str, typer.Option("--host")] = "127.0.0.1",
     database_url: Annotated[
-        str | None, typer.Option("--database-url", envvar="CAIRN_PREFECT_DATABASE_URL", help="PostgreSQL URL")
+        str | None, typer.Option("--database-url", "--postgres", envvar="CAIRN_PREFECT_DATABASE_URL",
+                                    help="PostgreSQL URL (postgresql+asyncpg://...)")
     ] = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -199,6 +200,31 @@ def server_status(as_json: JsonOpt = False) -> None:
     from flows.server import server_command
 
     server_command("status", as_json=as_json)
+
+
+worker_app = typer.Typer(no_args_is_help=True, help="A process worker that runs deployments on this machine.")
+app.add_typer(worker_app, name="worker")
+PoolOpt = Annotated[str, typer.Option("--pool", help="Work pool name (created as a process pool if missing)")]
+
+
+@worker_app.command("start")
+def worker_start(
+    pool: PoolOpt = "cairn-local",
+    limit: Annotated[int | None, typer.Option("--limit", help="At most this many runs at once")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Start `prefect worker start --pool NAME --type process` in the background; print its pid."""
+    from flows.worker import worker_command
+
+    worker_command("start", pool=pool, limit=limit, as_json=as_json)
+
+
+@worker_app.command("stop")
+def worker_stop(pool: PoolOpt = "cairn-local", as_json: JsonOpt = False) -> None:
+    """Stop the worker `cairn worker start` started for the pool (and the runs it is executing)."""
+    from flows.worker import worker_command
+
+    worker_command("stop", pool=pool, as_json=as_json)
 
 
 @app.command()

@@ -4,6 +4,11 @@
 event's envelope), and upserts are idempotent by key, so `reindex` — drop the task's tenant and
 replay the log — rebuilds exactly the same index.
 
+A rule (`ConstraintExtracted`) goes to the `shared` tenant under a key of its text alone, so every
+task that states it meets one record: `agents` lists the tasks that stated it and `access_count`
+counts them. The count grows only when a task not yet among `agents` stores the rule, so a task
+that repeats it, or a `reindex`, never inflates it (see `_count_new_statements`).
+
 >>> from memory.events import TaskCreated  # doctest: +SKIP
 """
 
@@ -68,7 +73,7 @@ def records_for(state: TaskState, envelope: Envelope, artifacts: Path) -> list[M
         case FileRecorded():
             return _file_records(event, artifacts, base)
         case ConstraintExtracted(rule=str(rule), key=str(key)):
-            shared = {**base, "tenant": SHARED}
+            shared = {**base, "tenant": SHARED, "agents": [state.task_id]}
             return [
                 _memory(shared, key=key, kind="constraint", content=rule, level="semantic", domain="rules")
             ]
@@ -117,7 +122,29 @@ def index(store: MemoryStore, state: TaskState, envelope: Envelope, artifacts: P
     if isinstance(envelope.event, ConstraintRetired):
         _retire(store, envelope.event.key)
     if records:
+        stated = _new_statements(store, state.task_id, records)
         store.upsert(records)
+        _count_new_statements(store, stated)
+
+
+def _new_statements(store: MemoryStore, task_id: str, records: list[Memory]) -> list[str]:
+    """Keys of shared records this task has not stored before (it is not among their agents).
+
+    Read before the upsert: only this task adds its own id to `agents`, so other tasks writing
+    the same record at the same time cannot change the answer."""
+    shared = [r.key for r in records if r.tenant == SHARED]
+    return [key for key in shared if task_id not in _agents(store.get(key, SHARED))]
+
+
+def _agents(memory: Memory | None) -> list[str]:
+    return memory.agents if memory is not None else []
+
+
+def _count_new_statements(store: MemoryStore, keys: list[str]) -> None:
+    # An increment in the store, not a read-modify-write here: on SQLite it is one UPDATE inside a
+    # write transaction, so tasks in several processes stating the same rule at once lose no count.
+    if keys:
+        store.record_access(keys, SHARED)
 
 
 def reindex(store: MemoryStore, envelopes: list[Envelope], artifacts: Path) -> int:
