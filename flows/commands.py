@@ -55,7 +55,7 @@ def _run(
                           related=related or None)
     except KeyboardInterrupt:
         err.print(f"\ninterrupted. task [cyan]{task_id}[/] is saved; continue with:")
-        err.print(f"  cairn resume {task_id} --workspace {config.workspace}")
+        print(f"  cairn resume {task_id} --workspace {config.workspace}", file=sys.stderr)  # never wrapped
         sys.exit(130)
     except (ValueError, OSError) as exc:
         fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)

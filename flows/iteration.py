@@ -5,8 +5,7 @@ from the first unfinished call; a call that finished its tool but not its record
 result in Prefect's cache under its call key.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: Prefect validates flow parameters from the annotations.
 import time
 
 from prefect import flow
@@ -19,7 +18,7 @@ from memory.relevant import rules_block
 from tasks._prefect import CallKey
 from tasks.deps import RunConfig
 from tasks.schemas import SynthesizeInput, SynthesizeOutput
-from tasks.steps import run_tool, test_kill_point
+from tasks.steps import kill_point_for_tests, run_tool
 
 
 class IterationSummary(BaseModel):
@@ -52,7 +51,7 @@ def bfs_iteration(config: RunConfig, task_id: str, iteration: int, mode: Iterati
         for key, call in zip(keys, batch, strict=True)
         if key.index not in finished
     }
-    results = ((key, call, test_kill_point(futures[key.index].result(), futures.values()))
+    results = ((key, call, kill_point_for_tests(futures[key.index].result(), futures.values()))
                for key, call in zip(keys, batch, strict=True) if key.index not in finished)
     for key, call, output, compression, cost in compress_results(session, results):
         record_call(session, key, call, output, compression, cost, time.monotonic() - started)

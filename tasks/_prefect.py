@@ -8,10 +8,17 @@ calls that already finished and does not run them again.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
 from prefect import Task, task
+from prefect.settings import (
+    PREFECT_FLOWS_HEARTBEAT_FREQUENCY,
+    PREFECT_RESULTS_LOCAL_STORAGE_PATH,
+    temporary_settings,
+)
 from pydantic import BaseModel, ConfigDict
 
 P = ParamSpec("P")
@@ -54,3 +61,21 @@ def cairn_task(
         )
 
     return decorate
+
+
+@contextmanager
+def iteration_settings(results: Path) -> Iterator[None]:
+    """Prefect settings for the runs a task's parent flow starts: its iterations and their calls.
+
+    - Results go to the workspace's `results/`, so a new process (resume, UI retry) finds them.
+    - Heartbeats are off for the iteration subflows. A flow run joins its heartbeat thread on exit,
+      and that thread sleeps in 1-second steps: about 1 s of every iteration. The parent flow run
+      started its own heartbeat before entering this block and keeps it, so crash detection (and
+      Cairn's task lock, `flows/liveness.py`) still covers the whole task.
+
+    >>> with iteration_settings(Path("ws/results")):  # doctest: +SKIP
+    ...     bfs_iteration(config, task_id, 1)
+    """
+    updates = {PREFECT_RESULTS_LOCAL_STORAGE_PATH: results, PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}
+    with temporary_settings(updates=updates):
+        yield

@@ -92,7 +92,7 @@ def _test_fail(key: CallKey) -> None:
 _results_seen = itertools.count(1)
 
 
-def test_kill_point(result: T, pending: Iterable[Any]) -> T:
+def kill_point_for_tests(result: T, pending: Iterable[Any]) -> T:
     """CAIRN_TEST_KILL_AFTER_CALLS=N: SIGKILL this process when the N-th tool result arrives, before
     it is recorded. The other futures are waited for first, so no tool is half-run at the kill."""
     limit = os.environ.get("CAIRN_TEST_KILL_AFTER_CALLS")

@@ -25,7 +25,7 @@ def finished(planted_run: PlantedRun) -> tuple[Path, dict[str, object]]:
 
 
 def test_run_completes_with_a_cited_report(finished: tuple[Path, dict[str, object]]) -> None:
-    ws, result = finished
+    _, result = finished
     assert result["status"] == "complete" and result["complete"] is True
     assert {"task_id", "iterations", "workspace", "report_path", "verdict"} <= set(result)
     report = Path(str(result["report_path"])).read_text(encoding="utf-8")

@@ -1,0 +1,167 @@
+"""Prefect's cost per BFS iteration and per tool call, Prefect's defaults against Cairn's settings.
+
+An iteration here is what Cairn's is to Prefect: one subflow run, 5 tool task runs submitted at
+once, from a parent flow run; the tools do nothing, and no model is called, so what is measured is
+orchestration alone. Each configuration runs in a fresh process, in ephemeral mode and against a
+local `prefect server start` on SQLite (a default one, and one with Cairn's server settings, as
+`cairn server start` runs it). Medians; the first iteration (warm-up) is left out.
+
+    python bench/orchestration.py                 # a table
+    python bench/orchestration.py --json          # {"ephemeral": {...}, "server": {...}} (Cairn's settings)
+    python bench/orchestration.py --iterations 20
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+CALLS = 5
+SEQUENTIAL_CALLS = 20
+
+
+def _trivial(key: object, value: int) -> int:
+    return value
+
+
+def worker(variant: str, iterations: int) -> dict[str, float]:
+    """Runs inside the measured process; returns medians in milliseconds."""
+    from prefect import flow, task
+
+    from tasks._prefect import CallKey, cairn_task, iteration_settings
+
+    tool = cairn_task(name="tool")(_trivial) if variant == "cairn" else task(_trivial, name="tool")
+    run = uuid.uuid4().hex[:8]
+
+    @flow(name="bench-iteration", flow_run_name="iteration-{n}", persist_result=True)
+    def iteration(n: int) -> int:
+        keys = [CallKey(task_id=run, iteration=n, index=i, kind="tool") for i in range(1, CALLS + 1)]
+        futures = [tool.submit(key, i) for i, key in enumerate(keys)]
+        return sum(f.result() for f in futures)
+
+    @flow(name="bench-task")
+    def parent() -> dict[str, float]:
+        results = Path(tempfile.mkdtemp(prefix="cairn-bench-results-"))
+        with iteration_settings(results) if variant == "cairn" else nullcontext():
+            per_iteration = [_timed(iteration, n) for n in range(1, iterations + 1)][1:]
+            per_call = [_timed(tool, CallKey(task_id=run, iteration=0, index=i, kind="tool"), i)
+                        for i in range(SEQUENTIAL_CALLS)][1:]
+        return {"iteration_ms": statistics.median(per_iteration), "tool_call_ms": statistics.median(per_call)}
+
+    return parent()
+
+
+def _timed(fn, *args) -> float:  # type: ignore[no-untyped-def]
+    started = time.perf_counter()
+    fn(*args)
+    return round(1000 * (time.perf_counter() - started), 1)
+
+
+def cairn_env() -> dict[str, str]:
+    from flows.runtime import QUIET
+    from flows.server import SERVER_TUNING
+
+    return {**QUIET, **SERVER_TUNING}
+
+
+def measure(variant: str, iterations: int, api_url: str | None) -> dict[str, float]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_", "CAIRN_"))}
+    home = tempfile.mkdtemp(prefix="cairn-bench-home-")
+    env.update({"PREFECT_HOME": home, "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+                "PREFECT_SERVER_ANALYTICS_ENABLED": "false", "PREFECT_LOGGING_LEVEL": "WARNING",
+                "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "180"})  # a fresh database migrates first
+    if variant == "cairn":
+        env.update(cairn_env())
+    if api_url:
+        env["PREFECT_API_URL"] = api_url
+    cmd = [sys.executable, __file__, "--worker", variant, "--iterations", str(iterations)]
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=900, cwd=ROOT)
+    if proc.returncode != 0:
+        raise RuntimeError(f"worker {variant} failed:\n{proc.stderr[-3000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+@contextmanager
+def local_server(tuned: bool) -> Iterator[str]:
+    """A throwaway `prefect server start` on SQLite, with Prefect's defaults or Cairn's settings."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    home = tempfile.mkdtemp(prefix="cairn-bench-server-")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}
+    env.update({"PREFECT_HOME": home, "PREFECT_UI_ENABLED": "false",
+                "PREFECT_SERVER_ANALYTICS_ENABLED": "false"})
+    if tuned:
+        env.update(cairn_env())
+    prefect = str(Path(sys.executable).parent / "prefect")
+    with open(Path(home) / "server.log", "wb") as log:
+        proc = subprocess.Popen([prefect, "server", "start", "--host", "127.0.0.1", "--port", str(port)],
+                                env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    url = f"http://127.0.0.1:{port}/api"
+    try:
+        _wait_healthy(url)
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def _wait_healthy(url: str, timeout: float = 120.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"{url}/health", timeout=2) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            pass
+        time.sleep(0.5)
+    raise RuntimeError(f"server at {url} not healthy after {timeout:.0f}s")
+
+
+def run_all(iterations: int) -> dict[str, dict[str, dict[str, float]]]:
+    figures: dict[str, dict[str, dict[str, float]]] = {"ephemeral": {}, "server": {}}
+    for variant in ("default", "cairn"):
+        figures["ephemeral"][variant] = measure(variant, iterations, None)
+        with local_server(tuned=variant == "cairn") as url:
+            figures["server"][variant] = measure(variant, iterations, url)
+    return figures
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--iterations", type=int, default=10)
+    parser.add_argument("--json", action="store_true", help="one JSON object: Cairn's settings only")
+    parser.add_argument("--worker", choices=["default", "cairn"], help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        print(json.dumps(worker(args.worker, args.iterations)))
+        return
+    figures = run_all(args.iterations)
+    if args.json:
+        print(json.dumps({mode: figures[mode]["cairn"] for mode in figures}))
+        return
+    print(f"Prefect orchestration overhead, medians of {args.iterations - 1} iterations of {CALLS} trivial "
+          f"tool calls and {SEQUENTIAL_CALLS - 1} sequential calls")
+    print(f"{'mode':<10} {'settings':<9} {'iteration ms':>13} {'tool call ms':>13}")
+    for mode, by_variant in figures.items():
+        for variant, row in by_variant.items():
+            print(f"{mode:<10} {variant:<9} {row['iteration_ms']:>13.0f} {row['tool_call_ms']:>13.1f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,90 @@
+"""What the Prefect UI shows of a finished task, read back through the Prefect client."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from prefect.client.schemas.objects import Artifact
+
+from memory.workspace import Workspace
+from tests.conftest import listing
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture(scope="module")
+def seen(reference_run: tuple[Path, str], prefect_server: str) -> dict[str, Any]:
+    ws, task_id = reference_run
+    flows, tasks = asyncio.run(_read_back(task_id))
+    artifacts = _artifacts(prefect_server, task_id)
+    state = Workspace(ws).task(task_id).state()
+    return {"task_id": task_id, "state": state, "flows": flows, "tasks": tasks, "artifacts": artifacts}
+
+
+async def _read_back(task_id: str) -> tuple[list[Any], list[Any]]:
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import (
+        FlowRunFilter,
+        FlowRunFilterName,
+        FlowRunFilterTags,
+        TaskRunFilter,
+        TaskRunFilterTags,
+    )
+
+    tag = f"task:{task_id}"
+    named = FlowRunFilter(name=FlowRunFilterName(any_=[f"cairn-{task_id}"]))
+    tagged = FlowRunFilter(tags=FlowRunFilterTags(all_=[tag]))
+    async with get_client() as client:
+        flows = [*await client.read_flow_runs(flow_run_filter=named, **listing("flow_runs")),
+                 *await client.read_flow_runs(flow_run_filter=tagged, **listing("flow_runs"))]
+        of_task = TaskRunFilter(tags=TaskRunFilterTags(all_=[tag]))
+        tasks = await client.read_task_runs(task_run_filter=of_task, **listing("task_runs"))
+    return flows, tasks
+
+
+def _artifacts(api_url: str, task_id: str) -> list[Artifact]:
+    # The client's read_artifacts always joins flow and task runs, which drops artifacts made in a
+    # flow (not a task); the API itself filters by key alone.
+    response = httpx.post(f"{api_url}/artifacts/filter", json={"artifacts": {"key": {"like_": task_id}}})
+    response.raise_for_status()
+    return [Artifact.model_validate(a) for a in response.json()]
+
+
+def test_flow_runs_are_the_task_and_one_per_iteration(seen: dict[str, Any]) -> None:
+    names = sorted(r.name for r in seen["flows"])
+    n = len(seen["state"].iterations)
+    assert names == sorted([f"cairn-{seen['task_id']}", *(f"iteration-{i}" for i in range(1, n + 1))])
+    assert all(r.state.type.value == "COMPLETED" for r in seen["flows"])
+
+
+def test_task_runs_are_named_after_tool_and_argument_and_tagged(seen: dict[str, Any]) -> None:
+    task_type = seen["state"].task_type
+    tools = [t for t in seen["tasks"] if any(tag.startswith("tool:") for tag in t.tags)]
+    assert all(f"task:{seen['task_id']}" in t.tags for t in seen["tasks"])
+    typed = [t for t in seen["tasks"] if t.name not in ("detect-task-type", "extract-constraint-0")]
+    assert tools and all(f"type:{task_type}" in t.tags for t in typed)  # known once detect-task-type ran
+    for run in tools:
+        tool = next(tag for tag in run.tags if tag.startswith("tool:")).split(":", 1)[1]
+        assert run.name.startswith(tool), (run.name, run.tags)
+    assert any(t.name.startswith("read_file-source:corpus/") for t in tools)
+    assert {"plan-1", "synthesize-1", "detect-task-type"} <= {t.name for t in seen["tasks"]}
+
+
+def test_artifacts_per_iteration_and_per_task(seen: dict[str, Any]) -> None:
+    task_id, state = seen["task_id"], seen["state"]
+    by_key: dict[str, list[Any]] = {}
+    for artifact in seen["artifacts"]:
+        by_key.setdefault(artifact.key, []).append(artifact)
+    for it in state.iterations:
+        (markdown,) = by_key[f"{task_id}-iteration-{it.iteration}"]
+        assert markdown.type == "markdown"
+        for heading in ("## Plan", "## Calls", "## Insights", "## Synthesis", "## Verdict"):
+            assert heading in markdown.data
+    evidence = by_key[f"{task_id}-evidence"]
+    assert {a.type for a in evidence} == {"table"} and len(evidence) == len(state.iterations)
+    progress = by_key[f"{task_id}-progress"]
+    assert [a.type for a in progress] == ["progress"] and float(progress[0].data) == 100.0

@@ -1,0 +1,151 @@
+"""Durable runs, end to end on the session's Prefect server, with the deterministic offline model.
+
+One interrupted run covers both ways a run breaks: a tool call raises in iteration 1 (the
+iteration's Prefect retry must skip the calls that had finished), and the process is SIGKILLed in
+iteration 2 after some tool results are in (the watchdog marks it Crashed; `cairn resume` finishes
+it). Test-only hooks in `tasks/steps.py`: CAIRN_TEST_FAIL_CALL, CAIRN_TEST_KILL_AFTER_CALLS, and
+CAIRN_TEST_COUNTER, a file every tool or model call that really executed appends its key to.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from memory.state import TaskState
+from memory.workspace import Workspace
+from tests.conftest import BIN, CORPUS, QUESTION_FILE, cairn, listing
+
+pytestmark = pytest.mark.e2e
+QUESTION = QUESTION_FILE.read_text(encoding="utf-8").strip()
+TASK = "interrupted-run"
+
+
+@pytest.fixture(scope="module")
+def interrupted(prefect_server: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
+    ws = tmp_path_factory.mktemp("interrupted-ws")
+    counter = ws / "calls.txt"
+    env = {**os.environ, "PREFECT_API_URL": prefect_server, "CAIRN_TEST_COUNTER": str(counter)}
+    args = ["run", QUESTION, "--source", str(CORPUS), "--workspace", str(ws), "--task-id", TASK]
+    first = cairn(args, {**env, "CAIRN_TEST_FAIL_CALL": "1/2", "CAIRN_TEST_KILL_AFTER_CALLS": "5"})
+    assert (ws / "tasks" / TASK).is_dir(), first.stderr[-3000:]
+    before = Workspace(ws).task(TASK).state()
+    states = _wait_crashed(TASK)
+    resumed = cairn(["resume", TASK, "--workspace", str(ws), "--json"], env)
+    return {"ws": ws, "counter": counter, "first": first, "before": before, "states": states,
+            "resumed": resumed}
+
+
+def _wait_crashed(task_id: str, timeout: float = 30.0) -> dict[str, str]:
+    """Flow run name -> state type, once the killed parent run is no longer RUNNING."""
+    deadline = time.monotonic() + timeout
+    while True:
+        states = _flow_states(task_id)
+        if states.get(f"cairn-{task_id}") != "RUNNING" or time.monotonic() > deadline:
+            return states
+        time.sleep(0.5)
+
+
+def _flow_states(task_id: str) -> dict[str, str]:
+    return asyncio.run(_read_flow_states(task_id))
+
+
+async def _read_flow_states(task_id: str) -> dict[str, str]:
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterName, FlowRunFilterTags
+
+    tagged = FlowRunFilter(tags=FlowRunFilterTags(all_=[f"task:{task_id}"]))
+    named = FlowRunFilter(name=FlowRunFilterName(any_=[f"cairn-{task_id}"]))
+    async with get_client() as client:
+        runs = [*await client.read_flow_runs(flow_run_filter=tagged, **listing("flow_runs")),
+                *await client.read_flow_runs(flow_run_filter=named, **listing("flow_runs"))]
+    return {r.name: r.state.type.value for r in sorted(runs, key=lambda r: r.created or 0) if r.state}
+
+
+def test_the_kill_came_mid_iteration_after_some_calls(interrupted: dict[str, object]) -> None:
+    first = interrupted["first"]
+    assert isinstance(first, subprocess.CompletedProcess)
+    assert first.returncode == -signal.SIGKILL, first.stderr[-2000:]
+    before = interrupted["before"]
+    assert isinstance(before, TaskState)
+    assert before.current == 2 and before.pending_calls, "killed inside iteration 2 with calls recorded"
+    assert len(before.iterations) == 1
+
+
+def test_a_killed_run_is_marked_crashed_without_anyone_doing_anything(interrupted: dict[str, object]) -> None:
+    states = interrupted["states"]
+    assert isinstance(states, dict)
+    assert states[f"cairn-{TASK}"] == "CRASHED", states
+    assert states["iteration-2"] == "CRASHED", states
+
+
+def test_failed_call_is_retried_by_the_iteration_without_rerunning_finished_calls(
+    interrupted: dict[str, object],
+) -> None:
+    calls = _calls(interrupted)
+    # 1/2 raised in iteration 1's first run (twice: the task's own retry); its second run ran it once
+    # and found 1/1 and 1/3 finished (recorded or cached), so nothing of iteration 1 ran twice.
+    assert calls[f"{TASK}/1/2/tool"] == 1
+    assert all(n == 1 for key, n in calls.items() if key.startswith(f"{TASK}/1/")), calls
+
+
+def test_resume_completes_the_task_and_runs_no_finished_call_twice(interrupted: dict[str, object]) -> None:
+    resumed = interrupted["resumed"]
+    assert isinstance(resumed, subprocess.CompletedProcess)
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    calls = _calls(interrupted)
+    assert [key for key, n in calls.items() if n > 1] == []
+    assert f"{TASK}/2/0/plan" in calls and f"{TASK}/3/0/synthesize" in calls
+
+
+def test_resumed_task_equals_an_uninterrupted_run(
+    interrupted: dict[str, object], reference_run: tuple[Path, str]
+) -> None:
+    ref_ws, ref_id = reference_run
+    ref = Workspace(ref_ws).task(ref_id).state()
+    got = Workspace(Path(str(interrupted["ws"]))).task(TASK).state()
+    assert got.status == ref.status == "complete"
+    assert _evidence(got) == _evidence(ref)  # nothing lost, nothing twice
+    assert len({ev.evidence_id for ev in got.evidence}) == len(got.evidence)
+    assert [c.call_id for c in got.calls] == [c.call_id for c in ref.calls]
+    assert got.frontier == ref.frontier and len(got.iterations) == len(ref.iterations)
+    assert got.report_path and ref.report_path
+    assert Path(got.report_path).read_bytes() == Path(ref.report_path).read_bytes()
+    assert Workspace(Path(str(interrupted["ws"]))).task(TASK).history.verify().ok
+
+
+def test_ctrl_c_prints_the_task_id_and_the_resume_command(prefect_server: str, tmp_path: Path) -> None:
+    env = {**os.environ, "PREFECT_API_URL": prefect_server}
+    history = tmp_path / "tasks" / "ctrl-c" / "history.jsonl"
+    args = ["run", QUESTION, "--source", str(CORPUS), "--workspace", str(tmp_path), "--task-id", "ctrl-c"]
+    # A shell may start background jobs with SIGINT ignored; a terminal's Ctrl-C finds it at default.
+    proc = subprocess.Popen(
+        [str(BIN / "cairn"), *args], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and '"type":"tool_call"' not in _text(history):
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err[-2000:]
+    assert f"cairn resume ctrl-c --workspace {tmp_path}" in err
+
+
+def _calls(interrupted: dict[str, object]) -> Counter[str]:
+    return Counter(Path(str(interrupted["counter"])).read_text(encoding="utf-8").split())
+
+
+def _evidence(state: TaskState) -> list[tuple[str, str, str, int]]:
+    return sorted((e.type, e.source, e.content, e.iteration) for e in state.evidence)
+
+
+def _text(path: Path) -> str:
+    return path.read_text(encoding="utf-8") if path.exists() else ""
