@@ -58,8 +58,10 @@ def worker(variant: str, iterations: int) -> dict[str, float]:
         results = Path(tempfile.mkdtemp(prefix="cairn-bench-results-"))
         with iteration_settings(results) if variant == "cairn" else nullcontext():
             per_iteration = [_timed(iteration, n) for n in range(1, iterations + 1)][1:]
-            per_call = [_timed(tool, CallKey(task_id=run, iteration=0, index=i, kind="tool"), i)
-                        for i in range(SEQUENTIAL_CALLS)][1:]
+            per_call = [
+                _timed(tool, CallKey(task_id=run, iteration=0, index=i, kind="tool"), i)
+                for i in range(SEQUENTIAL_CALLS)
+            ][1:]
         return {"iteration_ms": statistics.median(per_iteration), "tool_call_ms": statistics.median(per_call)}
 
     return parent()
@@ -81,9 +83,15 @@ def cairn_env() -> dict[str, str]:
 def measure(variant: str, iterations: int, api_url: str | None) -> dict[str, float]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_", "CAIRN_"))}
     home = tempfile.mkdtemp(prefix="cairn-bench-home-")
-    env.update({"PREFECT_HOME": home, "LITELLM_LOCAL_MODEL_COST_MAP": "True",
-                "PREFECT_SERVER_ANALYTICS_ENABLED": "false", "PREFECT_LOGGING_LEVEL": "WARNING",
-                "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "180"})  # a fresh database migrates first
+    env.update(
+        {
+            "PREFECT_HOME": home,
+            "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+            "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+            "PREFECT_LOGGING_LEVEL": "WARNING",
+            "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "180",
+        }
+    )  # a fresh database migrates first
     if variant == "cairn":
         env.update(cairn_env())
     if api_url:
@@ -103,14 +111,20 @@ def local_server(tuned: bool) -> Iterator[str]:
         port = sock.getsockname()[1]
     home = tempfile.mkdtemp(prefix="cairn-bench-server-")
     env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}
-    env.update({"PREFECT_HOME": home, "PREFECT_UI_ENABLED": "false",
-                "PREFECT_SERVER_ANALYTICS_ENABLED": "false"})
+    env.update(
+        {"PREFECT_HOME": home, "PREFECT_UI_ENABLED": "false", "PREFECT_SERVER_ANALYTICS_ENABLED": "false"}
+    )
     if tuned:
         env.update(cairn_env())
     prefect = str(Path(sys.executable).parent / "prefect")
     with open(Path(home) / "server.log", "wb") as log:
-        proc = subprocess.Popen([prefect, "server", "start", "--host", "127.0.0.1", "--port", str(port)],
-                                env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        proc = subprocess.Popen(
+            [prefect, "server", "start", "--host", "127.0.0.1", "--port", str(port)],
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
     url = f"http://127.0.0.1:{port}/api"
     try:
         _wait_healthy(url)
@@ -155,8 +169,10 @@ def main() -> None:
     if args.json:
         print(json.dumps({mode: figures[mode]["cairn"] for mode in figures}))
         return
-    print(f"Prefect orchestration overhead, medians of {args.iterations - 1} iterations of {CALLS} trivial "
-          f"tool calls and {SEQUENTIAL_CALLS - 1} sequential calls")
+    print(
+        f"Prefect orchestration overhead, medians of {args.iterations - 1} iterations of {CALLS} trivial "
+        f"tool calls and {SEQUENTIAL_CALLS - 1} sequential calls"
+    )
     print(f"{'mode':<10} {'settings':<9} {'iteration ms':>13} {'tool call ms':>13}")
     for mode, by_variant in figures.items():
         for variant, row in by_variant.items():

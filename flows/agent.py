@@ -122,13 +122,19 @@ def _has_new_evidence(state: TaskState) -> bool:
 def _validate(session, state: TaskState, config: RunConfig, iteration: int) -> Verdict:  # type: ignore[no-untyped-def]
     suites = Path(config.validators_dir) if config.validators_dir else None
     verdict = validate(
-        state.task_type, state.evidence, has_tests=has_tests(state.files), suites_dir=suites,
+        state.task_type,
+        state.evidence,
+        has_tests=has_tests(state.files),
+        suites_dir=suites,
         iteration=iteration,
     )
     verdict = verdict.model_copy(update={"validation_id": f"validation-{iteration}", "iteration": iteration})
     evidence = Evidence(
-        type="validation", content=verdict.rationale[:500], confidence=verdict.confidence,
-        source=verdict.validation_id, iteration=iteration,
+        type="validation",
+        content=verdict.rationale[:500],
+        confidence=verdict.confidence,
+        source=verdict.validation_id,
+        iteration=iteration,
     )
     session.recorder.record(ValidationRecorded(verdict=verdict), EvidenceRecorded(evidence=[evidence]))
     return verdict
@@ -144,8 +150,13 @@ def _finish(session, config: RunConfig, reason: str | None) -> TaskResult:  # ty
         session.recorder.repo.commit([session.recorder.repo.history.path], f"Task finished: {reason}")
     state = session.state
     return TaskResult(
-        task_id=state.task_id, status=state.status, complete=complete, iterations=len(state.iterations),
-        workspace=str(session.deps.workspace.root), report_path=report, stop_reason=state.stop_reason,
+        task_id=state.task_id,
+        status=state.status,
+        complete=complete,
+        iterations=len(state.iterations),
+        workspace=str(session.deps.workspace.root),
+        report_path=report,
+        stop_reason=state.stop_reason,
         verdict=state.verdict,
     )
 

@@ -51,14 +51,24 @@ def _planned(call: PlannedCall) -> str:
 def iteration_markdown(state: TaskState, record: IterationRecord, verdict: Verdict | None) -> str:
     """Plan, calls, insights, synthesis and verdict of one finished iteration."""
     plan = [c for c in state.calls if c.iteration == record.iteration]
-    lines = [f"# Iteration {record.iteration} of task `{state.task_id}`", "",
-             f"**Goal:** {_cell(state.goal, 400)}  ", f"**Mode:** {record.mode} · "
-             f"**Progress:** {record.progress_assessment}", "", "## Plan"]
-    lines += [_planned(PlannedCall(tool=c.tool, params=c.params, rationale=c.tool_selection_rationale))
-              for c in plan] or ["- (no calls)"]
+    lines = [
+        f"# Iteration {record.iteration} of task `{state.task_id}`",
+        "",
+        f"**Goal:** {_cell(state.goal, 400)}  ",
+        f"**Mode:** {record.mode} · **Progress:** {record.progress_assessment}",
+        "",
+        "## Plan",
+    ]
+    lines += [
+        _planned(PlannedCall(tool=c.tool, params=c.params, rationale=c.tool_selection_rationale))
+        for c in plan
+    ] or ["- (no calls)"]
     lines += ["", "## Calls", "", "| # | tool | argument | outcome | insights |", "|---|---|---|---|---|"]
-    lines += [f"| {c.index} | {c.tool} | {_cell(main_argument(c.params), 60)} | {c.outcome} | "
-              f"{_cell(c.insights or c.error or '')} |" for c in record.tool_calls]
+    lines += [
+        f"| {c.index} | {c.tool} | {_cell(main_argument(c.params), 60)} | {c.outcome} | "
+        f"{_cell(c.insights or c.error or '')} |"
+        for c in record.tool_calls
+    ]
     learned = [f"- {_cell(c.learning, 300)}" for c in record.tool_calls if c.learning]
     lines += ["", "## Insights", *(learned or ["- (none)"]), "", "## Synthesis", record.synthesis or "(none)"]
     lines += ["", "## Verdict", _verdict(verdict, record.iteration)]
@@ -76,8 +86,13 @@ def _verdict(verdict: Verdict | None, iteration: int) -> str:
 def evidence_rows(state: TaskState) -> list[dict[str, str | float | int]]:
     """One row per piece of evidence, oldest first."""
     return [
-        {"iteration": ev.iteration, "type": ev.type, "source": ev.source,
-         "confidence": round(ev.confidence, 3), "content": _cell(ev.content, 200)}
+        {
+            "iteration": ev.iteration,
+            "type": ev.type,
+            "source": ev.source,
+            "confidence": round(ev.confidence, 3),
+            "content": _cell(ev.content, 200),
+        }
         for ev in state.evidence
     ]
 
@@ -111,8 +126,11 @@ class TaskArtifacts:
             key=iteration_key(self.task_id, record.iteration),
             description=f"iteration {record.iteration}: plan, calls, insights, synthesis, verdict",
         )
-        create_table_artifact(table=evidence_rows(state), key=evidence_key(self.task_id),
-                              description=f"evidence of task {self.task_id}")
+        create_table_artifact(
+            table=evidence_rows(state),
+            key=evidence_key(self.task_id),
+            description=f"evidence of task {self.task_id}",
+        )
         self.publish_progress(state)
 
     def publish_progress(self, state: TaskState) -> None:

@@ -13,8 +13,12 @@ import typer
 
 from flows.settings import Settings
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, help="Durable long-horizon agent tasks on Prefect.")
-WorkspaceOpt = Annotated[Path | None, typer.Option("--workspace", "-w", help="Where Cairn keeps tasks (CAIRN_WORKSPACE)")]
+app = typer.Typer(
+    add_completion=False, no_args_is_help=True, help="Durable long-horizon agent tasks on Prefect."
+)
+WorkspaceOpt = Annotated[
+    Path | None, typer.Option("--workspace", "-w", help="Where Cairn keeps tasks (CAIRN_WORKSPACE)")
+]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object")]
 
 
@@ -40,19 +44,26 @@ def emit(payload: object) -> None:
 @app.command()
 def run(
     goal: Annotated[str, typer.Argument(help="What the agent should achieve")],
-    source: Annotated[list[Path] | None, typer.Option("--source", "-s", help="Read-only material (repeatable)")] = None,
+    source: Annotated[
+        list[Path] | None, typer.Option("--source", "-s", help="Read-only material (repeatable)")
+    ] = None,
     workspace: WorkspaceOpt = None,
     task_id: Annotated[str | None, typer.Option("--task-id")] = None,
-    model: Annotated[str | None, typer.Option("--model", help="Any litellm model, replay:PATH, or cairn/offline")] = None,
+    model: Annotated[
+        str | None, typer.Option("--model", help="Any litellm model, replay:PATH, or cairn/offline")
+    ] = None,
     max_iterations: Annotated[int | None, typer.Option("--max-iterations")] = None,
     task_type: Annotated[str | None, typer.Option("--task-type")] = None,
-    record: Annotated[Path | None, typer.Option("--record", help="Write every model response to a cassette")] = None,
+    record: Annotated[
+        Path | None, typer.Option("--record", help="Write every model response to a cassette")
+    ] = None,
     compress: Annotated[str | None, typer.Option("--compress", help="each | batch (CAIRN_COMPRESS)")] = None,
     skip_compress: Annotated[
         str | None, typer.Option("--skip-compress", help="Tools compressed without a model, comma list")
     ] = None,
     related: Annotated[
-        list[str] | None, typer.Option("--related", help="An earlier task whose memories to search (repeatable)")
+        list[str] | None,
+        typer.Option("--related", help="An earlier task whose memories to search (repeatable)"),
     ] = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -63,8 +74,11 @@ def run(
     if compress not in (None, "each", "batch"):
         fail(f"--compress must be 'each' or 'batch', not {compress!r}")
     conf = settings(workspace).run_config(
-        model=model, max_iterations=max_iterations, record=str(record.resolve()) if record else None,
-        compress=compress, skip_compress=tool_list(skip_compress),
+        model=model,
+        max_iterations=max_iterations,
+        record=str(record.resolve()) if record else None,
+        compress=compress,
+        skip_compress=tool_list(skip_compress),
     )
     run_command(conf, goal, source or [], task_id, task_type, as_json, related or [])
 
@@ -88,7 +102,9 @@ def show(task_id: str, workspace: WorkspaceOpt = None, as_json: JsonOpt = False)
 @app.command()
 def search(
     query: str,
-    task: Annotated[str | None, typer.Option("--task", help="Only this task's memories (and shared ones)")] = None,
+    task: Annotated[
+        str | None, typer.Option("--task", help="Only this task's memories (and shared ones)")
+    ] = None,
     mode: Annotated[str, typer.Option("--mode", help="hybrid | vector | keyword")] = "hybrid",
     k: Annotated[int, typer.Option("-k")] = 10,
     kind: Annotated[str | None, typer.Option("--kind", help="evidence, document_chunk, fact, ...")] = None,
@@ -103,14 +119,26 @@ def search(
     """Search the memory index: a task's own, related, source and shared memories, or everything."""
     from flows.commands import search_command
 
-    search_command(settings(workspace).run_config(), query, task, mode, k, as_json,
-                   kind=kind, subtype=subtype, min_confidence=min_confidence, source=source)
+    search_command(
+        settings(workspace).run_config(),
+        query,
+        task,
+        mode,
+        k,
+        as_json,
+        kind=kind,
+        subtype=subtype,
+        min_confidence=min_confidence,
+        source=source,
+    )
 
 
 @app.command()
 def files(
     task_id: str,
-    file_type: Annotated[str | None, typer.Option("--type", help="code | documentation | data | config")] = None,
+    file_type: Annotated[
+        str | None, typer.Option("--type", help="code | documentation | data | config")
+    ] = None,
     language: Annotated[str | None, typer.Option("--language")] = None,
     name: Annotated[str | None, typer.Option("--name", help="glob on the path or file name")] = None,
     content: Annotated[str | None, typer.Option("--content", help="words the file contains")] = None,
@@ -175,8 +203,13 @@ def server_start(
     port: Annotated[int, typer.Option("--port")] = 4200,
     host: Annotated[str, typer.Option("--host")] = "127.0.0.1",
     database_url: Annotated[
-        str | None, typer.Option("--database-url", "--postgres", envvar="CAIRN_PREFECT_DATABASE_URL",
-                                    help="PostgreSQL URL (postgresql+asyncpg://...)")
+        str | None,
+        typer.Option(
+            "--database-url",
+            "--postgres",
+            envvar="CAIRN_PREFECT_DATABASE_URL",
+            help="PostgreSQL URL (postgresql+asyncpg://...)",
+        ),
     ] = None,
     as_json: JsonOpt = False,
 ) -> None:

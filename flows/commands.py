@@ -19,7 +19,12 @@ err = Console(stderr=True)
 
 
 def run_command(
-    config: RunConfig, goal: str, sources: list[Path], task_id: str | None, task_type: str | None, as_json: bool,
+    config: RunConfig,
+    goal: str,
+    sources: list[Path],
+    task_id: str | None,
+    task_type: str | None,
+    as_json: bool,
     related: list[str] | None = None,
 ) -> None:
     if not goal.strip():
@@ -39,20 +44,39 @@ def resume_command(config: RunConfig, task_id: str, as_json: bool) -> None:
         state = Workspace(Path(config.workspace)).task(task_id).state()
     except WorkspaceError as exc:
         fail(str(exc))
-    err.print(f"[bold]cairn[/] resuming [cyan]{task_id}[/] after {len(state.iterations)} iterations · {where}")
-    _run(config.model_copy(update={"model": state.model if config.model == "cairn/offline" else config.model}),
-         state.goal, task_id, list(state.sources.values()), state.task_type, as_json)
+    err.print(
+        f"[bold]cairn[/] resuming [cyan]{task_id}[/] after {len(state.iterations)} iterations · {where}"
+    )
+    _run(
+        config.model_copy(update={"model": state.model if config.model == "cairn/offline" else config.model}),
+        state.goal,
+        task_id,
+        list(state.sources.values()),
+        state.task_type,
+        as_json,
+    )
 
 
 def _run(
-    config: RunConfig, goal: str, task_id: str, sources: list[str], task_type: str | None, as_json: bool,
+    config: RunConfig,
+    goal: str,
+    task_id: str,
+    sources: list[str],
+    task_type: str | None,
+    as_json: bool,
     related: list[str] | None = None,
 ) -> None:
     from flows.agent import run_task
 
     try:
-        result = run_task(goal, config, task_id=task_id, sources=sources, task_type=task_type,  # type: ignore[arg-type]
-                          related=related or None)
+        result = run_task(
+            goal,
+            config,
+            task_id=task_id,
+            sources=sources,
+            task_type=task_type,  # type: ignore[arg-type]
+            related=related or None,
+        )
     except KeyboardInterrupt:
         err.print(f"\ninterrupted. task [cyan]{task_id}[/] is saved; continue with:")
         print(f"  cairn resume {task_id} --workspace {config.workspace}", file=sys.stderr)  # never wrapped

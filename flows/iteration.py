@@ -29,10 +29,17 @@ class IterationSummary(BaseModel):
     synthesis: str
 
 
-@flow(name="bfs-iteration", flow_run_name="iteration-{iteration}", retries=2, retry_delay_seconds=1,
-      persist_result=True, log_prints=False)
-def bfs_iteration(config: RunConfig, task_id: str, iteration: int, mode: IterationMode = "fast",
-                  recovery: bool = False) -> IterationSummary:
+@flow(
+    name="bfs-iteration",
+    flow_run_name="iteration-{iteration}",
+    retries=2,
+    retry_delay_seconds=1,
+    persist_result=True,
+    log_prints=False,
+)
+def bfs_iteration(
+    config: RunConfig, task_id: str, iteration: int, mode: IterationMode = "fast", recovery: bool = False
+) -> IterationSummary:
     session = open_session(config, task_id)
     if session.state.current != iteration:
         feedback = session.state.pending_feedback
@@ -42,32 +49,47 @@ def bfs_iteration(config: RunConfig, task_id: str, iteration: int, mode: Iterati
     batch = plan_batch(session, iteration, context, recovery)
     finished = {c.index for c in session.state.pending_calls}
     ctx = session.tool_context()
-    keys = [CallKey(task_id=task_id, iteration=iteration, index=n, kind="tool")
-            for n in range(1, len(batch) + 1)]
+    keys = [
+        CallKey(task_id=task_id, iteration=iteration, index=n, kind="tool") for n in range(1, len(batch) + 1)
+    ]
     started = time.monotonic()
     futures = {
-        key.index: run_tool.with_options(task_run_name=_name(call.tool, call.params), tags=_tags(call.tool))
-        .submit(key, call, ctx)
+        key.index: run_tool.with_options(
+            task_run_name=_name(call.tool, call.params), tags=_tags(call.tool)
+        ).submit(key, call, ctx)
         for key, call in zip(keys, batch, strict=True)
         if key.index not in finished
     }
-    results = ((key, call, kill_point_for_tests(futures[key.index].result(), futures.values()))
-               for key, call in zip(keys, batch, strict=True) if key.index not in finished)
+    results = (
+        (key, call, kill_point_for_tests(futures[key.index].result(), futures.values()))
+        for key, call in zip(keys, batch, strict=True)
+        if key.index not in finished
+    )
     for key, call, output, compression, cost in compress_results(session, results):
         record_call(session, key, call, output, compression, cost, time.monotonic() - started)
     return _synthesize(session, config, task_id, iteration, mode, evidence_before)
 
 
-def _synthesize(session, config: RunConfig, task_id: str, iteration: int, mode: IterationMode,  # type: ignore[no-untyped-def]
-                evidence_before: int) -> IterationSummary:
+def _synthesize(
+    session,
+    config: RunConfig,
+    task_id: str,
+    iteration: int,
+    mode: IterationMode,  # type: ignore[no-untyped-def]
+    evidence_before: int,
+) -> IterationSummary:
     state = session.state
     calls = state.pending_calls
     new_evidence = len(state.evidence) - evidence_before
     payload = SynthesizeInput(
-        goal=state.goal, iteration=iteration, calls=[c.one_line() for c in calls],
-        previous=[it.synthesis for it in state.iterations[-3:]], new_evidence=new_evidence,
+        goal=state.goal,
+        iteration=iteration,
+        calls=[c.one_line() for c in calls],
+        previous=[it.synthesis for it in state.iterations[-3:]],
+        new_evidence=new_evidence,
         missing=state.verdict.missing if state.verdict else [],
-        context=rules_block(state, session.deps.store), feedback=state.iteration_feedback,
+        context=rules_block(state, session.deps.store),
+        feedback=state.iteration_feedback,
     )
     key = CallKey(task_id=task_id, iteration=iteration, index=0, kind="synthesize")
     result = session.ask(key, "synthesize", payload, f"synthesize-{iteration}")
@@ -75,12 +97,21 @@ def _synthesize(session, config: RunConfig, task_id: str, iteration: int, mode: 
     progress: Progress = out.progress_assessment if out else ("advancing" if new_evidence else "stuck")
     synthesis = out.synthesis if out else f"{len(calls)} calls, {new_evidence} new evidence"
     record = IterationRecord(
-        iteration=iteration, mode=mode, tool_calls=calls, synthesis=synthesis,
-        progress_assessment=progress, user_feedback="\n".join(state.iteration_feedback),
+        iteration=iteration,
+        mode=mode,
+        tool_calls=calls,
+        synthesis=synthesis,
+        progress_assessment=progress,
+        user_feedback="\n".join(state.iteration_feedback),
     )
     session.recorder.record(IterationCompleted(record=record))
-    return IterationSummary(iteration=iteration, calls=len(calls), new_evidence=new_evidence,
-                            progress=progress, synthesis=synthesis)
+    return IterationSummary(
+        iteration=iteration,
+        calls=len(calls),
+        new_evidence=new_evidence,
+        progress=progress,
+        synthesis=synthesis,
+    )
 
 
 def _tags(tool: str) -> list[str]:

@@ -53,8 +53,10 @@ class TaskLock:
             if time.monotonic() >= deadline:
                 holder = read_holder(self.path)
                 os.close(fd)
-                raise TaskBusy(f"task {self.task_id} is being run by process {holder.get('pid', '?')} "
-                               f"(flow run {holder.get('flow_run_id', '?')})")
+                raise TaskBusy(
+                    f"task {self.task_id} is being run by process {holder.get('pid', '?')} "
+                    f"(flow run {holder.get('flow_run_id', '?')})"
+                )
             time.sleep(0.1)
         self._fd = fd
         self._write(status="running")
@@ -80,8 +82,13 @@ class TaskLock:
     def watch(self, api_url: str) -> None:
         """Start the watchdog for this holder (a detached process that outlives a SIGKILL of ours)."""
         cmd = [sys.executable, "-m", "flows.liveness", str(self.path), self.token, api_url]
-        subprocess.Popen(cmd, start_new_session=True, stdin=subprocess.DEVNULL,
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        subprocess.Popen(
+            cmd,
+            start_new_session=True,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
 
 
 def _try_lock(fd: int) -> bool:
@@ -124,11 +131,15 @@ def mark_stale_runs(task_id: str, keep: set[str], reason: str, runner: str | Non
     live = FlowRunFilterState(type=FlowRunFilterStateType(any_=[StateType.RUNNING, StateType.PENDING]))
     if runner:
         ids = [uuid.UUID(runner)]
-        filters = [FlowRunFilter(id=FlowRunFilterId(any_=ids), state=live),
-                   FlowRunFilter(parent_flow_run_id=FlowRunFilterParentFlowRunId(any_=ids), state=live)]
+        filters = [
+            FlowRunFilter(id=FlowRunFilterId(any_=ids), state=live),
+            FlowRunFilter(parent_flow_run_id=FlowRunFilterParentFlowRunId(any_=ids), state=live),
+        ]
     else:
-        filters = [FlowRunFilter(name=FlowRunFilterName(any_=[f"cairn-{task_id}"]), state=live),
-                   FlowRunFilter(tags=FlowRunFilterTags(all_=[f"task:{task_id}"]), state=live)]
+        filters = [
+            FlowRunFilter(name=FlowRunFilterName(any_=[f"cairn-{task_id}"]), state=live),
+            FlowRunFilter(tags=FlowRunFilterTags(all_=[f"task:{task_id}"]), state=live),
+        ]
     marked: list[str] = []
     with get_client(sync_client=True) as client:
         for flow_filter in filters:

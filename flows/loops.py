@@ -34,7 +34,10 @@ class Decision(BaseModel):
     recovery: bool = False
 
 
-def decide(state: TaskState, policy: LoopPolicy = LoopPolicy()) -> Decision:
+DEFAULT_POLICY = LoopPolicy()
+
+
+def decide(state: TaskState, policy: LoopPolicy = DEFAULT_POLICY) -> Decision:
     if state.verdict is not None and state.verdict.complete:
         return Decision(stop="complete: every requirement of the suite is met")
     for rule in (_cap, _same_call, _validations, _no_evidence):

@@ -35,10 +35,19 @@ class TaskView(BaseModel):
 def task_view(repo: TaskRepo, log: Replay) -> TaskView:
     state = replay(log.events)
     return TaskView(
-        task_id=state.task_id, goal=state.goal, task_type=state.task_type, status=state.status,
-        stop_reason=state.stop_reason, report_path=state.report_path, iterations=state.iterations,
-        pending_calls=state.pending_calls, evidence=state.evidence, files=sorted(state.files),
-        constraints=state.constraints, hot_issues=state.hot_issues, verdict=state.verdict,
+        task_id=state.task_id,
+        goal=state.goal,
+        task_type=state.task_type,
+        status=state.status,
+        stop_reason=state.stop_reason,
+        report_path=state.report_path,
+        iterations=state.iterations,
+        pending_calls=state.pending_calls,
+        evidence=state.evidence,
+        files=sorted(state.files),
+        constraints=state.constraints,
+        hot_issues=state.hot_issues,
+        verdict=state.verdict,
         history_warning=log.torn_tail,
     )
 
@@ -49,7 +58,9 @@ def print_task(view: TaskView) -> None:
     if view.history_warning:
         out.print(f"[yellow]history: {view.history_warning} (kept everything before it)[/]")
     for it in view.iterations:
-        out.print(_calls_table(f"iteration {it.iteration} ({it.mode}) · {it.progress_assessment}", it.tool_calls))
+        out.print(
+            _calls_table(f"iteration {it.iteration} ({it.mode}) · {it.progress_assessment}", it.tool_calls)
+        )
         out.print(f"  synthesis: {it.synthesis}")
     if view.pending_calls:
         out.print(_calls_table("unfinished iteration", view.pending_calls))
@@ -71,7 +82,9 @@ def _calls_table(title: str, calls: list[ToolCall]) -> Table:
     for col in ("call", "tool", "outcome", "relevance", "insights", "learning"):
         table.add_column(col, overflow="fold")
     for c in calls:
-        table.add_row(c.call_id, c.one_line().split(" -> ")[0], c.outcome, c.relevance, c.insights, c.learning)
+        table.add_row(
+            c.call_id, c.one_line().split(" -> ")[0], c.outcome, c.relevance, c.insights, c.learning
+        )
     return table
 
 

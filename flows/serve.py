@@ -44,19 +44,33 @@ def deployment_name(goal: str) -> str:
     return "cairn-" + ("-".join(words) or "task")
 
 
-def serve_task(goal: str, sources: list[str], workspace: str, model: str | None = None,
-               max_iterations: int | None = None, cron: str | None = None, interval: float | None = None,
-               name: str | None = None) -> None:
+def serve_task(
+    goal: str,
+    sources: list[str],
+    workspace: str,
+    model: str | None = None,
+    max_iterations: int | None = None,
+    cron: str | None = None,
+    interval: float | None = None,
+    name: str | None = None,
+) -> None:
     """Create (or update) a deployment of `scheduled_task` with this schedule and serve it until
     interrupted: each scheduled run executes in a subprocess of this one."""
     if (cron is None) == (interval is None):
         raise ValueError("give exactly one of --cron and --interval")
-    parameters = {"goal": goal, "sources": sources, "workspace": workspace, "model": model,
-                  "max_iterations": max_iterations}
+    parameters = {
+        "goal": goal,
+        "sources": sources,
+        "workspace": workspace,
+        "model": model,
+        "max_iterations": max_iterations,
+    }
     scheduled_task.serve(
-        name=name or deployment_name(goal), cron=cron, interval=interval, tags=["cairn"],
+        name=name or deployment_name(goal),
+        cron=cron,
+        interval=interval,
+        tags=["cairn"],
         limit=1,  # one run at a time on this machine: a slow run delays the next, never piles up
         parameters={k: v for k, v in parameters.items() if v is not None},
         description=f"Cairn task on a schedule: {goal}",
     )
-

@@ -74,16 +74,26 @@ def healthy(api_url: str, timeout: float = 2.0) -> bool:
         return False
 
 
-def start_server(home: Path, host: str = "127.0.0.1", port: int = 4200, database_url: str | None = None,
-                 timeout: float = 120.0) -> ServerInfo:
+def start_server(
+    home: Path,
+    host: str = "127.0.0.1",
+    port: int = 4200,
+    database_url: str | None = None,
+    timeout: float = 120.0,
+) -> ServerInfo:
     """Start `prefect server start` in the background and wait until `/api/health` answers."""
     running = read_info(home)
     if running is not None:
         return running
     home.mkdir(parents=True, exist_ok=True)
     api_url, ui_url = f"http://{host}:{port}/api", f"http://{host}:{port}"
-    env = {**os.environ, **SERVER_TUNING, "PREFECT_HOME": str(home / "prefect"), "PREFECT_UI_ENABLED": "true",
-           "PREFECT_UI_API_URL": api_url}  # the UI page calls this, not port 4200 (FIELD-NOTES)
+    env = {
+        **os.environ,
+        **SERVER_TUNING,
+        "PREFECT_HOME": str(home / "prefect"),
+        "PREFECT_UI_ENABLED": "true",
+        "PREFECT_UI_API_URL": api_url,
+    }  # the UI page calls this, not port 4200 (FIELD-NOTES)
     env.pop("PREFECT_API_URL", None)
     if database_url:
         env["PREFECT_SERVER_DATABASE_CONNECTION_URL"] = database_url
@@ -92,10 +102,19 @@ def start_server(home: Path, host: str = "127.0.0.1", port: int = 4200, database
     with open(log, "ab") as out:
         proc = subprocess.Popen(
             [prefect, "server", "start", "--host", host, "--port", str(port)],
-            env=env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
         )
-    info = ServerInfo(pid=proc.pid, api_url=api_url, ui_url=ui_url, log=str(log),
-                      database=_redact_url(database_url) if database_url else f"sqlite:{home / 'prefect'}")
+    info = ServerInfo(
+        pid=proc.pid,
+        api_url=api_url,
+        ui_url=ui_url,
+        log=str(log),
+        database=_redact_url(database_url) if database_url else f"sqlite:{home / 'prefect'}",
+    )
     info_path(home).write_text(info.model_dump_json(), encoding="utf-8")
     _wait_healthy(proc, info, timeout)
     return info
@@ -160,8 +179,13 @@ def status_payload(home: Path) -> dict[str, object]:
 # --- CLI bodies (`cairn server ...`, `cairn ui`) -------------------------------------------------
 
 
-def server_command(action: str, port: int = 4200, host: str = "127.0.0.1", database_url: str | None = None,
-                   as_json: bool = False) -> None:
+def server_command(
+    action: str,
+    port: int = 4200,
+    host: str = "127.0.0.1",
+    database_url: str | None = None,
+    as_json: bool = False,
+) -> None:
     from flows.cli import emit, fail
 
     home = cairn_home()
@@ -176,8 +200,11 @@ def server_command(action: str, port: int = 4200, host: str = "127.0.0.1", datab
             text = f"stopped the server (pid {stopped.pid})" if stopped else "no server was running"
         else:
             payload = status_payload(home)
-            text = (f"running (pid {payload['pid']}, healthy: {payload['healthy']})\nUI: {payload['ui_url']}"
-                    if payload["running"] else "no server running (`cairn server start` starts one)")
+            text = (
+                f"running (pid {payload['pid']}, healthy: {payload['healthy']})\nUI: {payload['ui_url']}"
+                if payload["running"]
+                else "no server running (`cairn server start` starts one)"
+            )
     except (ServerError, OSError) as exc:
         fail(str(exc))
     if as_json:
@@ -196,7 +223,8 @@ def task_flow_run_url(task_id: str) -> str | None:
     with get_client(sync_client=True) as client:
         runs = client.read_flow_runs(
             flow_run_filter=FlowRunFilter(name=FlowRunFilterName(any_=[f"cairn-{task_id}"])),
-            sort=FlowRunSort.START_TIME_DESC, limit=1,
+            sort=FlowRunSort.START_TIME_DESC,
+            limit=1,
         )
     base = (PREFECT_UI_URL.value() or "").rstrip("/")
     return f"{base}/runs/flow-run/{runs[0].id}" if runs and base else None
@@ -219,8 +247,16 @@ def ui_command(config: object, task_id: str, open_browser: bool) -> None:
         webbrowser.open(url)
 
 
-def serve_command(config: object, goal: str, sources: list[str], cron: str | None, interval: float | None,
-                  name: str | None, model: str | None, max_iterations: int | None) -> None:
+def serve_command(
+    config: object,
+    goal: str,
+    sources: list[str],
+    cron: str | None,
+    interval: float | None,
+    name: str | None,
+    model: str | None,
+    max_iterations: int | None,
+) -> None:
     from flows.cli import fail
     from flows.runtime import prepare
 

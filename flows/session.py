@@ -110,8 +110,12 @@ def plan_batch(session: Session, iteration: int, context: str, recovery: bool = 
     candidates = planning.from_candidates(proposed, missing, done)
     frontier = planning.merge_frontier(state.frontier, candidates, done, missing)
     _, beam = planning.MODES[state.mode]
-    batch, rest = planning.pop_best(frontier, min(beam, session.config.beam + (state.mode == "deep") * 2), done)
-    session.recorder.record(PlanRecorded(iteration=iteration, candidates=candidates, batch=batch, frontier=rest))
+    batch, rest = planning.pop_best(
+        frontier, min(beam, session.config.beam + (state.mode == "deep") * 2), done
+    )
+    session.recorder.record(
+        PlanRecorded(iteration=iteration, candidates=candidates, batch=batch, frontier=rest)
+    )
     return batch
 
 
@@ -146,8 +150,13 @@ def compress_results(
         pairs = [(planned, output) for _, planned, output in modelled]
         first = modelled[0][0]
         ask_batch = _ask_batch(session, first, [key.index for key, _, _ in modelled])
-        many = comp.compress_many(state.goal, pairs, context, ask_batch,
-                                  lambda n, payload: _ask_one(session, modelled[n][0])(payload))
+        many = comp.compress_many(
+            state.goal,
+            pairs,
+            context,
+            ask_batch,
+            lambda n, payload: _ask_one(session, modelled[n][0])(payload),
+        )
         done = {key.index: result for (key, _, _), result in zip(modelled, many, strict=True)}
     for key, planned, output in items:
         compression, cost = done.get(key.index) or (comp.mechanical(planned, output), CallCost())
@@ -175,19 +184,35 @@ def _ask_batch(session: Session, key: CallKey, indices: list[int]):  # type: ign
 
 
 def record_call(
-    session: Session, key: CallKey, planned: PlannedCall, output: ToolOutput, compression: Compression,
-    cost: CallCost, seconds: float,
+    session: Session,
+    key: CallKey,
+    planned: PlannedCall,
+    output: ToolOutput,
+    compression: Compression,
+    cost: CallCost,
+    seconds: float,
 ) -> ToolCall:
     """Record a finished call, the file it wrote (committed), and the evidence it yields."""
     repo = session.recorder.repo
     call_id = f"call-{key.iteration}-{key.index}"
     secrets = session.recorder.secrets
     output_path = _keep_full_output(repo.outputs, call_id, output.text, secrets)
-    call = comp.tool_call(call_id, key.iteration, key.index, planned, output, compression,
-                          seconds=seconds, compression_cost=cost, output_path=output_path)
+    call = comp.tool_call(
+        call_id,
+        key.iteration,
+        key.index,
+        planned,
+        output,
+        compression,
+        seconds=seconds,
+        compression_cost=cost,
+        output_path=output_path,
+    )
     file = code = None
     if output.written is not None:
-        repo.commit([repo.artifacts / output.written.path], f"{planned.tool} {output.written.path} ({call_id})")
+        repo.commit(
+            [repo.artifacts / output.written.path], f"{planned.tool} {output.written.path} ({call_id})"
+        )
         previous = session.state.files.get(output.written.path)
         file, code = register_file(call_id, output.written, previous, time.time())
     session.recorder.record(ToolCallRecorded(call=call))

@@ -22,7 +22,9 @@ class Settings(BaseSettings):
     model: str = "cairn/offline"
     embedding_model: str | None = None
     store: Literal["sqlite", "weaviate"] = "sqlite"
-    weaviate_url: str | None = Field(default=None, validation_alias=AliasChoices("WEAVIATE_URL", "CAIRN_WEAVIATE_URL"))
+    weaviate_url: str | None = Field(
+        default=None, validation_alias=AliasChoices("WEAVIATE_URL", "CAIRN_WEAVIATE_URL")
+    )
     max_iterations: int = 40
     validators_dir: Path | None = None
     context_tokens: int | None = None

@@ -20,7 +20,11 @@ from tasks.steps import call_model
 
 
 def start_task(
-    config: RunConfig, task_id: str, goal: str, sources: list[Path], task_type: TaskType | None,
+    config: RunConfig,
+    task_id: str,
+    goal: str,
+    sources: list[Path],
+    task_type: TaskType | None,
     related: list[str] | None = None,
 ) -> Session:
     """`related`: earlier tasks whose evidence and memories this task's searches include (labelled)."""
@@ -30,8 +34,13 @@ def start_task(
     related_ids = check_related(deps, related or [])  # before any model call: a typo fails fast
     detected = task_type or detect_task_type(config, task_id, goal)
     created = TaskCreated(
-        task_id=task_id, goal=goal, task_type=detected, sources=name_sources(sources),
-        model=config.model, max_iterations=config.max_iterations, related=related_ids,
+        task_id=task_id,
+        goal=goal,
+        task_type=detected,
+        sources=name_sources(sources),
+        model=config.model,
+        max_iterations=config.max_iterations,
+        related=related_ids,
     )
     deps.workspace.create_task(created)
     session = open_session(config, task_id)

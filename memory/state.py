@@ -214,7 +214,9 @@ def update_hot_issues(issues: list[HotIssue], call: ToolCall) -> list[HotIssue]:
     if call.outcome != "success" and not failing:
         # A failure without named checks is still one issue.
         detail = call.error or call.raw_output[:200]
-        failing = {f"{call.tool}::run": CheckOutcome(check_id=f"{call.tool}::run", passed=False, detail=detail)}
+        failing = {
+            f"{call.tool}::run": CheckOutcome(check_id=f"{call.tool}::run", passed=False, detail=detail)
+        }
     out = [
         h.model_copy(update={"resolved_by": call.call_id})
         if h.active and h.tool == call.tool and h.check_id not in failing

@@ -51,14 +51,13 @@ def cairn_task(
 
     def decorate(fn: Callable[P, R]) -> Task[P, R]:
         return task(
-            fn,
             name=name,
             cache_key_fn=call_cache_key,
             persist_result=True,
             retries=retries,
             retry_delay_seconds=0.5,
             tags=list(tags),
-        )
+        )(fn)
 
     return decorate
 

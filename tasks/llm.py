@@ -117,6 +117,8 @@ class ModelClient:
     def call(
         self, kind: Literal["detect_task_type"], payload: DetectTaskTypeInput
     ) -> LLMResult[DetectTaskTypeOutput]: ...
+    @overload
+    def call(self, kind: CallKind, payload: Schema) -> LLMResult[Any]: ...
     def call(self, kind: CallKind, payload: Schema) -> LLMResult[Any]:
         """Ask the model for `kind`'s output; retry invalid replies with the validation error.
 

@@ -13,7 +13,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from memory.models import EvidenceType, IterationMode, JsonValue, Progress, Relevance, TaskType
 
-CallKind = Literal["plan", "compress", "compress_batch", "synthesize", "extract_constraint", "detect_task_type"]
+CallKind = Literal[
+    "plan", "compress", "compress_batch", "synthesize", "extract_constraint", "detect_task_type"
+]
 
 
 class Schema(BaseModel):

@@ -55,13 +55,13 @@ def safe_execute(ctx: ToolContext, call: PlannedCall) -> ToolOutput:
 
 
 @cairn_task(name="model")
-def call_model(key: CallKey, kind: CallKind, payload: Schema, config: RunConfig) -> LLMResult:
+def call_model(key: CallKey, kind: CallKind, payload: Schema, config: RunConfig) -> LLMResult[Any]:
     result = redact_result(model_client(config.model, config.record).call(kind, payload))
     _test_count(key)
     return result
 
 
-def redact_result(result: LLMResult) -> LLMResult:
+def redact_result(result: LLMResult[Any]) -> LLMResult[Any]:
     """The result with its reply, error and output redacted (a provider error may quote a key)."""
     output = redact_model(result.output) if result.output is not None else None
     error = redact(result.error) if result.error else result.error

@@ -58,14 +58,21 @@ def prefect_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A real `prefect server start` on 127.0.0.1 (SQLite), shared by the whole session."""
     home = tmp_path_factory.mktemp("prefect-home")
     port = free_port()
-    env = {**os.environ, "PREFECT_HOME": str(home), "PREFECT_UI_ENABLED": "false",
-           "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
-           "PREFECT_SERVER_SERVICES_SCHEDULER_LOOP_SECONDS": "2"}  # test_schedule: runs appear at once
+    env = {
+        **os.environ,
+        "PREFECT_HOME": str(home),
+        "PREFECT_UI_ENABLED": "false",
+        "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+        "PREFECT_SERVER_SERVICES_SCHEDULER_LOOP_SECONDS": "2",
+    }  # test_schedule: runs appear at once
     env.pop("PREFECT_API_URL", None)
     log = open(home / "server.log", "wb")  # noqa: SIM115 - closed at teardown
     proc = subprocess.Popen(
         [str(BIN / "prefect"), "server", "start", "--host", "127.0.0.1", "--port", str(port)],
-        env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
     )
     url = f"http://127.0.0.1:{port}/api"
     try:
@@ -110,7 +117,6 @@ def reference_run(prefect_server: str, tmp_path_factory: pytest.TempPathFactory)
     proc = cairn([*args, "--json"], env)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return ws, "reference-run"
-
 
 
 def listing(kind: str) -> dict[str, object]:

@@ -89,7 +89,10 @@ TOOLS: dict[str, tuple[ToolFn, ToolSpec]] = {
             name="summarize_history",
             description="The key decisions of this task so far: rules, feedback, files written, hot issues, "
             "turning points, the last verdict and the latest important findings.",
-            params={"focus": "optional words to narrow turning points and findings to", "limit": "lines per part"},
+            params={
+                "focus": "optional words to narrow turning points and findings to",
+                "limit": "lines per part",
+            },
         ),
     ),
 }

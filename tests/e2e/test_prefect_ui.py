@@ -39,8 +39,10 @@ async def _read_back(task_id: str) -> tuple[list[Any], list[Any]]:
     named = FlowRunFilter(name=FlowRunFilterName(any_=[f"cairn-{task_id}"]))
     tagged = FlowRunFilter(tags=FlowRunFilterTags(all_=[tag]))
     async with get_client() as client:
-        flows = [*await client.read_flow_runs(flow_run_filter=named, **listing("flow_runs")),
-                 *await client.read_flow_runs(flow_run_filter=tagged, **listing("flow_runs"))]
+        flows = [
+            *await client.read_flow_runs(flow_run_filter=named, **listing("flow_runs")),
+            *await client.read_flow_runs(flow_run_filter=tagged, **listing("flow_runs")),
+        ]
         of_task = TaskRunFilter(tags=TaskRunFilterTags(all_=[tag]))
         tasks = await client.read_task_runs(task_run_filter=of_task, **listing("task_runs"))
     return flows, tasks

@@ -39,8 +39,14 @@ def interrupted(prefect_server: str, tmp_path_factory: pytest.TempPathFactory) -
     before = Workspace(ws).task(TASK).state()
     states = _wait_crashed(TASK)
     resumed = cairn(["resume", TASK, "--workspace", str(ws), "--json"], env)
-    return {"ws": ws, "counter": counter, "first": first, "before": before, "states": states,
-            "resumed": resumed}
+    return {
+        "ws": ws,
+        "counter": counter,
+        "first": first,
+        "before": before,
+        "states": states,
+        "resumed": resumed,
+    }
 
 
 def _wait_crashed(task_id: str, timeout: float = 30.0) -> dict[str, str]:
@@ -64,8 +70,10 @@ async def _read_flow_states(task_id: str) -> dict[str, str]:
     tagged = FlowRunFilter(tags=FlowRunFilterTags(all_=[f"task:{task_id}"]))
     named = FlowRunFilter(name=FlowRunFilterName(any_=[f"cairn-{task_id}"]))
     async with get_client() as client:
-        runs = [*await client.read_flow_runs(flow_run_filter=tagged, **listing("flow_runs")),
-                *await client.read_flow_runs(flow_run_filter=named, **listing("flow_runs"))]
+        runs = [
+            *await client.read_flow_runs(flow_run_filter=tagged, **listing("flow_runs")),
+            *await client.read_flow_runs(flow_run_filter=named, **listing("flow_runs")),
+        ]
     return {r.name: r.state.type.value for r in sorted(runs, key=lambda r: r.created or 0) if r.state}
 
 
@@ -127,7 +135,11 @@ def test_ctrl_c_prints_the_task_id_and_the_resume_command(prefect_server: str, t
     args = ["run", QUESTION, "--source", str(CORPUS), "--workspace", str(tmp_path), "--task-id", "ctrl-c"]
     # A shell may start background jobs with SIGINT ignored; a terminal's Ctrl-C finds it at default.
     proc = subprocess.Popen(
-        [str(BIN / "cairn"), *args], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [str(BIN / "cairn"), *args],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     deadline = time.monotonic() + 120

@@ -20,11 +20,27 @@ NAME = "schedule-test"
 
 def test_a_served_schedule_runs_a_task(prefect_server: str, tmp_path: Path) -> None:
     env = {**os.environ, "PREFECT_API_URL": prefect_server, "PREFECT_RUNNER_POLL_FREQUENCY": "1"}
-    args = ["serve", "How large is the Alder Creek reservoir?", "--source", str(CORPUS), "--interval", "5",
-            "--max-iterations", "1", "--name", NAME, "--workspace", str(tmp_path)]
+    args = [
+        "serve",
+        "How large is the Alder Creek reservoir?",
+        "--source",
+        str(CORPUS),
+        "--interval",
+        "5",
+        "--max-iterations",
+        "1",
+        "--name",
+        NAME,
+        "--workspace",
+        str(tmp_path),
+    ]
     log = open(tmp_path / "serve.log", "w+")  # noqa: SIM115 - closed below
     proc = subprocess.Popen(
-        [str(BIN / "cairn"), *args], env=env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+        [str(BIN / "cairn"), *args],
+        env=env,
+        cwd=ROOT,
+        stdout=log,
+        stderr=subprocess.STDOUT,
         start_new_session=True,  # the scheduled run's own process goes down with it
     )
     try:

@@ -30,38 +30,66 @@ def test_other_tasks_are_not_blocked(tmp_path: Path) -> None:
 
 
 def _state() -> TaskState:
-    call = ToolCall(call_id="call-1-1", iteration=1, index=1, tool="read_file",
-                    params={"path": "source:c/a.md"}, insights="capacity | 4.2 GL",
-                    learning="the reservoir holds 4.2 GL")
+    call = ToolCall(
+        call_id="call-1-1",
+        iteration=1,
+        index=1,
+        tool="read_file",
+        params={"path": "source:c/a.md"},
+        insights="capacity | 4.2 GL",
+        learning="the reservoir holds 4.2 GL",
+    )
     record = IterationRecord(iteration=1, tool_calls=[call], synthesis="found the capacity")
-    verdict = Verdict(complete=False, confidence=0.5, rationale="1 of 2 met", satisfied=["a"], missing=["b"],
-                      iteration=1)
+    verdict = Verdict(
+        complete=False, confidence=0.5, rationale="1 of 2 met", satisfied=["a"], missing=["b"], iteration=1
+    )
     evidence = [Evidence(type="documentation", content="4.2 GL", source="call-1-1", iteration=1)]
-    return TaskState(task_id="t1", goal="How big?", iterations=[record], verdicts=[verdict],
-                     evidence=evidence)
+    return TaskState(
+        task_id="t1", goal="How big?", iterations=[record], verdicts=[verdict], evidence=evidence
+    )
 
 
 def test_iteration_markdown_has_every_part() -> None:
     state = _state()
     text = iteration_markdown(state, state.iterations[0], state.verdict)
-    for part in ("## Plan", "read_file(source:c/a.md)", "## Calls", "capacity \\| 4.2 GL", "## Insights",
-                 "the reservoir holds", "## Synthesis", "found the capacity", "## Verdict", "Missing: b"):
+    for part in (
+        "## Plan",
+        "read_file(source:c/a.md)",
+        "## Calls",
+        "capacity \\| 4.2 GL",
+        "## Insights",
+        "the reservoir holds",
+        "## Synthesis",
+        "found the capacity",
+        "## Verdict",
+        "Missing: b",
+    ):
         assert part in text
 
 
 def test_keys_rows_and_progress() -> None:
     state = _state()
     assert iteration_key("Task_1", 3) == "task-1-iteration-3" and evidence_key("t1") == "t1-evidence"
-    assert evidence_rows(state)[0] == {"iteration": 1, "type": "documentation", "source": "call-1-1",
-                                       "confidence": 1.0, "content": "4.2 GL"}
+    assert evidence_rows(state)[0] == {
+        "iteration": 1,
+        "type": "documentation",
+        "source": "call-1-1",
+        "confidence": 1.0,
+        "content": "4.2 GL",
+    }
     assert progress_percent(state) == 50.0
     done = state.model_copy(update={"verdicts": [Verdict(complete=True, confidence=1.0, rationale="ok")]})
     assert progress_percent(done) == 100.0
 
 
 def test_server_file_of_a_dead_process_is_ignored(tmp_path: Path) -> None:
-    info = {"pid": 2**22 + 12345, "api_url": "http://127.0.0.1:1/api", "ui_url": "http://127.0.0.1:1",
-            "database": "sqlite:x", "log": "x"}
+    info = {
+        "pid": 2**22 + 12345,
+        "api_url": "http://127.0.0.1:1/api",
+        "ui_url": "http://127.0.0.1:1",
+        "database": "sqlite:x",
+        "log": "x",
+    }
     (tmp_path / "server.json").write_text(json.dumps(info), encoding="utf-8")
     assert read_info(tmp_path) is None
     assert _redact_url("postgresql+asyncpg://cairn:secret@db:5432/prefect") == (

@@ -33,7 +33,10 @@ def add(a: int, b: int) -> int:
 def sub(a: int, b: int) -> int:
     return a - b
 '''
-REPORT = "# Report\n\nThe reservoir holds 1.26 Mm3. [source: source:corpus/reservoir.md]\n\n## Sources\n\n- source:corpus/use.md\n"
+REPORT = (
+    "# Report\n\nThe reservoir holds 1.26 Mm3. [source: source:corpus/reservoir.md]\n\n"
+    "## Sources\n\n- source:corpus/use.md\n"
+)
 
 
 def _write_call(path: str) -> ToolCall:

@@ -112,7 +112,9 @@ def test_tests_rerun_after_each_fix_are_not_the_same_call() -> None:
         return ToolCall(call_id=f"t{i}", iteration=i, index=1, tool="run_tests", params={"target": "."})
 
     def fix(i: int) -> ToolCall:
-        return ToolCall(call_id=f"w{i}", iteration=i, index=2, tool="write_file", params={"path": "a.py", "n": i})
+        return ToolCall(
+            call_id=f"w{i}", iteration=i, index=2, tool="write_file", params={"path": "a.py", "n": i}
+        )
 
     fixed = [run(1), fix(1), run(2), fix(2), run(3)]
     state = TaskState(iterations=[_it(1, calls=fixed)], evidence=[_ev(1)])

@@ -96,7 +96,8 @@ def test_two_processes_appending_keep_one_unbroken_chain(tmp_path: Path) -> None
 
     path = tmp_path / "history.jsonl"
     script = (
-        "import sys; from pathlib import Path; from memory.history import HistoryLog; from memory.events import UserMessage\n"
+        "import sys; from pathlib import Path\n"
+        "from memory.history import HistoryLog; from memory.events import UserMessage\n"
         "log = HistoryLog(Path(sys.argv[1]))\n"
         "for i in range(150): log.append(UserMessage(text=f'{sys.argv[2]}-{i}'))\n"
     )
