@@ -28,8 +28,10 @@ from flows.artifacts import TaskArtifacts
 from flows.iteration import bfs_iteration
 from flows.liveness import TaskLock, mark_stale_runs
 from flows.loops import decide
+from flows.session import learner_for
 from flows.start import start_task
 from memory.events import EvidenceRecorded, TaskFinished, ValidationRecorded
+from memory.levels import apply_promotions
 from memory.models import Evidence, TaskType, Verdict
 from memory.state import TaskState
 from tasks._prefect import iteration_settings
@@ -147,6 +149,9 @@ def _finish(session, config: RunConfig, reason: str | None) -> TaskResult:  # ty
     if state.status == "running" or state.stop_reason != reason:
         status = "complete" if complete else "stopped"
         session.recorder.record(TaskFinished(status=status, stop_reason=reason or "", report_path=report))
+        # The episode's end: memories the task used move toward its outcome (TD(lambda)).
+        updates = learner_for(session.deps, state).end_episode(1.0 if complete else 0.0)
+        apply_promotions(session.deps.store, updates)
         session.recorder.repo.commit([session.recorder.repo.history.path], f"Task finished: {reason}")
     state = session.state
     return TaskResult(

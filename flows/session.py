@@ -8,6 +8,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from memory.events import EvidenceRecorded, FileRecorded, PlanRecorded, ToolCallRecorded
@@ -19,6 +20,7 @@ from memory.relevant import relevant_context, rules_block
 from memory.sources import ensure_sources
 from memory.state import TaskState
 from memory.store import SearchFilter, SearchQuery
+from memory.values import TDLambda, ValueTable
 from tasks import compress as comp
 from tasks import plan as planning
 from tasks._prefect import CallKey
@@ -74,7 +76,28 @@ class Session:
         budget = self.config.context_tokens or context_budget(context_window(self.config.model))
         counter = comp.line_counter(self.config.model)
         ensure_sources(self.deps.store, self.state.sources)  # the snippets search the sources' index
-        return relevant_context(self.state, self.deps.store, budget_tokens=budget, count=counter)
+        learner = learner_for(self.deps, self.state)
+        return relevant_context(
+            self.state, self.deps.store, budget_tokens=budget, count=counter, learner=learner
+        )
+
+
+_LEARNERS: dict[tuple[str, str], TDLambda] = {}
+
+
+@lru_cache(maxsize=8)
+def _value_table(db_path: str) -> ValueTable:
+    return ValueTable(db_path)
+
+
+def learner_for(deps: Deps, state: TaskState) -> TDLambda:
+    """The task's TD(lambda) episode in this process; its goal is the task type, so what one
+    research task learns about a memory ranks it for the next research task. Traces of a process
+    that died are lost: the episode then updates from what its resumed part used."""
+    key = (str(deps.workspace.db_path), state.task_id)
+    if key not in _LEARNERS:
+        _LEARNERS[key] = TDLambda(_value_table(str(deps.workspace.db_path)), goal=state.task_type)
+    return _LEARNERS[key]
 
 
 def _label(tenant: str, related: set[str]) -> str:

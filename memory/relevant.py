@@ -28,6 +28,7 @@ from memory.reasoning import Count, approx_tokens, reasoning_lines
 from memory.sources import source_tenants
 from memory.state import TaskState
 from memory.store import MemoryStore, SearchFilter, SearchQuery
+from memory.values import TDLambda, rerank
 
 SHARED = "shared"
 SNIPPETS = 5
@@ -46,11 +47,16 @@ def relevant_context(
     budget_tokens: int = 2000,
     count: Count = approx_tokens,
     k: int = SNIPPETS,
+    learner: TDLambda | None = None,
 ) -> str:
-    """The CONTEXT block for the task's next prompt (see the module docstring)."""
+    """The CONTEXT block for the task's next prompt (see the module docstring).
+
+    With a `learner`, snippets are re-ranked by their learned value for its goal next to their
+    relevance, and the ones shown are traced for the episode's update.
+    """
     snippets = [
         f"- [Source: {hit.file_path or hit.source or hit.kind}] {_clip(hit.content)}"
-        for hit in search_snippets(state, store, k)
+        for hit in search_snippets(state, store, k, learner)
     ]
     history = reasoning_lines(state, budget_tokens=budget_tokens, count=count)
     return "\n".join(
@@ -101,7 +107,9 @@ def shared_rules(state: TaskState, store: MemoryStore) -> list[Memory]:
     return sorted((m for m in found if m.key not in known), key=lambda m: (m.created_at, m.key))
 
 
-def search_snippets(state: TaskState, store: MemoryStore, k: int = SNIPPETS) -> list[Memory]:
+def search_snippets(
+    state: TaskState, store: MemoryStore, k: int = SNIPPETS, learner: TDLambda | None = None
+) -> list[Memory]:
     """Top-k hybrid hits for the goal and the last user message, over the task, related tasks and
     the shared tenant; only document chunks, insights, facts and preferences."""
     query = search_terms(
@@ -114,8 +122,13 @@ def search_snippets(state: TaskState, store: MemoryStore, k: int = SNIPPETS) -> 
     # vector matrix, while a metadata filter costs a scan of every matching row per search
     # (11 ms at 10k memories). Over-fetching keeps k hits in all but odd cases.
     wide = SearchQuery(text=query[:2000], k=min(1000, k * OVERFETCH), filter=SearchFilter(tenants=tenants))
-    hits = [hit.memory for hit in store.search(wide) if hit.memory.kind in SNIPPET_KINDS]
-    return hits[:k]
+    hits = [hit for hit in store.search(wide) if hit.memory.kind in SNIPPET_KINDS]
+    if learner is None:
+        return [hit.memory for hit in hits[:k]]
+    values = learner.values.values(learner.goal, [hit.memory.key for hit in hits])
+    kept = [hit.memory for hit in rerank(hits, values)[:k]]
+    learner.access([m.key for m in kept])
+    return kept
 
 
 def search_terms(text: str, limit: int = QUERY_TERMS) -> str:
