@@ -22,7 +22,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
@@ -135,14 +134,12 @@ def local_server(tuned: bool) -> Iterator[str]:
 
 
 def _wait_healthy(url: str, timeout: float = 120.0) -> None:
+    from flows.server import healthy
+
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(f"{url}/health", timeout=2) as response:
-                if response.status == 200:
-                    return
-        except OSError:
-            pass
+        if healthy(url):
+            return
         time.sleep(0.5)
     raise RuntimeError(f"server at {url} not healthy after {timeout:.0f}s")
 

@@ -7,7 +7,6 @@ import socket
 import subprocess
 import sys
 import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -31,14 +30,12 @@ def free_port() -> int:
 
 
 def wait_healthy(url: str, timeout: float = 90.0) -> None:
+    from flows.server import healthy
+
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(f"{url}/health", timeout=2) as response:
-                if response.status == 200:
-                    return
-        except OSError:
-            pass
+        if healthy(url):
+            return
         time.sleep(0.3)
     raise RuntimeError(f"Prefect server at {url} did not become healthy in {timeout:.0f}s")
 
