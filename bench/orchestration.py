@@ -134,14 +134,9 @@ def local_server(tuned: bool) -> Iterator[str]:
 
 
 def _wait_healthy(url: str, timeout: float = 120.0) -> None:
-    from flows.server import healthy
+    from flows.server import wait_until_healthy
 
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if healthy(url):
-            return
-        time.sleep(0.5)
-    raise RuntimeError(f"server at {url} not healthy after {timeout:.0f}s")
+    wait_until_healthy(url, timeout, poll=0.5)
 
 
 def run_all(iterations: int) -> dict[str, dict[str, dict[str, float]]]:

@@ -74,6 +74,21 @@ def healthy(api_url: str, timeout: float = 2.0) -> bool:
         return False
 
 
+def wait_until_healthy(api_url: str, timeout: float = 90.0, poll: float = 0.3) -> None:
+    """Poll `/health` until the server answers 200 (it can answer 503 for a few seconds at start).
+
+    >>> wait_until_healthy("http://127.0.0.1:1/api", timeout=0.1)
+    Traceback (most recent call last):
+    flows.server.ServerError: Prefect server at http://127.0.0.1:1/api not healthy after 0s
+    """
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if healthy(api_url):
+            return
+        time.sleep(poll)
+    raise ServerError(f"Prefect server at {api_url} not healthy after {timeout:.0f}s")
+
+
 def start_server(
     home: Path,
     host: str = "127.0.0.1",

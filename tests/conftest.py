@@ -6,7 +6,6 @@ import os
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -30,14 +29,9 @@ def free_port() -> int:
 
 
 def wait_healthy(url: str, timeout: float = 90.0) -> None:
-    from flows.server import healthy
+    from flows.server import wait_until_healthy
 
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if healthy(url):
-            return
-        time.sleep(0.3)
-    raise RuntimeError(f"Prefect server at {url} did not become healthy in {timeout:.0f}s")
+    wait_until_healthy(url, timeout)
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -34,7 +34,7 @@ class Parser:
 '''
 FILES = {
     "src/parser.py": PARSER,
-    "tests/test_parser.py": "def test_parse():\n    assert True\n",
+    "tests/test_parser.py": "def test_parse():\n    assert parse_line('a,b') == ['a', 'b']\n",
     "README.md": "# Parser\n\nSplits comma separated values.\n",
     "data/rows.csv": "a,b\n1,2\n",
 }
