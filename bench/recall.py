@@ -2,8 +2,10 @@
 
 Per conversation, every turn is indexed (via `memory.dialog`) in a temporary `SQLiteStore`; each
 question of categories 1-4 is searched and recall@k = |gold turns in the top k| / |gold turns|,
-averaged over questions. Configurations: each search mode x each available embedder. "default" is
-the product's offline default (hybrid search, hashing embedder).
+averaged over questions. Configurations: each search mode x each available embedder, plus two
+other ways to index a turn (hybrid search only): the turn alone, and its neighbours folded into its
+content at full weight. "default" is the product's offline default (hybrid search, hashing
+embedder, neighbours as context).
 
     python bench/recall.py [--data PATH] [--json]
 """
@@ -14,12 +16,13 @@ import argparse
 import json
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.progress import Progress
 from rich.table import Table
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -27,6 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 from memory.dialog import Turn, turn_memories, turn_vectors  # noqa: E402
 from memory.embeddings import Embedder, HashingEmbedder  # noqa: E402
+from memory.models import Memory  # noqa: E402
 from memory.sqlite_store import SQLiteStore  # noqa: E402
 from memory.store import SearchFilter, SearchMode, SearchQuery  # noqa: E402
 
@@ -43,6 +47,25 @@ SETTINGS: dict[str, tuple[SearchMode, float | None]] = {
     "hybrid-alpha-0.5": ("hybrid", 0.5),
 }
 DEFAULT_CONFIG = ("hybrid", "hashing")
+
+
+def _turn_only(turns: Sequence[Turn], tenant: str) -> list[Memory]:
+    return turn_memories(turns, tenant, context=0)
+
+
+def _neighbours_in_content(turns: Sequence[Turn], tenant: str) -> list[Memory]:
+    """Cairn's first indexing: the neighbours appended to the content, weighted like the turn."""
+    return [
+        m.model_copy(update={"content": "\n".join(filter(None, [m.content, m.context])), "context": None})
+        for m in turn_memories(turns, tenant)
+    ]
+
+
+# Other ways to index a turn, compared with the product's (`turn_memories`) under hybrid search.
+INDEXINGS: dict[str, Callable[[Sequence[Turn], str], list[Memory]]] = {
+    "turn-only": _turn_only,
+    "neighbours-in-content": _neighbours_in_content,
+}
 
 
 def conversation_turns(sample: dict[str, Any]) -> list[Turn]:
@@ -98,15 +121,40 @@ def questions(sample: dict[str, Any]) -> Iterator[tuple[str, set[str]]]:
 
 
 def recall_for(sample: dict[str, Any], embedder: Embedder, workdir: Path) -> dict[str, list[list[float]]]:
-    """Per mode, per question: recall at each k."""
-    store = SQLiteStore(workdir / f"{sample['sample_id']}-{embedder.name}.db", embedder)
+    """Per configuration, per question: recall at each k."""
+    tenant, turns = sample["sample_id"], conversation_turns(sample)
+    vectors = turn_vectors(turns, embedder)
+    results = _searched(
+        sample, embedder, workdir / "product.db", turn_memories(turns, tenant), vectors, SETTINGS
+    )
+    for name, index in INDEXINGS.items():
+        found = _searched(
+            sample,
+            embedder,
+            workdir / f"{name}.db",
+            index(turns, tenant),
+            vectors,
+            {"hybrid": SETTINGS["hybrid"]},
+        )
+        results[f"hybrid-{name}"] = found["hybrid"]
+    return results
+
+
+def _searched(
+    sample: dict[str, Any],
+    embedder: Embedder,
+    path: Path,
+    memories: list[Memory],
+    vectors: Any,
+    settings: dict[str, tuple[SearchMode, float | None]],
+) -> dict[str, list[list[float]]]:
     tenant = sample["sample_id"]
-    turns = conversation_turns(sample)
-    store.upsert(turn_memories(turns, tenant), turn_vectors(turns, embedder))
-    results: dict[str, list[list[float]]] = {name: [] for name in SETTINGS}
+    store = SQLiteStore(path.with_name(f"{tenant}-{embedder.name}-{path.name}"), embedder)
+    store.upsert(memories, vectors)
+    results: dict[str, list[list[float]]] = {name: [] for name in settings}
     for text, gold in questions(sample):
         vector = embedder.embed([text])[0].tolist()
-        for name, (mode, alpha) in SETTINGS.items():
+        for name, (mode, alpha) in settings.items():
             chosen = {} if alpha is None else {"alpha": alpha}
             query = SearchQuery(
                 text=text, mode=mode, k=max(KS), filter=SearchFilter(tenants=[tenant]), **chosen
@@ -120,11 +168,14 @@ def recall_for(sample: dict[str, Any], embedder: Embedder, workdir: Path) -> dic
 def run(data: Path) -> dict[str, dict[str, float]]:
     samples = json.loads(data.read_text())
     scores: dict[str, list[list[float]]] = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        for name, embedder in embedders().items():
+    found = embedders()
+    with tempfile.TemporaryDirectory() as tmp, Progress(console=Console(stderr=True), transient=True) as bar:
+        step = bar.add_task("indexing and searching conversations", total=len(found) * len(samples))
+        for name, embedder in found.items():
             for sample in samples:
                 for mode, rows in recall_for(sample, embedder, Path(tmp)).items():
                     scores.setdefault(f"{mode}/{name}", []).extend(rows)
+                bar.advance(step)
     report = {config: _mean(rows) for config, rows in scores.items()}
     return {"default": report["/".join(DEFAULT_CONFIG)], **report}
 

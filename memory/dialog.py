@@ -1,18 +1,19 @@
 """Conversation turns as searchable `Memory` records.
 
-A single chat turn rarely says what it is about ("Yes, it was amazing!"), so each turn's text (what
-keyword search matches and what a reader sees) carries what is needed to understand it: who spoke,
-when the conversation took place, the caption of an image they shared, and the neighbouring turns
-of the same session. Its vector (`turn_vectors`) embeds the turn alone: an embedding of five turns
-blurs into their average, and on LoCoMo the focused vector fuses better with the widened keywords.
-The record's key and `source` identify the turn alone, so re-indexing a conversation is idempotent.
+A single chat turn rarely says what it is about ("Yes, it was amazing!"), so each turn is stored
+with what is needed to understand it. Its `content` is who spoke, when the conversation took place,
+what they said and the caption of an image they shared; its `context` holds the neighbouring turns
+of the same session, which keyword search matches at half the weight of the turn's own words
+(`memory.fusion.CONTEXT_WEIGHT`): "Yes, it was amazing!" is found by the question its neighbour
+asked, yet a turn that says the words itself ranks first. Its vector (`turn_vectors`) embeds the
+turn alone: an embedding of five turns blurs into their average. The record's key and `source`
+identify the turn alone, so re-indexing a conversation is idempotent.
 
 >>> turns = [Turn(speaker="Ann", text="I adopted a dog!", turn_id="D1:1", session="s1"),
 ...          Turn(speaker="Bo", text="Congrats! What breed?", turn_id="D1:2", session="s1")]
 >>> memories = turn_memories(turns, tenant="chat-1")
->>> print(memories[1].content)
-Bo: Congrats! What breed?
-Ann: I adopted a dog!
+>>> memories[1].content, memories[1].context
+('Bo: Congrats! What breed?', 'Ann: I adopted a dog!')
 >>> memories[1].source, memories[1].thread_id
 ('D1:2', 's1')
 """
@@ -62,7 +63,7 @@ def turn_memories(
     task_type: str = "dialog",
     agent: str | None = None,
 ) -> list[Memory]:
-    """One `document_chunk` memory per non-empty turn, its text widened by `context` neighbours."""
+    """One `document_chunk` memory per non-empty turn, with `context` neighbours on each side."""
     return [
         _memory(turns, index, tenant, context, domain, task_type, agent)
         for index, turn in enumerate(turns)
@@ -84,13 +85,20 @@ def _indexable(turn: Turn) -> bool:
     return bool(turn.text.strip() or turn.image_caption)
 
 
-def indexed_text(turns: Sequence[Turn], index: int, context: int = DEFAULT_CONTEXT) -> str:
-    """The text turn `index` is indexed with: date, the turn itself, then its session neighbours."""
-    turn = turns[index]
+def turn_content(turn: Turn) -> str:
+    """What a turn's record says: the date, then the turn's line.
+
+    >>> turn_content(Turn(speaker="Ann", text="Hi", when="8 May, 2023"))
+    '[8 May, 2023] Ann: Hi'
+    """
     head = f"[{turn.when}] " if turn.when else ""
-    lines = [head + turn_line(turn)]
-    lines += [turn_line(turns[i]) for i in _neighbours(turns, index, context)]
-    return "\n".join(lines)
+    return head + turn_line(turn)
+
+
+def turn_context(turns: Sequence[Turn], index: int, context: int = DEFAULT_CONTEXT) -> str | None:
+    """The lines of up to `context` turns on each side of turn `index`, within its session."""
+    lines = [turn_line(turns[i]) for i in _neighbours(turns, index, context)]
+    return "\n".join(lines) or None
 
 
 def _neighbours(turns: Sequence[Turn], index: int, context: int) -> list[int]:
@@ -116,7 +124,8 @@ def _memory(
         key=memory_key(identity, domain, task_type),
         kind="document_chunk",
         subtype="dialog_turn",
-        content=indexed_text(turns, index, context),
+        content=turn_content(turn),
+        context=turn_context(turns, index, context),
         tenant=tenant,
         domain=domain,
         task_type=task_type,

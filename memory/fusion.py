@@ -12,7 +12,8 @@ The keyword leg of `SQLiteStore` is FTS5's own `bm25()` (k1 = 1.2, b = 0.75, ind
 query never rescans texts). Its idf is ln((N - n + 0.5) / (n + 0.5)), floored near zero for terms in
 more than half of the documents, where Weaviate's is ln(1 + (N - n + 0.5) / (n + 0.5)); both are
 monotone in n, so per-leg orderings agree except for terms common to most documents, which carry
-little weight in either. `bm25_scores` implements Weaviate's formula for the test double.
+little weight in either. `bm25_scores` / `bm25f_scores` implement Weaviate's formula for the test
+double.
 
 >>> relative_score_fusion({"a": 0.9, "b": 0.5}, {"b": 7.0, "c": 2.0}, alpha=0.5)["b"].score
 0.5
@@ -28,6 +29,9 @@ from typing import TypeVar
 
 BM25_K1 = 1.2
 BM25_B = 0.75
+# A word of a record's `context` counts this much of a word of its `content` in BM25 (a field
+# weight, as in BM25F): neighbours help find a dialog turn, but the turn's own words say most.
+CONTEXT_WEIGHT = 0.5
 # Candidates each leg of a hybrid query contributes before fusion (at least k).
 HYBRID_LEG_LIMIT = 100
 
@@ -103,19 +107,53 @@ def bm25_scores(
     >>> s[2] > s[0] > s[1] == 0.0
     True
     """
+    return bm25f_scores(query, [docs], [1.0], k1, b)
+
+
+def bm25f_scores(
+    query: Sequence[str],
+    fields: Sequence[Sequence[Sequence[str]]],
+    boosts: Sequence[float],
+    k1: float = BM25_K1,
+    b: float = BM25_B,
+) -> list[float]:
+    """BM25F over several fields: `fields[f][d]` is field f of document d, weighted `boosts[f]`.
+
+    A term's frequency is the boost-weighted sum of its counts in the fields, a document's length
+    the sum of its fields' lengths, and a term's document frequency counts documents holding it in
+    any field (as Weaviate and FTS5 both do with several properties or columns).
+
+    >>> title, body = [["cat"], ["dog"]], [["dog"], ["cat"]]
+    >>> s = bm25f_scores(["cat"], [title, body], [2.0, 1.0])
+    >>> s[0] > s[1] > 0.0
+    True
+    """
+    docs = list(zip(*fields, strict=True))
     if not docs:
         return []
     terms = list(dict.fromkeys(query))
-    doc_freq = Counter(t for doc in docs for t in set(doc) if t in terms)
+    weighted = [_weighted_tf(doc, boosts) for doc in docs]
+    doc_freq = Counter(t for tf in weighted for t in tf if t in terms)
     idf = {t: bm25_idf(len(docs), doc_freq[t]) for t in terms if doc_freq[t]}
-    avg_len = sum(len(doc) for doc in docs) / len(docs) or 1.0
-    return [_bm25_doc(idf, Counter(doc), len(doc) / avg_len, k1, b) for doc in docs]
+    lengths = [sum(len(field) for field in doc) for doc in docs]
+    avg_len = sum(lengths) / len(docs) or 1.0
+    return [_bm25_doc(idf, tf, n / avg_len, k1, b) for tf, n in zip(weighted, lengths, strict=True)]
 
 
-def _bm25_doc(idf: Mapping[str, float], tf: Counter[str], rel_len: float, k1: float, b: float) -> float:
+def _weighted_tf(doc: Sequence[Sequence[str]], boosts: Sequence[float]) -> dict[str, float]:
+    tf: dict[str, float] = {}
+    for field, boost in zip(doc, boosts, strict=True):
+        for term in field:
+            tf[term] = tf.get(term, 0.0) + boost
+    return tf
+
+
+def _bm25_doc(
+    idf: Mapping[str, float], tf: Mapping[str, float], rel_len: float, k1: float, b: float
+) -> float:
     score = 0.0
     for term, weight in idf.items():
-        freq = tf.get(term, 0)
+        freq = tf.get(term, 0.0)
         if freq:
             score += weight * freq * (k1 + 1.0) / (freq + k1 * (1.0 - b + b * rel_len))
     return score

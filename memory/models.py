@@ -269,7 +269,9 @@ class Memory(Frozen):
 
     `key` is hierarchical, `{domain}:{task_type}:{sha256(content)[:16]}` (see `memory_key`), so the
     same content in the same domain and task type is one memory; `agents` records who stored it.
-    `tenant` is the task id, or `shared` for cross-task learning.
+    `tenant` is the task id, or `shared` for cross-task learning. `context` is text around the
+    record that helps find it without being it (a dialog turn's neighbouring turns): keyword search
+    weighs its words below `content`'s (`memory.fusion.CONTEXT_WEIGHT`), and it is never embedded.
     """
 
     key: str
@@ -290,6 +292,7 @@ class Memory(Frozen):
     created_at: float = Field(default_factory=now)
     updated_at: float = Field(default_factory=now)
     expires_at: float | None = None
+    context: str | None = None
 
 
 def memory_key(content: str, domain: str | None = None, task_type: str | None = None) -> str:

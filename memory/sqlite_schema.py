@@ -1,12 +1,12 @@
 """The SQLite file behind `SQLiteStore`: tables, pragmas, schema version, and write transactions.
 
 - `memories` holds one row per tenant and key, its vector a float32 BLOB.
-- `memories_fts` (FTS5, porter + unicode61) indexes each record's text in `content` and its tenant
-  as one token in `tenant_tag`, so a tenant-filtered keyword query intersects posting lists and
-  ranks only the tenant's matches (see `memory.sqlite_search`).
+- `memories_fts` (FTS5, porter + unicode61) indexes each record's text in `content`, its tenant
+  as one token in `tenant_tag` (so a tenant-filtered keyword query intersects posting lists and
+  ranks only the tenant's matches, see `memory.sqlite_search`) and its `context`, weighted lower.
 - `settings` records the vector dimension and `schema_version`. A file written by a newer schema
   is refused with a clear error instead of being misread; files from before versioning have the
-  version-1 layout and are stamped as such.
+  version-1 layout and are stamped as such. Version 1 (no `context`) is migrated in place to 2.
 """
 
 from __future__ import annotations
@@ -16,9 +16,14 @@ import time
 from collections.abc import Callable
 from typing import TypeVar
 
+from memory.sqlite_rows import tenant_tag
 from memory.store import StoreError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+_FTS = (
+    "CREATE VIRTUAL TABLE IF NOT EXISTS memories_fts USING fts5(content, tenant_tag, context, "
+    "tokenize = 'porter unicode61 remove_diacritics 2')"
+)
 _SCHEMA = (
     """CREATE TABLE IF NOT EXISTS memories (
         id INTEGER PRIMARY KEY, key TEXT NOT NULL, kind TEXT NOT NULL, content TEXT NOT NULL,
@@ -26,11 +31,10 @@ _SCHEMA = (
         level TEXT NOT NULL, active INTEGER NOT NULL, confidence REAL NOT NULL, source TEXT,
         file_path TEXT, thread_id TEXT, agents TEXT NOT NULL, access_count INTEGER NOT NULL,
         created_at REAL NOT NULL, updated_at REAL NOT NULL, expires_at REAL, vector BLOB NOT NULL,
-        UNIQUE (tenant, key))""",
+        context TEXT, UNIQUE (tenant, key))""",
     "CREATE INDEX IF NOT EXISTS memories_created ON memories (tenant, created_at)",
     "CREATE INDEX IF NOT EXISTS memories_expires ON memories (expires_at) WHERE expires_at IS NOT NULL",
-    "CREATE VIRTUAL TABLE IF NOT EXISTS memories_fts USING fts5(content, tenant_tag, "
-    "tokenize = 'porter unicode61 remove_diacritics 2')",
+    _FTS,
     "CREATE TABLE IF NOT EXISTS settings (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
 )
 # Pages the WAL may hold before a commit checkpoints it into the main file (SQLite's default is
@@ -57,18 +61,40 @@ def open_database(conn: sqlite3.Connection, dim: int, retries: int) -> None:
 
 def _create_schema(conn: sqlite3.Connection, dim: int) -> None:
     fresh = conn.execute("SELECT count(*) FROM sqlite_master WHERE name = 'memories'").fetchone()[0] == 0
+    if not fresh:
+        conn.execute("CREATE TABLE IF NOT EXISTS settings (name TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        # A file from before versioning has the version-1 layout: stamping it 1 is accurate.
+        conn.execute("INSERT OR IGNORE INTO settings VALUES ('schema_version', '1')")
+        if _setting(conn, "schema_version") == 1:
+            _migrate_1_to_2(conn)
     for statement in _SCHEMA:
         conn.execute(statement)
-    # A file from before versioning has the version-1 layout: stamping it 1 is accurate.
-    version = SCHEMA_VERSION if fresh else 1
-    conn.execute("INSERT OR IGNORE INTO settings VALUES ('schema_version', ?)", (str(version),))
+    conn.execute("INSERT OR IGNORE INTO settings VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
     _check_setting(conn, "schema_version", SCHEMA_VERSION, "was written by a newer Cairn (schema")
     conn.execute("INSERT OR IGNORE INTO settings VALUES ('dim', ?)", (str(dim),))
     _check_setting(conn, "dim", dim, "holds vectors of another dimension (")
 
 
+def _migrate_1_to_2(conn: sqlite3.Connection) -> None:
+    """Add `context`: a column of `memories`, and a third FTS5 column (FTS5 cannot add one, so the
+    index is rebuilt from `memories`; version-1 records have no context to index)."""
+    conn.execute("ALTER TABLE memories ADD COLUMN context TEXT")
+    conn.execute("DROP TABLE memories_fts")
+    conn.execute(_FTS)
+    rows = conn.execute("SELECT id, content, tenant FROM memories ORDER BY id")
+    conn.executemany(
+        "INSERT INTO memories_fts (rowid, content, tenant_tag) VALUES (?, ?, ?)",
+        ((row_id, content, tenant_tag(tenant)) for row_id, content, tenant in rows.fetchall()),
+    )
+    conn.execute("UPDATE settings SET value = '2' WHERE name = 'schema_version'")
+
+
+def _setting(conn: sqlite3.Connection, name: str) -> int:
+    return int(conn.execute("SELECT value FROM settings WHERE name = ?", (name,)).fetchone()[0])
+
+
 def _check_setting(conn: sqlite3.Connection, name: str, expected: int, problem: str) -> None:
-    stored = int(conn.execute("SELECT value FROM settings WHERE name = ?", (name,)).fetchone()[0])
+    stored = _setting(conn, name)
     if stored != expected:
         raise StoreError(
             f"this memory store {problem}{stored}; expected {expected}): open it with a "

@@ -23,6 +23,7 @@ import numpy as np
 from threadpoolctl import ThreadpoolController
 
 from memory.embeddings import FUNCTION_WORDS
+from memory.fusion import CONTEXT_WEIGHT
 from memory.sqlite_rows import marks, tenant_tag
 from memory.store import SearchFilter
 
@@ -44,9 +45,9 @@ _VALUE_FILTERS = {
 _WORD = re.compile(r"\w+")
 STOPWORDS = FUNCTION_WORDS  # frequent everywhere, so they only slow a query down
 _HEAD_SLACK = 16  # extra ranked rows fetched beyond `limit`, so a few expired ones cost no retry
+_BM25 = f"bm25(memories_fts, 1.0, 0.0, {CONTEXT_WEIGHT})"  # column weights: content, tenant, context
 _RANKED = (
-    "SELECT rowid, bm25(memories_fts, 1.0, 0.0) AS score FROM memories_fts "
-    "WHERE memories_fts MATCH ? ORDER BY score LIMIT ?"
+    f"SELECT rowid, {_BM25} AS score FROM memories_fts WHERE memories_fts MATCH ? ORDER BY score LIMIT ?"
 )
 
 
@@ -71,18 +72,18 @@ def has_metadata_filter(f: SearchFilter) -> bool:
 
 
 def match_expression(text: str, tenants: Sequence[str]) -> str:
-    """An FTS5 query: any content word (quoted, stopwords dropped) within the filter's tenants."""
+    """An FTS5 query: any word (quoted, stopwords dropped) of content or context, within the tenants."""
     words = dict.fromkeys(w for w in _WORD.findall(text.lower()) if w not in STOPWORDS)
     if not words:
         return ""
-    expression = "content : (" + " OR ".join(f'"{word}"' for word in words) + ")"
+    expression = "{content context} : (" + " OR ".join(f'"{word}"' for word in words) + ")"
     if tenants:
         expression = f"tenant_tag : ({' OR '.join(tenant_tag(t) for t in tenants)}) AND {expression}"
     return expression
 
 
 def keyword_scores(conn: sqlite3.Connection, text: str, f: SearchFilter, at: float, limit: int) -> Scores:
-    """Raw BM25 (FTS5 `bm25()`, positive, tenant column weighted 0) of the best `limit` matches."""
+    """Raw BM25 (FTS5 `bm25()`, positive; tenant weighted 0, context below content) of the best `limit`."""
     match = match_expression(text, f.tenants)
     if not match:
         return {}
@@ -94,7 +95,7 @@ def keyword_scores(conn: sqlite3.Connection, text: str, f: SearchFilter, at: flo
 def _joined_scores(conn: sqlite3.Connection, match: str, f: SearchFilter, at: float, limit: int) -> Scores:
     where, params = where_sql(f, at)
     query = (  # CROSS JOIN keeps FTS5 as the outer loop: match first, then look rows up by id
-        "SELECT m.id, bm25(memories_fts, 1.0, 0.0) AS rank FROM memories_fts CROSS JOIN memories m "
+        f"SELECT m.id, {_BM25} AS rank FROM memories_fts CROSS JOIN memories m "
         f"ON m.id = memories_fts.rowid WHERE memories_fts MATCH ? AND {where} ORDER BY rank, m.key LIMIT ?"
     )
     return {row_id: -rank for row_id, rank in conn.execute(query, [match, *params, limit])}

@@ -82,6 +82,10 @@ def check_memories(memories: Sequence[Memory]) -> None:
             raise StoreError(f"memory {memory.key!r} has empty content")
         if len(memory.content) > MAX_TEXT_CHARS:
             raise StoreError(f"memory {memory.key!r} has {len(memory.content)} chars; max {MAX_TEXT_CHARS}")
+        if memory.context and len(memory.context) > MAX_TEXT_CHARS:
+            raise StoreError(
+                f"memory {memory.key!r} has {len(memory.context)} chars of context; max {MAX_TEXT_CHARS}"
+            )
         if not memory.tenant or not memory.key:
             raise StoreError("a memory needs a non-empty tenant and key")
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import uuid
+from fractions import Fraction
 from typing import Any
 from urllib.parse import urlparse
 
@@ -23,6 +24,10 @@ _TENANT_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _PREFIX = re.compile(r"^[A-Z][A-Za-z0-9_]*$")
 _WORD = re.compile(r"[a-z0-9]+")  # the words `memory.embeddings.tokens` sees
 _FIELDS = tuple(Memory.model_fields)
+# Weaviate reads a property boost ("terms^2") as an integer, so `fusion.CONTEXT_WEIGHT` is written
+# as the ratio of two: 0.5 becomes content^2, context^1. BM25F ranks alike for any common factor.
+_RATIO = Fraction(fusion.CONTEXT_WEIGHT).limit_denominator(10)
+KEYWORD_PROPERTIES = [f"terms^{_RATIO.denominator}", f"context_terms^{_RATIO.numerator}"]
 
 
 def object_uuid(tenant: str, key: str) -> str:
@@ -51,11 +56,18 @@ def group_of(kind: str) -> str:
 
 
 def to_properties(memory: Memory) -> dict[str, Any]:
-    """A record as Weaviate properties (None-valued fields omitted; `terms` for BM25)."""
+    """A record as Weaviate properties (None-valued fields omitted; `terms`, `context_terms` for BM25)."""
     props = {name: value for name, value in memory.model_dump().items() if value is not None}
     props["expires_at"] = NEVER if memory.expires_at is None else memory.expires_at
-    props["terms"] = " ".join(stem(word) for word in _WORD.findall(memory.content.lower()))
+    props["terms"] = _terms(memory.content)
+    if memory.context:
+        props["context_terms"] = _terms(memory.context)
     return props
+
+
+def _terms(text: str) -> str:
+    """Stemmed words, space-separated: Weaviate's whitespace tokenizer then sees Cairn's tokens."""
+    return " ".join(stem(word) for word in _WORD.findall(text.lower()))
 
 
 def from_properties(props: dict[str, Any]) -> Memory:
@@ -138,10 +150,12 @@ _TEXT_FIELDS = (
 
 
 def ensure_collection(client: Any, name: str) -> None:
-    """Create the collection unless it exists (another process may win the race: then it exists)."""
+    """Create the collection unless it exists (another process may win the race: then it exists),
+    or add the properties a collection made by an older Cairn lacks."""
     from weaviate.classes.config import Configure, StopwordsPreset, VectorDistances
 
     if client.collections.exists(name):
+        _add_missing_properties(client.collections.get(name))
         return
     try:
         client.collections.create(
@@ -161,6 +175,17 @@ def ensure_collection(client: Any, name: str) -> None:
             raise
 
 
+def _add_missing_properties(collection: Any) -> None:
+    present = {prop.name for prop in collection.config.get(simple=True).properties}
+    for prop in _schema_properties():
+        if prop.name not in present:
+            try:
+                collection.config.add_property(prop)
+            except Exception:  # another process may have added it first
+                if prop.name not in {p.name for p in collection.config.get(simple=True).properties}:
+                    raise
+
+
 def _schema_properties() -> list[Any]:
     from weaviate.classes.config import DataType, Property, Tokenization
 
@@ -176,11 +201,15 @@ def _schema_properties() -> list[Any]:
         *(tag(name) for name in _TEXT_FIELDS),
         tag("agents", DataType.TEXT_ARRAY),
         Property(name="content", data_type=DataType.TEXT, index_filterable=False, index_searchable=False),
-        Property(
-            name="terms",
-            data_type=DataType.TEXT,
-            tokenization=Tokenization.WHITESPACE,
-            index_filterable=False,
+        Property(name="context", data_type=DataType.TEXT, index_filterable=False, index_searchable=False),
+        *(
+            Property(
+                name=name,
+                data_type=DataType.TEXT,
+                tokenization=Tokenization.WHITESPACE,
+                index_filterable=False,
+            )
+            for name in ("terms", "context_terms")
         ),
         Property(name="active", data_type=DataType.BOOL),
         Property(name="access_count", data_type=DataType.INT),

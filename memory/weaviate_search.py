@@ -11,7 +11,7 @@ from memory import fusion
 from memory.embeddings import tokens
 from memory.models import Memory
 from memory.store import SearchHit, SearchQuery
-from memory.weaviate_schema import from_properties
+from memory.weaviate_schema import KEYWORD_PROPERTIES, from_properties
 
 Leg = dict[str, tuple[Memory, float]]  # object id -> (record, raw leg score)
 _EXPLAIN = re.compile(r"Result Set '?([^)']*)'?\) Document \S+: original score \S+, normalized score: (\S+)")
@@ -68,7 +68,7 @@ def _keyword_leg(shards: list[Any], terms: str, where: Any, depth: int) -> Leg:
     for shard in shards:
         result = shard.query.bm25(
             query=terms,
-            query_properties=["terms"],
+            query_properties=KEYWORD_PROPERTIES,
             filters=where,
             limit=depth,
             return_metadata=MetadataQuery(score=True),
@@ -89,7 +89,7 @@ def _server_hybrid(
         vector=qvec,
         alpha=query.alpha,
         fusion_type=HybridFusion.RELATIVE_SCORE,
-        query_properties=["terms"],
+        query_properties=KEYWORD_PROPERTIES,
         target_vector="default",
         filters=where,
         limit=depth,

@@ -251,6 +251,29 @@ def test_hybrid_alpha_extremes_match_single_legs(store: MemoryStore) -> None:
     assert keys(search(store, words, "hybrid", ["t1"], vector=vector, alpha=1.0, k=3)) == by_vector
 
 
+@pytest.mark.parametrize("mode", ["keyword", "hybrid"])
+def test_context_words_find_a_record_below_one_that_says_them(store: MemoryStore, mode: SearchMode) -> None:
+    store.upsert(
+        [
+            mem("said", "Bo: did you like the pottery class?", context="Ann: it was amazing"),
+            mem("answer", "Ann: yes, it was amazing!", context="Bo: did you like the pottery class?"),
+            mem("other", "Ann: something else entirely", context="Bo: and the weather?"),
+        ],
+        [basis(0), basis(1), basis(2)],
+    )
+    hits = search(store, "pottery class", mode, ["t1"], vector=basis(7))
+    assert keys(hits)[:2] == ["said", "answer"] and hits[0].score > hits[1].score
+    assert "other" not in keys(hits) or mode == "hybrid"  # hybrid's vector leg returns every record
+    got = store.get("answer", "t1")
+    assert got is not None and got.context == "Bo: did you like the pottery class?"
+
+
+def test_oversized_context_is_refused(store: MemoryStore) -> None:
+    with pytest.raises(StoreError, match="context"):
+        store.upsert([GOOD, mem("b", "fine text", context="x" * (MAX_TEXT_CHARS + 1))])
+    assert store.count() == 0
+
+
 # -- bad input ------------------------------------------------------------------------------------
 
 GOOD = mem("good", "a perfectly fine record")

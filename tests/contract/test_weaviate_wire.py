@@ -18,7 +18,8 @@ from weaviate.proto.v1 import base_pb2, base_search_pb2
 from memory.embeddings import HashingEmbedder
 from memory.models import Memory
 from memory.store import SearchFilter, SearchQuery
-from memory.weaviate_store import NEVER, object_uuid
+from memory.weaviate_schema import ensure_collection
+from memory.weaviate_store import NEVER, WeaviateStore, object_uuid
 from tests.contract.weaviate_backend import DoubleWeaviateStore
 
 DIM = 32
@@ -60,8 +61,9 @@ def test_schema_is_multi_tenant_with_self_provided_vectors(wired: DoubleWeaviate
         assert body["vectorConfig"]["default"]["vectorizer"] == {"none": {}}
         assert body["invertedIndexConfig"]["stopwords"]["preset"] == "none"
         props = {p["name"]: p for p in body["properties"]}
-        assert set(Memory.model_fields) | {"terms"} == set(props)
-        assert props["terms"]["tokenization"] == "whitespace"
+        assert set(Memory.model_fields) | {"terms", "context_terms"} == set(props)
+        assert props["terms"]["tokenization"] == props["context_terms"]["tokenization"] == "whitespace"
+        assert props["context"]["indexSearchable"] is False
         assert props["kind"]["tokenization"] == "field" and props["kind"]["indexSearchable"] is False
         assert props["content"]["indexSearchable"] is False
         assert props["agents"]["dataType"] == ["text[]"] and props["access_count"]["dataType"] == ["int"]
@@ -110,7 +112,8 @@ def test_one_shard_hybrid_is_fused_by_the_server(wired: DoubleWeaviateStore) -> 
     assert request.tenant == "task-9" and request.collection == "CairnEvidence"
     assert hybrid.use_alpha_param and hybrid.alpha_param == pytest.approx(0.3)
     assert hybrid.fusion_type == base_search_pb2.Hybrid.FUSION_TYPE_RELATIVE_SCORE
-    assert list(hybrid.properties) == ["terms"] and hybrid.query == "build h1"
+    # Weaviate reads boosts as integers: context at half the weight of content is 1 to 2.
+    assert list(hybrid.properties) == ["terms^2", "context_terms^1"] and hybrid.query == "build h1"
     assert len(hybrid.vector_bytes) == 4 * DIM and request.limit >= 3
     assert hits[0].memory.key == "h1" and hits[0].keyword_score == pytest.approx(1.0)
 
@@ -166,7 +169,8 @@ def test_every_filter_field_is_sent(wired: DoubleWeaviateStore) -> None:
     assert expected <= leaves
     (ttl,) = [leaf for leaf in leaves - expected]
     assert ttl[:2] == ("expires_at", "OPERATOR_GREATER_THAN")
-    assert request.tenant == "task-11" and list(request.bm25_search.properties) == ["terms"]
+    assert request.tenant == "task-11"
+    assert list(request.bm25_search.properties) == ["terms^2", "context_terms^1"]
 
 
 def test_delete_tenant_removes_the_weaviate_tenant(wired: DoubleWeaviateStore) -> None:
@@ -197,3 +201,26 @@ def test_purge_deletes_expired_objects_tenant_by_tenant(wired: DoubleWeaviateSto
         for d in deletes
     )
     assert wired.get("new", "task-13") is not None and wired.get("old", "task-13") is None
+
+
+def test_a_collection_from_before_context_gains_its_properties(wired: DoubleWeaviateStore) -> None:
+    client = weaviate.connect_to_local(port=wired.double.http_port, grpc_port=wired.double.grpc_port)
+    try:
+        for group in ("Evidence", "Memory"):  # as an older Cairn made them: no context properties
+            ensure_collection(client, f"Old{group}")
+            wired.double.state.classes[f"Old{group}"]["properties"] = [
+                p
+                for p in wired.double.state.classes[f"Old{group}"]["properties"]
+                if not p["name"].startswith("context")
+            ]
+        mark = len(wired.double.state.log)
+        store = WeaviateStore.from_client(client, HashingEmbedder(dim=DIM), collection_prefix="Old")
+        added = _new(wired, "POST /v1/schema/OldMemory/properties", mark)
+        assert sorted(p["name"] for p in added) == ["context", "context_terms"]
+        store.upsert([Memory(key="a", kind="fact", content="yes!", context="the pottery class", tenant="t")])
+        hits = store.search(SearchQuery(text="pottery", mode="keyword", filter=SearchFilter(tenants=["t"])))
+        assert [h.memory.key for h in hits] == ["a"]
+        WeaviateStore.from_client(client, HashingEmbedder(dim=DIM), collection_prefix="Old")
+        assert len(_new(wired, "POST /v1/schema/OldMemory/properties", mark)) == 2  # nothing re-added
+    finally:
+        client.close()

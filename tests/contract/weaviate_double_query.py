@@ -1,9 +1,10 @@
 """Query semantics of the Weaviate test double: filters, BM25, near-vector, hybrid, sorting.
 
 Pure functions over stored objects and the request protos weaviate-client sends, written from
-Weaviate's documented behaviour: cosine distance = 1 - cos; BM25 with the collection's k1/b and
-per-shard statistics (`memory.fusion.bm25_scores`); relative-score fusion with each leg limited to
-`max(limit, HYBRID_LEG_LIMIT)` and Weaviate's explain text; ranked fusion as 1 / (60 + rank).
+Weaviate's documented behaviour: cosine distance = 1 - cos; BM25F with the collection's k1/b,
+per-shard statistics and integer property boosts (`memory.fusion.bm25f_scores`); relative-score
+fusion with each leg limited to `max(limit, HYBRID_LEG_LIMIT)` and Weaviate's explain text; ranked
+fusion as 1 / (60 + rank).
 
 >>> tokenize("Hello, World!", "word")
 ['hello', 'world']
@@ -195,18 +196,21 @@ class TextIndex:
 def bm25(
     shard: list[StoredObject], allowed: set[str], query: str, props: Sequence[str], index: TextIndex
 ) -> list[Scored]:
-    """BM25 over the whole shard's statistics; hits are the `allowed` objects scoring above 0.
+    """BM25F over the whole shard's statistics; hits are the `allowed` objects scoring above 0.
 
-    Several properties are scored separately and summed (Weaviate's BM25F weighs them jointly).
+    Properties may carry a boost, `name^2`; like Weaviate, the boost is read as an integer (a
+    fractional one counts 0). Each property is tokenised by its own tokenization.
     """
-    names = list(props) or list(index.tokenization)
-    totals = dict.fromkeys((o.uuid for o in shard), 0.0)
-    for name in names:
+    terms: dict[str, None] = {}  # the query's tokens under each property's tokenization
+    fields, boosts = [], []
+    for spec in list(props) or list(index.tokenization):
+        name, caret, boost = spec.partition("^")
         tok = index.tokenization.get(name, "word")
-        terms = tokenize(query, tok, index.stopwords)
-        docs = [tokenize(str(o.properties.get(name) or ""), tok) for o in shard]
-        for obj, score in zip(shard, fusion.bm25_scores(terms, docs, index.k1, index.b), strict=True):
-            totals[obj.uuid] += score
+        terms.update(dict.fromkeys(tokenize(query, tok, index.stopwords)))
+        fields.append([tokenize(str(o.properties.get(name) or ""), tok) for o in shard])
+        boosts.append((float(boost) if boost.isdigit() else 0.0) if caret else 1.0)
+    scores = fusion.bm25f_scores(list(terms), fields, boosts, index.k1, index.b) if fields else []
+    totals = {o.uuid: score for o, score in zip(shard, scores, strict=True)}
     hits = [Scored(o, score=totals[o.uuid]) for o in shard if o.uuid in allowed and totals[o.uuid] > 0]
     hits.sort(key=lambda s: (-s.score, s.obj.uuid))
     return hits

@@ -56,6 +56,7 @@ class RestApp:
             ("POST", re.compile(r"/v1/schema"), self._create_class),
             ("GET", re.compile(r"/v1/schema/([^/]+)"), self._get_class),
             ("DELETE", re.compile(r"/v1/schema/([^/]+)"), self._delete_class),
+            ("POST", re.compile(r"/v1/schema/([^/]+)/properties"), self._add_property),
             ("GET", re.compile(r"/v1/schema/([^/]+)/tenants"), self._list_tenants),
             ("POST", re.compile(r"/v1/schema/([^/]+)/tenants"), self._add_tenants),
             ("DELETE", re.compile(r"/v1/schema/([^/]+)/tenants"), self._remove_tenants),
@@ -113,6 +114,18 @@ class RestApp:
             self._state.tenants.pop(name, None)
         return Response(status=200)
 
+    def _add_property(self, request: Request, match: re.Match[str]) -> Response:
+        cls = self._state.collection(match.group(1))
+        prop = request.get_json(silent=True) or {}
+        name = str(prop.get("name", ""))
+        if not _PROP_NAME.match(name):
+            return _error(f"'{name}' is not a valid property name")
+        if any(p["name"].lower() == name.lower() for p in cls["properties"]):
+            return _error(f"property '{name}' already exists in class {match.group(1)}")
+        shaped = server_shaped({"properties": [prop]})["properties"][0]
+        cls["properties"].append(shaped)
+        return _json(shaped)
+
     # -- tenants --------------------------------------------------------------------------------
     def _list_tenants(self, request: Request, match: re.Match[str]) -> Response:
         names = sorted(self._state.tenant_names(match.group(1)))
@@ -150,7 +163,9 @@ def server_shaped(config: dict[str, Any]) -> dict[str, Any]:
             prop.setdefault("tokenization", "word")
     inverted = cls.setdefault("invertedIndexConfig", {})
     inverted.setdefault("bm25", {"b": 0.75, "k1": 1.2})
-    inverted.setdefault("stopwords", {"preset": "en", "additions": None, "removals": None})
+    stopwords = inverted.setdefault("stopwords", {"preset": "en"})
+    stopwords.setdefault("additions", None)
+    stopwords.setdefault("removals", None)
     inverted.setdefault("cleanupIntervalSeconds", 60)
     for flag in ("indexTimestamps", "indexNullState", "indexPropertyLength"):
         inverted.setdefault(flag, False)
@@ -161,9 +176,33 @@ def server_shaped(config: dict[str, Any]) -> dict[str, Any]:
     cls.setdefault("shardingConfig", {"desiredCount": 1, "actualCount": 1, "strategy": "hash"})
     for vector in (cls.get("vectorConfig") or {}).values():
         vector.setdefault("vectorIndexType", "hnsw")
-        vector.setdefault("vectorIndexConfig", {}).setdefault("distance", "cosine")
+        _hnsw_defaults(vector.setdefault("vectorIndexConfig", {}))
     if not cls.get("vectorConfig"):
         cls.setdefault("vectorizer", "none")
         cls.setdefault("vectorIndexType", "hnsw")
-        cls.setdefault("vectorIndexConfig", {}).setdefault("distance", "cosine")
+        _hnsw_defaults(cls.setdefault("vectorIndexConfig", {}))
     return cls
+
+
+def _hnsw_defaults(config: dict[str, Any]) -> None:
+    """Weaviate's documented HNSW defaults: the client parses all of them when it reads a schema."""
+    for name, value in _HNSW_DEFAULTS.items():
+        config.setdefault(name, copy.deepcopy(value))
+
+
+_HNSW_DEFAULTS: dict[str, Any] = {
+    "distance": "cosine",
+    "cleanupIntervalSeconds": 300,
+    "dynamicEfMin": 100,
+    "dynamicEfMax": 500,
+    "dynamicEfFactor": 8,
+    "ef": -1,
+    "efConstruction": 128,
+    "flatSearchCutoff": 40000,
+    "maxConnections": 32,
+    "skip": False,
+    "vectorCacheMaxObjects": 1_000_000_000_000,
+    "pq": {"enabled": False},
+    "bq": {"enabled": False},
+    "sq": {"enabled": False},
+}

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from memory.dialog import Turn, turn_memories, turn_vectors
 from memory.embeddings import HashingEmbedder
+from memory.sqlite_store import SQLiteStore
+from memory.store import SearchFilter, SearchQuery
 
 
 def _turns() -> list[Turn]:
@@ -15,10 +19,12 @@ def _turns() -> list[Turn]:
     ]
 
 
-def test_turn_text_has_date_speaker_and_same_session_neighbours() -> None:
+def test_turn_has_date_and_speaker_and_its_same_session_neighbours_as_context() -> None:
     memories = turn_memories(_turns(), "chat", context=1)
-    assert memories[2].content == "[s1 day] Ann: A beagle\nBo: What breed?"  # s2 is another sitting
-    assert memories[3].content.startswith("[s2 day] Bo: How is the beagle?\nAnn: Great")
+    assert memories[2].content == "[s1 day] Ann: A beagle"
+    assert memories[2].context == "Bo: What breed?"  # s2 is another sitting
+    assert memories[3].context == "Ann: Great, we hike daily"
+    assert turn_memories(_turns(), "chat", context=0)[0].context is None
     assert [m.source for m in memories] == ["D0", "D1", "D2", "D3", "D4"]
     assert {m.thread_id for m in memories} == {"s1", "s2"} and memories[0].kind == "document_chunk"
 
@@ -38,3 +44,18 @@ def test_image_captions_are_indexed_and_empty_turns_skipped() -> None:
     memories = turn_memories(turns, "chat")
     assert len(memories) == 1 and "a dog on a beach" in memories[0].content
     assert turn_vectors(turns, HashingEmbedder(dim=16)).shape == (1, 16)
+
+
+def test_a_turn_is_found_by_its_neighbours_words_but_ranks_below_one_that_says_them(tmp_path: Path) -> None:
+    turns = [
+        Turn(speaker="Bo", text="Did you like the pottery class?", turn_id="q", session="s"),
+        Turn(speaker="Ann", text="Yes, it was amazing!", turn_id="a", session="s"),
+        Turn(speaker="Ann", text="Something else entirely", turn_id="x", session="t"),
+    ]
+    embedder = HashingEmbedder(dim=32)
+    with SQLiteStore(tmp_path / "chat.db", embedder) as store:
+        store.upsert(turn_memories(turns, "chat", context=1), turn_vectors(turns, embedder))
+        query = SearchQuery(text="pottery class", mode="keyword", filter=SearchFilter(tenants=["chat"]))
+        hits = store.search(query)
+    assert [h.memory.source for h in hits] == ["q", "a"]
+    assert hits[0].score > hits[1].score  # min-max normalised: the weaker match scores 0
