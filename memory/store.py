@@ -7,7 +7,8 @@ Semantics every backend honours (the contract suite in `tests/contract` checks t
 - A tenant is a task id or `shared`. A search sees only the tenants named in its filter.
 - Expired records (`expires_at <= now`) are never returned; `purge_expired` deletes them.
 - Scores are in [0, 1], higher is better, hits ordered by score then key. `vector` scores are
-  `1 - cosine_distance` clipped to [0, 1]; `keyword` is BM25 min-max normalised over the hits;
+  `1 - cosine_distance` clipped to [0, 1]; `keyword` is BM25F over `content` and `context` (a
+  context word weighing `fusion.CONTEXT_WEIGHT` of a content word), min-max normalised over the hits;
   `hybrid` is Weaviate's relative-score fusion: each leg min-max normalised over its own results,
   `alpha * vector + (1 - alpha) * keyword`, a record missing from a leg scoring 0 there.
 - Bad input (wrong vector dimension, NaN, empty or oversized text, unknown filter field) raises
