@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
@@ -149,7 +150,8 @@ def _searched(
     settings: dict[str, tuple[SearchMode, float | None]],
 ) -> dict[str, list[list[float]]]:
     tenant = sample["sample_id"]
-    store = SQLiteStore(path.with_name(f"{tenant}-{embedder.name}-{path.name}"), embedder)
+    safe = re.sub(r"[^A-Za-z0-9_.-]", "-", f"{tenant}-{embedder.name}-{path.name}")  # "local/minilm"
+    store = SQLiteStore(path.with_name(safe), embedder)
     store.upsert(memories, vectors)
     results: dict[str, list[list[float]]] = {name: [] for name in settings}
     for text, gold in questions(sample):
