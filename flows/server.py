@@ -63,7 +63,7 @@ def read_info(home: Path) -> ServerInfo | None:
         info = ServerInfo.model_validate_json(info_path(home).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    return info if _alive(info.pid) else None
+    return info if alive(info.pid) else None
 
 
 def healthy(api_url: str, timeout: float = 2.0) -> bool:
@@ -153,16 +153,21 @@ def stop_server(home: Path, timeout: float = 20.0) -> ServerInfo | None:
     info_path(home).unlink(missing_ok=True)
     if info is None:
         return None
-    os.killpg(info.pid, signal.SIGTERM)
-    deadline = time.monotonic() + timeout
-    while _alive(info.pid) and time.monotonic() < deadline:
-        time.sleep(0.2)
-    if _alive(info.pid):
-        os.killpg(info.pid, signal.SIGKILL)
+    stop_process_group(info.pid, timeout)
     return info
 
 
-def _alive(pid: int) -> bool:
+def stop_process_group(pid: int, timeout: float) -> None:
+    """SIGTERM a process group, then SIGKILL it if its leader outlives `timeout` seconds."""
+    os.killpg(pid, signal.SIGTERM)
+    deadline = time.monotonic() + timeout
+    while alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    if alive(pid):
+        os.killpg(pid, signal.SIGKILL)
+
+
+def alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
     except ProcessLookupError:

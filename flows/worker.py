@@ -14,7 +14,6 @@ as a subprocess of its own, so several runs of a pool execute at once (`--limit`
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -22,7 +21,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from flows.server import _alive, cairn_home, read_info
+from flows.server import alive, cairn_home, read_info, stop_process_group
 
 DEFAULT_POOL = "cairn-local"
 
@@ -48,7 +47,7 @@ def read_worker(home: Path, pool: str) -> WorkerInfo | None:
         info = WorkerInfo.model_validate_json(worker_path(home, pool).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    return info if _alive(info.pid) else None
+    return info if alive(info.pid) else None
 
 
 def resolve_api_url(home: Path, env: dict[str, str] | None = None) -> str:
@@ -124,12 +123,7 @@ def stop_worker(home: Path, pool: str, timeout: float = 20.0) -> WorkerInfo | No
     worker_path(home, pool).unlink(missing_ok=True)
     if info is None:
         return None
-    os.killpg(info.pid, signal.SIGTERM)  # the worker cancels what it runs, then exits
-    deadline = time.monotonic() + timeout
-    while _alive(info.pid) and time.monotonic() < deadline:
-        time.sleep(0.2)
-    if _alive(info.pid):
-        os.killpg(info.pid, signal.SIGKILL)
+    stop_process_group(info.pid, timeout)  # on SIGTERM the worker cancels what it runs, then exits
     return info
 
 

@@ -28,7 +28,7 @@ from uuid import UUID
 import pytest
 
 from flows.postgres import Cluster, ensure_installed, find_bin_dir, init_cluster, start_cluster, stop_cluster
-from flows.server import _alive, start_server, stop_server
+from flows.server import alive, start_server, stop_server
 from flows.worker import start_worker, stop_worker
 from memory.models import memory_key
 from memory.store import SearchFilter
@@ -176,7 +176,7 @@ def test_three_tasks_share_one_workspace_on_postgres_and_a_worker(
         worker_log = Path(home / f"worker-{POOL}.log").read_text(encoding="utf-8", errors="replace")
         assert states == ["COMPLETED"] * 3, worker_log[-4000:]
         assert_isolated_and_shared(ws)
-    assert not any(_alive(pid) for pid in stack.pids.values()), stack.pids
+    assert not any(alive(pid) for pid in stack.pids.values()), stack.pids
     assert stack.cluster.pid() is None
     print("\nscale-out timings (s):", stack.timings)
 
