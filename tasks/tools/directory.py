@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from memory.directory import summarize_directory as summarize
 from tasks.tools.base import ToolContext, ToolOutput, failure
-from tasks.tools.paths import PathError, resolve_path
+from tasks.tools.files import readable_dir
+from tasks.tools.paths import PathError
 
 MAX_CHARS = 8000
 
@@ -21,11 +22,9 @@ MAX_CHARS = 8000
 def summarize_directory(ctx: ToolContext, path: str = ".") -> ToolOutput:
     """The folder's files, their purposes and key functions, as Markdown."""
     try:
-        base = resolve_path(ctx.artifacts, path, readonly_roots=ctx.sources, for_write=False)
+        base = readable_dir(ctx, path)
     except PathError as exc:
         return failure(str(exc))
-    if not base.is_dir():
-        return failure(f"not a directory: {path}")
     summary = summarize(base)
     text = summary.render(title=path if path not in ("", ".") else "workspace")
     if len(text) > MAX_CHARS:

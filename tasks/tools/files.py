@@ -56,14 +56,20 @@ def write_file(ctx: ToolContext, path: str, content: str) -> ToolOutput:
     )
 
 
+def readable_dir(ctx: ToolContext, path: str) -> Path:
+    """The directory `path` names, in the workspace or a source; `PathError` if it is none."""
+    base = resolve_path(ctx.artifacts, path, readonly_roots=ctx.sources, for_write=False)
+    if not base.is_dir():
+        raise PathError(f"not a directory: {path}")
+    return base
+
+
 def list_directory(ctx: ToolContext, path: str = ".") -> ToolOutput:
     """List files under a directory (recursively, up to MAX_LISTED), with sizes."""
     try:
-        base = resolve_path(ctx.artifacts, path, readonly_roots=ctx.sources, for_write=False)
+        base = readable_dir(ctx, path)
     except PathError as exc:
         return failure(str(exc))
-    if not base.is_dir():
-        return failure(f"not a directory: {path}")
     prefix = "" if path in (".", "") else path.rstrip("/") + "/"
     entries = sorted(_walk(base))
     shown = [(f"{prefix}{rel}", size) for rel, size in entries[:MAX_LISTED]]
