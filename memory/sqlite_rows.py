@@ -22,7 +22,7 @@ COLUMNS = ", ".join(f"m.{name}" for name in FIELDS)
 _NAMES, _MARKS = ", ".join(FIELDS), ", ".join("?" * len(FIELDS))
 _INSERT = f"INSERT INTO memories (id, {_NAMES}, vector) VALUES (?, {_MARKS}, ?)"
 _UPDATE = f"UPDATE memories SET {', '.join(f'{name} = ?' for name in FIELDS)}, vector = ? WHERE id = ?"
-_INSERT_FTS = "INSERT INTO memories_fts (rowid, content, tenant_tag, context) VALUES (?, ?, ?, ?)"
+INSERT_FTS = "INSERT INTO memories_fts (rowid, content, tenant_tag, context) VALUES (?, ?, ?, ?)"
 _UPDATE_FTS = "UPDATE memories_fts SET content = ?, context = ? WHERE rowid = ?"
 _AGENTS, _ACCESS = FIELDS.index("agents"), FIELDS.index("access_count")
 _CONTENT, _TENANT, _CONTEXT = FIELDS.index("content"), FIELDS.index("tenant"), FIELDS.index("context")
@@ -68,7 +68,7 @@ def upsert_rows(conn: sqlite3.Connection, batch: list[Memory], vectors: np.ndarr
         updates.append([*_values(memory, merged, known[where][2], vector.tobytes()), row_id])
     conn.executemany(_INSERT, inserts)
     conn.executemany(
-        _INSERT_FTS,
+        INSERT_FTS,
         [(row[0], row[1 + _CONTENT], tenant_tag(row[1 + _TENANT]), row[1 + _CONTEXT]) for row in inserts],
     )
     conn.executemany(_UPDATE, updates)

@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from typing import TypeVar
 
-from memory.sqlite_rows import tenant_tag
+from memory.sqlite_rows import INSERT_FTS, tenant_tag
 from memory.store import StoreError
 
 SCHEMA_VERSION = 2
@@ -83,8 +83,7 @@ def _migrate_1_to_2(conn: sqlite3.Connection) -> None:
     conn.execute(_FTS)
     rows = conn.execute("SELECT id, content, tenant FROM memories ORDER BY id")
     conn.executemany(
-        "INSERT INTO memories_fts (rowid, content, tenant_tag) VALUES (?, ?, ?)",
-        ((row_id, content, tenant_tag(tenant)) for row_id, content, tenant in rows.fetchall()),
+        INSERT_FTS, ((i, content, tenant_tag(tenant), None) for i, content, tenant in rows.fetchall())
     )
     conn.execute("UPDATE settings SET value = '2' WHERE name = 'schema_version'")
 

@@ -122,9 +122,8 @@ class RestApp:
             return _error(f"'{name}' is not a valid property name")
         if any(p["name"].lower() == name.lower() for p in cls["properties"]):
             return _error(f"property '{name}' already exists in class {match.group(1)}")
-        shaped = server_shaped({"properties": [prop]})["properties"][0]
-        cls["properties"].append(shaped)
-        return _json(shaped)
+        cls["properties"].append(_property_shaped(prop))
+        return _json(cls["properties"][-1])
 
     # -- tenants --------------------------------------------------------------------------------
     def _list_tenants(self, request: Request, match: re.Match[str]) -> Response:
@@ -154,13 +153,7 @@ class RestApp:
 def server_shaped(config: dict[str, Any]) -> dict[str, Any]:
     """A created class as the server returns it: the request plus the server's defaults."""
     cls = copy.deepcopy(config)
-    for prop in cls.setdefault("properties", []):
-        text = prop["dataType"][0] in ("text", "text[]")
-        prop.setdefault("indexFilterable", True)
-        prop.setdefault("indexSearchable", text)
-        prop.setdefault("indexRangeFilters", False)
-        if text:
-            prop.setdefault("tokenization", "word")
+    cls["properties"] = [_property_shaped(prop) for prop in cls.get("properties", [])]
     inverted = cls.setdefault("invertedIndexConfig", {})
     inverted.setdefault("bm25", {"b": 0.75, "k1": 1.2})
     stopwords = inverted.setdefault("stopwords", {"preset": "en"})
@@ -182,6 +175,18 @@ def server_shaped(config: dict[str, Any]) -> dict[str, Any]:
         cls.setdefault("vectorIndexType", "hnsw")
         _hnsw_defaults(cls.setdefault("vectorIndexConfig", {}))
     return cls
+
+
+def _property_shaped(prop: dict[str, Any]) -> dict[str, Any]:
+    """A property as the server returns it: indexing flags and tokenization filled in."""
+    shaped = copy.deepcopy(prop)
+    text = shaped["dataType"][0] in ("text", "text[]")
+    shaped.setdefault("indexFilterable", True)
+    shaped.setdefault("indexSearchable", text)
+    shaped.setdefault("indexRangeFilters", False)
+    if text:
+        shaped.setdefault("tokenization", "word")
+    return shaped
 
 
 def _hnsw_defaults(config: dict[str, Any]) -> None:
