@@ -140,16 +140,18 @@ def mark_stale_runs(task_id: str, keep: set[str], reason: str, runner: str | Non
             FlowRunFilter(name=FlowRunFilterName(any_=[f"cairn-{task_id}"]), state=live),
             FlowRunFilter(tags=FlowRunFilterTags(all_=[f"task:{task_id}"]), state=live),
         ]
-    marked: list[str] = []
     with get_client(sync_client=True) as client:
-        for flow_filter in filters:
-            runs = client.read_flow_runs(flow_run_filter=flow_filter, sort=FlowRunSort.ID_DESC, limit=200)
-            for run in runs:
-                if str(run.id) in keep or str(run.id) in marked:
-                    continue
-                client.set_flow_run_state(run.id, Crashed(message=reason), force=True)
-                marked.append(str(run.id))
-    return marked
+        found = {
+            str(run.id): run
+            for flow_filter in filters
+            for run in client.read_flow_runs(flow_run_filter=flow_filter, sort=FlowRunSort.ID_DESC, limit=200)
+            if str(run.id) not in keep
+        }
+        # Subflows first: once the parent reads Crashed (what a watcher waits for), its children do too.
+        stale = sorted(found.values(), key=lambda run: run.parent_task_run_id is None)
+        for run in stale:
+            client.set_flow_run_state(run.id, Crashed(message=reason), force=True)
+    return [str(run.id) for run in stale]
 
 
 def _watch(path: Path, token: str, api_url: str) -> None:
