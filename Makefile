@@ -1,5 +1,6 @@
-# Cairn: `make demo` runs a research task offline; `make test` runs the test suite.
-# Both create .venv and install everything they need on a fresh machine.
+# Cairn: `make demo` runs a research task offline; `make test` runs the whole test suite (what CI
+# runs); `make test-fast` the unit and contract tests only (under two minutes, for everyday work).
+# Each creates .venv and installs everything it needs on a fresh machine.
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -7,7 +8,7 @@ export LITELLM_LOCAL_MODEL_COST_MAP := True
 export PREFECT_SERVER_ANALYTICS_ENABLED := false
 export GX_ANALYTICS_ENABLED := false
 
-.PHONY: install demo test lint bench clean
+.PHONY: install demo test test-fast lint bench clean
 
 $(BIN)/cairn: pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -23,6 +24,9 @@ demo: install
 test: install
 	$(BIN)/pytest
 
+test-fast: install
+	$(BIN)/pytest tests/unit tests/contract
+
 lint: install
 	$(BIN)/ruff check . && $(BIN)/ruff format --check . && $(BIN)/mypy
 
@@ -30,4 +34,4 @@ bench: install
 	$(BIN)/python bench/store.py --sizes 10000 && $(BIN)/python bench/orchestration.py
 
 clean:
-	rm -rf $(VENV) demo-workspace .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) demo-workspace dist build .pytest_cache .mypy_cache .ruff_cache

@@ -1,7 +1,7 @@
 """Context size and assembly latency over a scripted 50-iteration run.
 
-The run goes through the iteration's own steps (`flows.session`: context, plan, compress in batch
-mode, record; `flows.iteration._synthesize`) with a scripted planner and realistic tool outputs:
+The run goes through `cairn.flows.iteration.run_iteration` itself (compression in batch mode) with a
+scripted planner and realistic tool outputs:
 this repository's source files, pytest logs whose checks fail and are fixed, and search results.
 Compression and synthesis are answered by the offline provider's logic.
 
@@ -23,6 +23,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -34,21 +35,20 @@ import litellm  # noqa: E402
 from litellm.llms.custom_llm import CustomLLM  # noqa: E402
 from litellm.types.utils import ModelResponse  # noqa: E402
 
-from flows.iteration import _synthesize  # noqa: E402
-from flows.rules import constraint_event  # noqa: E402
-from flows.session import Session, compress_results, plan_batch, record_call  # noqa: E402
-from memory.events import IterationStarted, TaskCreated, UserMessage  # noqa: E402
-from memory.models import CheckOutcome, Memory, PlannedCall  # noqa: E402
-from memory.reasoning import context_budget  # noqa: E402
-from memory.recorder import TaskRecorder  # noqa: E402
-from tasks._prefect import CallKey  # noqa: E402
-from tasks.compress import line_counter  # noqa: E402
-from tasks.deps import RunConfig, deps_for  # noqa: E402
-from tasks.llm import ModelClient, context_window  # noqa: E402
-from tasks.offline import respond  # noqa: E402
-from tasks.prompts import parse_request  # noqa: E402
-from tasks.schemas import Candidate, ExtractConstraintInput, Plan, PlanInput  # noqa: E402
-from tasks.tools.base import ToolOutput  # noqa: E402
+from cairn.flows.executor import InProcessExecutor, ToolResult, ToolRun  # noqa: E402
+from cairn.flows.iteration import run_iteration  # noqa: E402
+from cairn.flows.session import Session  # noqa: E402
+from cairn.flows.start import start_task  # noqa: E402
+from cairn.memory.events import UserMessage  # noqa: E402
+from cairn.memory.models import CheckOutcome, Memory, PlannedCall  # noqa: E402
+from cairn.memory.reasoning import context_budget  # noqa: E402
+from cairn.tasks.compress import line_counter  # noqa: E402
+from cairn.tasks.deps import RunConfig  # noqa: E402
+from cairn.tasks.llm import ModelClient, context_window  # noqa: E402
+from cairn.tasks.offline import respond  # noqa: E402
+from cairn.tasks.prompts import parse_request  # noqa: E402
+from cairn.tasks.schemas import Candidate, Plan, PlanInput  # noqa: E402
+from cairn.tasks.tools.base import ToolContext, ToolOutput  # noqa: E402
 
 TASK = "pay-fix"
 GOAL = "Fix the refund computation so the payment tests pass. Never use requirements.txt; use pyproject.toml."
@@ -130,49 +130,29 @@ def pytest_log(n: int) -> ToolOutput:
     return ToolOutput(text="\n".join(lines), outcome="failure" if bad else "success", checks=checks)
 
 
-def session_for(config: RunConfig) -> Session:
-    deps = deps_for(config)
-    return Session(
-        config=config,
-        deps=deps,
-        recorder=TaskRecorder(deps.workspace.task(TASK), deps.store),
-        client=ModelClient(config.model, max_attempts=1),
-    )
+class ScriptedTools(InProcessExecutor):
+    """Model calls in process; tool outputs from the script (they search the real store)."""
+
+    def __init__(self, config: RunConfig, session: Session) -> None:
+        super().__init__(ModelClient(config.model, max_attempts=1))
+        self.session = session
+        self.raw: list[str] = []
+
+    def run_tools(self, runs: Sequence[ToolRun], ctx: ToolContext) -> Iterator[ToolResult]:
+        for key, call in runs:
+            output = outputs(call, self.session.search_lines)
+            self.raw.append(output.text)
+            yield key, call, output
 
 
 def run(config: RunConfig, iterations: int) -> tuple[Session, list[str]]:
-    """The scripted run; returns the last session and every raw tool output."""
-    deps = deps_for(config)
-    deps.workspace.create_task(
-        TaskCreated(task_id=TASK, goal=GOAL, task_type="coding_task", model=config.model)
-    )
-    session = session_for(config)
-    session.recorder.record(UserMessage(text=GOAL, role="goal"))
-    assert session.client is not None
-    extracted = session.client.call("extract_constraint", ExtractConstraintInput(message=GOAL))
-    session.recorder.record(constraint_event(extracted.output if extracted.ok else None, GOAL))
-    raw: list[str] = []
+    """The scripted run through `run_iteration`; returns the session and every raw tool output."""
+    bootstrap = InProcessExecutor(ModelClient(config.model, max_attempts=1))
+    session = start_task(config, TASK, GOAL, [], "coding_task", None, bootstrap)
+    tools = ScriptedTools(config, session)
     for n in range(1, iterations + 1):
-        session = session_for(config)
-        state = session.state
-        session.recorder.record(
-            IterationStarted(iteration=n, mode=state.mode, feedback=state.pending_feedback)
-        )
-        before = len(session.state.evidence)
-        batch = plan_batch(session, n, session.context())
-        done = [
-            (
-                CallKey(task_id=TASK, iteration=n, index=i + 1, kind="tool"),
-                c,
-                outputs(c, session.search_lines),
-            )
-            for i, c in enumerate(batch)
-        ]
-        raw += [output.text for _, _, output in done]
-        for key, call, output, compression, cost in compress_results(session, done):
-            record_call(session, key, call, output, compression, cost, 0.0)
-        _synthesize(session, config, TASK, n, state.mode, before)
-    return session_for(config), raw
+        run_iteration(session, n, session.state.mode, False, tools)
+    return session, tools.raw
 
 
 def fill_store(session: Session, total: int) -> None:

@@ -41,7 +41,8 @@ def worker(variant: str, iterations: int) -> dict[str, float]:
     """Runs inside the measured process; returns medians in milliseconds."""
     from prefect import flow, task
 
-    from tasks._prefect import CallKey, cairn_task, iteration_settings
+    from cairn.tasks._prefect import cairn_task, iteration_settings
+    from cairn.tasks.call_key import CallKey
 
     tool = cairn_task(name="tool")(_trivial) if variant == "cairn" else task(_trivial, name="tool")
     run = uuid.uuid4().hex[:8]
@@ -54,8 +55,7 @@ def worker(variant: str, iterations: int) -> dict[str, float]:
 
     @flow(name="bench-task")
     def parent() -> dict[str, float]:
-        results = Path(tempfile.mkdtemp(prefix="cairn-bench-results-"))
-        with iteration_settings(results) if variant == "cairn" else nullcontext():
+        with iteration_settings() if variant == "cairn" else nullcontext():
             per_iteration = [_timed(iteration, n) for n in range(1, iterations + 1)][1:]
             per_call = [
                 _timed(tool, CallKey(task_id=run, iteration=0, index=i, kind="tool"), i)
@@ -73,8 +73,8 @@ def _timed(fn, *args) -> float:  # type: ignore[no-untyped-def]
 
 
 def cairn_env() -> dict[str, str]:
-    from flows.runtime import QUIET
-    from flows.server import SERVER_TUNING
+    from cairn.flows.runtime import QUIET
+    from cairn.flows.server import SERVER_TUNING
 
     return {**QUIET, **SERVER_TUNING}
 
@@ -134,7 +134,7 @@ def local_server(tuned: bool) -> Iterator[str]:
 
 
 def _wait_healthy(url: str, timeout: float = 120.0) -> None:
-    from flows.server import wait_until_healthy
+    from cairn.flows.server import wait_until_healthy
 
     wait_until_healthy(url, timeout, poll=0.5)
 

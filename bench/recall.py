@@ -1,6 +1,6 @@
 """Retrieval recall on the LoCoMo dev split: does search find the dialog turns a question needs?
 
-Per conversation, every turn is indexed (via `memory.dialog`) in a temporary `SQLiteStore`; each
+Per conversation, every turn is indexed (via `cairn.memory.dialog`) in a temporary `SQLiteStore`; each
 question of categories 1-4 is searched and recall@k = |gold turns in the top k| / |gold turns|,
 averaged over questions. Configurations: each search mode x each available embedder, plus two
 other ways to index a turn (hybrid search only): the turn alone, and its neighbours folded into its
@@ -29,11 +29,11 @@ from rich.table import Table
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from memory.dialog import Turn, turn_memories, turn_vectors  # noqa: E402
-from memory.embeddings import Embedder, HashingEmbedder  # noqa: E402
-from memory.models import Memory  # noqa: E402
-from memory.sqlite_store import SQLiteStore  # noqa: E402
-from memory.store import SearchFilter, SearchMode, SearchQuery  # noqa: E402
+from cairn.memory.dialog import Turn, turn_memories, turn_vectors  # noqa: E402
+from cairn.memory.embeddings import Embedder, HashingEmbedder  # noqa: E402
+from cairn.memory.models import Memory  # noqa: E402
+from cairn.memory.sqlite_store import SQLiteStore  # noqa: E402
+from cairn.memory.store import SearchFilter, SearchMode, SearchQuery  # noqa: E402
 
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "locomo" / "locomo-dev.json"
 KS = (5, 10, 25)
@@ -107,7 +107,7 @@ def _timestamp(when: str | None) -> float | None:
 def embedders() -> dict[str, Embedder]:
     found: dict[str, Embedder] = {"hashing": HashingEmbedder()}
     try:
-        from memory.embeddings import MiniLMEmbedder
+        from cairn.memory.embeddings import MiniLMEmbedder
 
         found["minilm"] = MiniLMEmbedder()
     except ImportError:

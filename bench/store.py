@@ -26,10 +26,10 @@ from rich.table import Table
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from memory.embeddings import HashingEmbedder
-from memory.models import Memory
-from memory.sqlite_store import SQLiteStore
-from memory.store import SearchFilter, SearchMode, SearchQuery
+from cairn.memory.embeddings import HashingEmbedder
+from cairn.memory.models import Memory
+from cairn.memory.sqlite_store import SQLiteStore
+from cairn.memory.store import SearchFilter, SearchMode, SearchQuery
 
 DIM, TENANTS, QUERIES, BATCH = 384, 10, 200, 1000
 MODES: tuple[SearchMode, ...] = ("vector", "keyword", "hybrid")

@@ -1,6 +1,6 @@
 """An Agent Framework agent that learns a preference in one session and uses it in a later one.
 
-    pip install 'cairn[agent-framework]'
+    pip install 'cairn-agents[agent-framework]'
     python examples/agent_framework_memory.py                     # offline, scripted model
     python examples/agent_framework_memory.py --db memory.db --user alice
     OPENAI_API_KEY=sk-... python examples/agent_framework_memory.py --model gpt-4o-mini
@@ -25,9 +25,9 @@ from typing import Any
 
 from agent_framework import Agent, AgentSession, Message
 
-from memory.embeddings import HashingEmbedder
-from memory.integrations.agent_framework import CairnContextProvider, FunctionChatClient
-from memory.stores import open_store
+from cairn.memory.backends import open_store
+from cairn.memory.embeddings import HashingEmbedder
+from cairn.memory.integrations.agent_framework import CairnContextProvider, FunctionChatClient
 
 INSTRUCTIONS = "You are a concise travel assistant."
 LEARN = "I prefer aisle seats on long flights."

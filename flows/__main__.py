@@ -1,3 +1,3 @@
-from flows.cli import app
+from cairn.flows.cli import main
 
-app()
+main()

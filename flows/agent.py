@@ -2,7 +2,7 @@
 own subflow run, validation after each iteration that produced evidence, and the loop policy
 deciding when to stop.
 
-Durability: the run holds the task's lock (`flows.liveness`), so one process runs a task at a
+Durability: the run holds the task's lock (`cairn.flows.liveness`), so one process runs a task at a
 time and runs left RUNNING by a killed process are marked Crashed. Where to continue comes from
 `history.jsonl`: finished iterations are never called again, an unfinished one continues from its
 first unfinished call, and the call results Prefect persisted under the workspace's `results/`
@@ -22,32 +22,17 @@ from pathlib import Path
 from prefect import flow, tags
 from prefect.runtime import flow_run
 from prefect.settings import PREFECT_API_URL
-from pydantic import BaseModel
 
-from flows.artifacts import TaskArtifacts
-from flows.iteration import bfs_iteration
-from flows.liveness import TaskLock, mark_stale_runs
-from flows.loops import decide
-from flows.session import learner_for
-from flows.start import start_task
-from memory.events import EvidenceRecorded, TaskFinished, ValidationRecorded
-from memory.levels import apply_promotions
-from memory.models import Evidence, TaskType, Verdict
-from memory.state import TaskState
-from tasks._prefect import iteration_settings
-from tasks.deps import RunConfig
-from tasks.validate import has_tests, validate
+from cairn.flows.artifacts import TaskArtifacts
+from cairn.flows.durable import PrefectExecutor, bfs_iteration
+from cairn.flows.liveness import TaskLock, mark_stale_runs
+from cairn.flows.loop import TaskResult, run_loop
+from cairn.flows.start import start_task
+from cairn.memory.models import IterationMode, TaskType
+from cairn.tasks._prefect import task_run_settings
+from cairn.tasks.deps import RunConfig
 
-
-class TaskResult(BaseModel):
-    task_id: str
-    status: str
-    complete: bool
-    iterations: int
-    workspace: str
-    report_path: str | None
-    stop_reason: str | None
-    verdict: Verdict | None
+__all__ = ["TaskResult", "run_task"]
 
 
 def _run_name() -> str:
@@ -56,14 +41,14 @@ def _run_name() -> str:
 
 
 def _derived_id(goal: str) -> str:
-    from memory.workspace import new_task_id
+    from cairn.memory.workspace import new_task_id
 
     run_id = str(flow_run.id or "")
     return new_task_id(goal, suffix=run_id.replace("-", "")[:4] or None)
 
 
 # validate_parameters=False: callers pass a RunConfig instance; deployments go through
-# flows.serve.scheduled_task (plain JSON parameters), and a worker process could not resolve
+# cairn.flows.serve.scheduled_task (plain JSON parameters), and a worker process could not resolve
 # the RunConfig annotation when Prefect built its parameter model.
 @flow(name="cairn", flow_run_name=_run_name, log_prints=False, validate_parameters=False)
 def run_task(
@@ -74,25 +59,18 @@ def run_task(
     task_type: TaskType | None = None,
     related: list[str] | None = None,
 ) -> TaskResult:
+    """Run a task (or resume it, when `task_id` names one the workspace holds) to its end."""
     task_id = task_id or _derived_id(goal)
-    artifacts = TaskArtifacts(task_id)
-    results = Path(config.workspace) / "results"  # per workspace, so resume finds its cached calls
-    with _claim(config, task_id), tags(f"task:{task_id}"), iteration_settings(results):
-        session = start_task(config, task_id, goal, [Path(s) for s in sources or []], task_type, related)
+    executor = PrefectExecutor(config)
+    with _claim(config, task_id), tags(f"task:{task_id}"), task_run_settings(config.workspace):
+        paths = [Path(s) for s in sources or []]
+        session = start_task(config, task_id, goal, paths, task_type, related, executor)
+
+        def iterate(n: int, mode: IterationMode, recovery: bool) -> None:
+            bfs_iteration(config, task_id, n, mode=mode, recovery=recovery)
+
         with tags(f"type:{session.state.task_type}"):
-            _catch_up(session, config, artifacts)
-            decision = decide(session.state)
-            while decision.stop is None:
-                n = len(session.state.iterations) + 1
-                bfs_iteration(config, task_id, n, mode=decision.mode, recovery=decision.recovery)
-                state = session.recorder.refresh()
-                if _has_new_evidence(state):
-                    _validate(session, state, config, n)
-                artifacts.publish_iteration(session.state, session.state.iterations[-1])
-                decision = decide(session.state)
-        result = _finish(session, config, decision.stop)
-        artifacts.publish_progress(session.state)
-    return result
+            return run_loop(session, iterate, TaskArtifacts(task_id))
 
 
 @contextmanager
@@ -106,68 +84,3 @@ def _claim(config: RunConfig, task_id: str) -> Iterator[None]:
         if api:  # ephemeral mode: the server dies with this process, the next run marks the rest
             lock.watch(api)
         yield
-
-
-def _catch_up(session, config: RunConfig, artifacts: TaskArtifacts) -> None:  # type: ignore[no-untyped-def]
-    """Validate a finished iteration the previous run stopped right after (as an uninterrupted run would)."""
-    state = session.state
-    if state.current == 0 and state.iterations and _has_new_evidence(state):
-        _validate(session, state, config, state.iterations[-1].iteration)
-        artifacts.publish_iteration(session.state, session.state.iterations[-1])
-
-
-def _has_new_evidence(state: TaskState) -> bool:
-    last = state.verdict.iteration if state.verdict else 0
-    return any(ev.iteration > last for ev in state.evidence)
-
-
-def _validate(session, state: TaskState, config: RunConfig, iteration: int) -> Verdict:  # type: ignore[no-untyped-def]
-    suites = Path(config.validators_dir) if config.validators_dir else None
-    verdict = validate(
-        state.task_type,
-        state.evidence,
-        has_tests=has_tests(state.files),
-        suites_dir=suites,
-        iteration=iteration,
-    )
-    verdict = verdict.model_copy(update={"validation_id": f"validation-{iteration}", "iteration": iteration})
-    evidence = Evidence(
-        type="validation",
-        content=verdict.rationale[:500],
-        confidence=verdict.confidence,
-        source=verdict.validation_id,
-        iteration=iteration,
-    )
-    session.recorder.record(ValidationRecorded(verdict=verdict), EvidenceRecorded(evidence=[evidence]))
-    return verdict
-
-
-def _finish(session, config: RunConfig, reason: str | None) -> TaskResult:  # type: ignore[no-untyped-def]
-    state = session.state
-    complete = bool(state.verdict and state.verdict.complete)
-    report = _report_path(state, session.recorder.repo.artifacts)
-    if state.status == "running" or state.stop_reason != reason:
-        status = "complete" if complete else "stopped"
-        session.recorder.record(TaskFinished(status=status, stop_reason=reason or "", report_path=report))
-        # The episode's end: memories the task used move toward its outcome (TD(lambda)).
-        updates = learner_for(session.deps, state).end_episode(1.0 if complete else 0.0)
-        apply_promotions(session.deps.store, updates)
-        session.recorder.repo.commit([session.recorder.repo.history.path], f"Task finished: {reason}")
-    state = session.state
-    return TaskResult(
-        task_id=state.task_id,
-        status=state.status,
-        complete=complete,
-        iterations=len(state.iterations),
-        workspace=str(session.deps.workspace.root),
-        report_path=report,
-        stop_reason=state.stop_reason,
-        verdict=state.verdict,
-    )
-
-
-def _report_path(state: TaskState, artifacts: Path) -> str | None:
-    """The last documentation file that cites sources (the report or answer), else the last file."""
-    docs = [e.metadata.file_path for e in state.evidence if e.type == "synthesis" and e.metadata.file_path]
-    files = docs or [f.path for f in sorted(state.files.values(), key=lambda f: f.modified_at)]
-    return str(artifacts / files[-1]) if files else None

@@ -16,8 +16,8 @@ from __future__ import annotations
 import re
 from uuid import UUID
 
-from memory.models import IterationRecord, PlannedCall, Verdict, main_argument
-from memory.state import TaskState
+from cairn.memory.models import IterationRecord, PlannedCall, Verdict, main_argument
+from cairn.memory.state import TaskState
 
 _KEY_UNSAFE = re.compile(r"[^a-z0-9-]+")
 
@@ -140,6 +140,8 @@ class TaskArtifacts:
         text = f"{len(state.iterations)} of at most {state.max_iterations} iterations; {state.status}"
         if self._progress is None:
             key = progress_key(self.task_id)
-            self._progress = create_progress_artifact(percent, key=key, description=text)
+            created = create_progress_artifact(percent, key=key, description=text)
+            assert isinstance(created, UUID)  # a sync caller gets the id, not a coroutine
+            self._progress = created
         else:
             update_progress_artifact(self._progress, percent, description=text)

@@ -1,20 +1,48 @@
-"""`cairn`: the command line. Errors go to stderr as one line with a non-zero exit; `--json`
-prints exactly one JSON object on stdout.
+"""`cairn`: the command line. `--json` prints exactly one JSON object on stdout.
+
+Commands raise errors; `main`, the console script, is the one place that turns them into a line
+on stderr and an exit code (`cairn.memory.errors`). Nothing below this module imports Typer.
 """
 
 from __future__ import annotations
 
-import json
-import sys
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated, Any, NoReturn
 
 import typer
+from typer.core import TyperGroup
 
-from flows.settings import Settings
+from cairn.flows.settings import Settings
+from cairn.memory.errors import CairnError, UsageError
+
+
+class CairnGroup(TyperGroup):
+    """The command group whose `invoke` is the CLI's one error handler: a known error (a
+    `CairnError`) is one line on stderr and its exit code; anything else is one line plus the
+    path of a file holding the traceback (exit 70)."""
+
+    def invoke(self, ctx: Any) -> Any:  # Typer's vendored click Context
+        try:
+            return super().invoke(ctx)
+        except (typer.Exit, typer.Abort, typer.TyperException):
+            raise  # Typer's own: help, usage errors, exit codes
+        except CairnError as exc:
+            _die(str(exc), exc.exit_code)
+        except KeyboardInterrupt:
+            _die("interrupted", 130)
+        except Exception as exc:
+            from cairn.flows.console import crash_report
+            from cairn.tasks.llm import one_line
+
+            _die(f"internal error: {one_line(exc)} (traceback in {crash_report(exc)})", 70)
+
 
 app = typer.Typer(
-    add_completion=False, no_args_is_help=True, help="Durable long-horizon agent tasks on Prefect."
+    cls=CairnGroup,
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    help="Durable long-horizon agent tasks on Prefect.",
 )
 WorkspaceOpt = Annotated[
     Path | None, typer.Option("--workspace", "-w", help="Where Cairn keeps tasks (CAIRN_WORKSPACE)")
@@ -22,23 +50,14 @@ WorkspaceOpt = Annotated[
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object")]
 
 
-def fail(message: str, code: int = 1) -> NoReturn:
-    typer.echo(f"cairn: error: {message}", err=True)
-    raise typer.Exit(code)
-
-
 def settings(workspace: Path | None) -> Settings:
     """The settings, read once; every command comes here first, so this is where the process
     learns its secrets (and starts redacting its logs) before anything is written."""
-    from flows.runtime import protect_secrets
+    from cairn.flows.runtime import protect_secrets
 
     protect_secrets()
     base = Settings()
     return base.model_copy(update={"workspace": workspace}) if workspace else base
-
-
-def emit(payload: object) -> None:
-    sys.stdout.write(json.dumps(payload, default=str, ensure_ascii=False) + "\n")
 
 
 @app.command()
@@ -68,11 +87,11 @@ def run(
     as_json: JsonOpt = False,
 ) -> None:
     """Run a task until its validator says it is complete or the loop policy stops it."""
-    from flows.commands import run_command
-    from flows.settings import tool_list
+    from cairn.flows.commands import run_command
+    from cairn.flows.settings import tool_list
 
     if compress not in (None, "each", "batch"):
-        fail(f"--compress must be 'each' or 'batch', not {compress!r}")
+        raise UsageError(f"--compress must be 'each' or 'batch', not {compress!r}")
     conf = settings(workspace).run_config(
         model=model,
         max_iterations=max_iterations,
@@ -84,9 +103,21 @@ def run(
 
 
 @app.command()
+def demo(
+    workspace: WorkspaceOpt = None,
+    model: Annotated[str | None, typer.Option("--model", help="Any litellm model")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Run the demo task: the Alder Creek question over the corpus shipped with Cairn (works offline)."""
+    from cairn.flows.commands import demo_command
+
+    demo_command(settings(workspace).run_config(model=model), as_json)
+
+
+@app.command()
 def resume(task_id: str, workspace: WorkspaceOpt = None, as_json: JsonOpt = False) -> None:
     """Continue a stopped, failed or killed task from its first unfinished call."""
-    from flows.commands import resume_command
+    from cairn.flows.commands import resume_command
 
     resume_command(settings(workspace).run_config(), task_id, as_json)
 
@@ -94,7 +125,7 @@ def resume(task_id: str, workspace: WorkspaceOpt = None, as_json: JsonOpt = Fals
 @app.command()
 def show(task_id: str, workspace: WorkspaceOpt = None, as_json: JsonOpt = False) -> None:
     """Iterations, calls with their insights, evidence and the verdict of a task."""
-    from flows.commands import show_command
+    from cairn.flows.commands import show_command
 
     show_command(settings(workspace).run_config(), task_id, as_json)
 
@@ -117,7 +148,7 @@ def search(
     as_json: JsonOpt = False,
 ) -> None:
     """Search the memory index: a task's own, related, source and shared memories, or everything."""
-    from flows.commands import search_command
+    from cairn.flows.commands import search_command
 
     search_command(
         settings(workspace).run_config(),
@@ -146,7 +177,7 @@ def files(
     as_json: JsonOpt = False,
 ) -> None:
     """A task's file registry, with each Python file's functions and classes."""
-    from flows.files import files_command
+    from cairn.flows.files import files_command
 
     files_command(settings(workspace).run_config(), task_id, file_type, language, name, content, as_json)
 
@@ -154,7 +185,7 @@ def files(
 @app.command()
 def reindex(task_id: str, workspace: WorkspaceOpt = None, as_json: JsonOpt = False) -> None:
     """Rebuild a task's memory index from its history.jsonl."""
-    from flows.commands import reindex_command
+    from cairn.flows.commands import reindex_command
 
     reindex_command(settings(workspace).run_config(), task_id, as_json)
 
@@ -168,7 +199,7 @@ def feedback(
 ) -> None:
     """Tell a task something while it runs: its next iteration takes it in, and any rule it states
     joins every prompt from then on."""
-    from flows.commands import feedback_command
+    from cairn.flows.commands import feedback_command
 
     feedback_command(settings(workspace).run_config(), task_id, message, as_json)
 
@@ -180,7 +211,7 @@ def rules(
     as_json: JsonOpt = False,
 ) -> None:
     """List the workspace's rules (constraints from user messages, shared by its tasks), or retire one."""
-    from flows.commands import rules_command
+    from cairn.flows.commands import rules_command
 
     rules_command(settings(workspace).run_config(), retire, as_json)
 
@@ -189,7 +220,7 @@ def rules(
 def verify(task_id: str, workspace: WorkspaceOpt = None, as_json: JsonOpt = False) -> None:
     """Check a task's history.jsonl: every line parses and chains to the one before it.
     Exit code 0 if intact, 1 if a line was changed, removed or reordered."""
-    from flows.commands import verify_command
+    from cairn.flows.commands import verify_command
 
     verify_command(settings(workspace).run_config(), task_id, as_json)
 
@@ -214,7 +245,7 @@ def server_start(
     as_json: JsonOpt = False,
 ) -> None:
     """Start the server in the background (SQLite under ~/.cairn unless --database-url); print its UI URL."""
-    from flows.server import server_command
+    from cairn.flows.server_commands import server_command
 
     server_command("start", port=port, host=host, database_url=database_url, as_json=as_json)
 
@@ -222,7 +253,7 @@ def server_start(
 @server_app.command("stop")
 def server_stop(as_json: JsonOpt = False) -> None:
     """Stop the server `cairn server start` started."""
-    from flows.server import server_command
+    from cairn.flows.server_commands import server_command
 
     server_command("stop", as_json=as_json)
 
@@ -230,7 +261,7 @@ def server_stop(as_json: JsonOpt = False) -> None:
 @server_app.command("status")
 def server_status(as_json: JsonOpt = False) -> None:
     """Whether the server runs, where, and its UI URL."""
-    from flows.server import server_command
+    from cairn.flows.server_commands import server_command
 
     server_command("status", as_json=as_json)
 
@@ -247,7 +278,7 @@ def worker_start(
     as_json: JsonOpt = False,
 ) -> None:
     """Start `prefect worker start --pool NAME --type process` in the background; print its pid."""
-    from flows.worker import worker_command
+    from cairn.flows.server_commands import worker_command
 
     worker_command("start", pool=pool, limit=limit, as_json=as_json)
 
@@ -255,7 +286,7 @@ def worker_start(
 @worker_app.command("stop")
 def worker_stop(pool: PoolOpt = "cairn-local", as_json: JsonOpt = False) -> None:
     """Stop the worker `cairn worker start` started for the pool (and the runs it is executing)."""
-    from flows.worker import worker_command
+    from cairn.flows.server_commands import worker_command
 
     worker_command("stop", pool=pool, as_json=as_json)
 
@@ -272,7 +303,7 @@ def serve(
     workspace: WorkspaceOpt = None,
 ) -> None:
     """Run GOAL as a new task on a schedule, from this machine, until stopped (needs `cairn server start`)."""
-    from flows.server import serve_command
+    from cairn.flows.server_commands import serve_command
 
     sources = [str(path.resolve()) for path in source or []]
     config = settings(workspace).run_config()
@@ -286,10 +317,20 @@ def ui(
     workspace: WorkspaceOpt = None,
 ) -> None:
     """Print the Prefect UI page of a task's latest flow run."""
-    from flows.server import ui_command
+    from cairn.flows.server_commands import ui_command
 
     ui_command(settings(workspace).run_config(), task_id, open_browser)
 
 
-def main() -> None:  # pragma: no cover - console script shim
+def main() -> None:
+    """The console script (`cairn`)."""
     app()
+
+
+def _die(message: str, code: int) -> NoReturn:
+    from cairn.flows.console import printable
+    from cairn.memory.redact import redact
+
+    first = " ".join(message.split()) or "failed"
+    typer.echo(f"cairn: error: {printable(redact(first))}", err=True)
+    raise typer.Exit(code)

@@ -8,14 +8,13 @@ from pathlib import Path
 from pydantic import BaseModel
 from rich.console import Console
 
-from flows.cli import emit, fail
-from flows.runtime import prepare
-from memory.history import HistoryError
-from memory.redact import redact
-from memory.workspace import TaskRepo, Workspace, WorkspaceError, new_task_id
-from tasks.deps import RunConfig, deps_for
-
-err = Console(stderr=True)
+from cairn.flows.console import emit, err
+from cairn.flows.runtime import prepare
+from cairn.memory.errors import UsageError
+from cairn.memory.history import HistoryError
+from cairn.memory.redact import redact
+from cairn.memory.workspace import TaskRepo, Workspace, new_task_id
+from cairn.tasks.deps import RunConfig, deps_for
 
 
 def run_command(
@@ -28,7 +27,7 @@ def run_command(
     related: list[str] | None = None,
 ) -> None:
     if not goal.strip():
-        fail("the goal is empty")
+        raise UsageError("the goal is empty")
     # The goal becomes a flow-run parameter, the run's name and every prompt: a key pasted into it
     # must stop here, before Prefect or a model sees it.
     goal = redact(goal)
@@ -38,12 +37,16 @@ def run_command(
     _run(config, goal, task_id, [str(s) for s in sources], task_type, as_json, related or [])
 
 
+def demo_command(config: RunConfig, as_json: bool) -> None:
+    """The Alder Creek question over the example corpus, both shipped inside the package."""
+    examples = Path(__file__).resolve().parents[1] / "examples"  # cairn/examples, in a wheel or a checkout
+    question = (examples / "QUESTION").read_text(encoding="utf-8").strip()
+    run_command(config, question, [examples / "corpus"], None, None, as_json)
+
+
 def resume_command(config: RunConfig, task_id: str, as_json: bool) -> None:
     where = prepare(Path(config.workspace))
-    try:
-        state = Workspace(Path(config.workspace)).task(task_id).state()
-    except WorkspaceError as exc:
-        fail(str(exc))
+    state = Workspace(Path(config.workspace)).task(task_id).state()
     err.print(
         f"[bold]cairn[/] resuming [cyan]{task_id}[/] after {len(state.iterations)} iterations · {where}"
     )
@@ -66,7 +69,7 @@ def _run(
     as_json: bool,
     related: list[str] | None = None,
 ) -> None:
-    from flows.agent import run_task
+    from cairn.flows.agent import run_task
 
     try:
         result = run_task(
@@ -81,12 +84,10 @@ def _run(
         err.print(f"\ninterrupted. task [cyan]{task_id}[/] is saved; continue with:")
         print(f"  cairn resume {task_id} --workspace {config.workspace}", file=sys.stderr)  # never wrapped
         sys.exit(130)
-    except (ValueError, OSError) as exc:
-        fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
     if as_json:
         emit(result.model_dump(mode="json"))
     else:
-        from flows.report import print_result
+        from cairn.flows.report import print_result
 
         print_result(result)
     if result.status not in ("complete", "stopped"):
@@ -94,16 +95,13 @@ def _run(
 
 
 def show_command(config: RunConfig, task_id: str, as_json: bool) -> None:
-    from flows.report import print_task, task_view
+    from cairn.flows.report import print_task, task_view
 
-    try:
-        repo = Workspace(Path(config.workspace)).task(task_id)
-    except WorkspaceError as exc:
-        fail(str(exc))
+    repo = Workspace(Path(config.workspace)).task(task_id)
     try:
         replay = repo.read()
     except HistoryError as exc:  # damage in the middle of the log: `cairn verify` says where
-        fail(f"{exc}; run `cairn verify {task_id}`")
+        raise HistoryError(f"{exc}; run `cairn verify {task_id}`") from None
     view = task_view(repo, replay)
     if as_json:
         emit(view.model_dump(mode="json"))
@@ -114,29 +112,22 @@ def show_command(config: RunConfig, task_id: str, as_json: bool) -> None:
 def search_command(
     config: RunConfig, query: str, task: str | None, mode: str, k: int, as_json: bool, **filters: object
 ) -> None:
-    """`filters`: kind, subtype, min_confidence, source (see `flows.files.search_hits`)."""
-    from flows.files import search_hits
-    from memory.store import StoreError
+    """`filters`: kind, subtype, min_confidence, source (see `cairn.flows.files.search_hits`)."""
+    from cairn.flows.files import search_hits
 
-    try:
-        hits = search_hits(config, query, task, mode, k, **filters)  # type: ignore[arg-type]
-    except (StoreError, ValueError) as exc:
-        fail(str(exc).splitlines()[0])
+    hits = search_hits(config, query, task, mode, k, **filters)  # type: ignore[arg-type]
     if as_json:
         emit({"query": query, "mode": mode, "hits": [h.model_dump(mode="json") for h in hits]})
         return
-    from flows.report import print_hits
+    from cairn.flows.report import print_hits
 
     print_hits(query, hits)
 
 
 def feedback_command(config: RunConfig, task_id: str, message: str, as_json: bool) -> None:
-    from flows.rules import give_feedback
+    from cairn.flows.rules import give_feedback
 
-    try:
-        result = give_feedback(config, task_id, redact(message))
-    except (WorkspaceError, ValueError) as exc:
-        fail(str(exc).splitlines()[0])
+    result = give_feedback(config, task_id, redact(message))
     if as_json:
         emit(result.model_dump(mode="json"))
         return
@@ -146,19 +137,16 @@ def feedback_command(config: RunConfig, task_id: str, message: str, as_json: boo
 
 
 def rules_command(config: RunConfig, retire: str | None, as_json: bool) -> None:
-    from flows.rules import list_rules, retire_rule
+    from cairn.flows.rules import list_rules, retire_rule
 
-    try:
-        if retire is not None:
-            retired = retire_rule(config, retire)
-            if as_json:
-                emit({"retired": retired.model_dump(mode="json")})
-            else:
-                err.print(f"retired [cyan]{retired.key}[/]: {retired.rule} (in {len(retired.tasks)} tasks)")
-            return
-        found = list_rules(config)
-    except (WorkspaceError, ValueError) as exc:
-        fail(str(exc).splitlines()[0])
+    if retire is not None:
+        retired = retire_rule(config, retire)
+        if as_json:
+            emit({"retired": retired.model_dump(mode="json")})
+        else:
+            err.print(f"retired [cyan]{retired.key}[/]: {retired.rule} (in {len(retired.tasks)} tasks)")
+        return
+    found = list_rules(config)
     if as_json:
         emit({"rules": [r.model_dump(mode="json") for r in found]})
         return
@@ -171,16 +159,13 @@ def rules_command(config: RunConfig, retire: str | None, as_json: bool) -> None:
 
 
 def reindex_command(config: RunConfig, task_id: str, as_json: bool) -> None:
-    from memory.indexer import reindex
+    from cairn.memory.indexer import reindex
 
-    try:
-        repo = Workspace(Path(config.workspace)).task(task_id)
-    except WorkspaceError as exc:
-        fail(str(exc))
+    repo = Workspace(Path(config.workspace)).task(task_id)
     replay = repo.read()
     store = deps_for(config).store
     count = reindex(store, replay.envelopes, repo.artifacts)
-    from memory.store import SearchFilter
+    from cairn.memory.store import SearchFilter
 
     records = store.count(SearchFilter(tenants=[task_id]))
     if as_json:
@@ -191,10 +176,7 @@ def reindex_command(config: RunConfig, task_id: str, as_json: bool) -> None:
 
 def verify_command(config: RunConfig, task_id: str, as_json: bool) -> None:
     """Check the task's hash chain; exit 1 if a line was changed, removed or reordered."""
-    try:
-        repo = Workspace(Path(config.workspace)).task(task_id)
-    except WorkspaceError as exc:
-        fail(str(exc))
+    repo = Workspace(Path(config.workspace)).task(task_id)
     report = integrity(repo)
     if as_json:
         emit(report.model_dump(mode="json"))

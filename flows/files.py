@@ -1,7 +1,7 @@
 """`cairn files` and the filters of `cairn search`: the queryable context from the command line.
 
 `cairn files TASK_ID` lists the task's file registry (type, language, size, checksum, the call that
-created it) with each Python file's functions and classes; `memory.query` does the filtering.
+created it) with each Python file's functions and classes; `cairn.memory.query` does the filtering.
 """
 
 from __future__ import annotations
@@ -11,14 +11,15 @@ from typing import get_args
 
 from rich.console import Console
 
-from flows.cli import emit, fail
-from memory import query
-from memory.models import MemoryKind
-from memory.sources import source_tenants
-from memory.state import TaskState
-from memory.store import MemoryStore, SearchFilter, SearchHit, SearchQuery
-from memory.workspace import Workspace, WorkspaceError
-from tasks.deps import RunConfig, deps_for
+from cairn.flows.console import emit
+from cairn.memory import query
+from cairn.memory.errors import UsageError
+from cairn.memory.models import FileType, MemoryKind
+from cairn.memory.sources import source_tenants
+from cairn.memory.state import TaskState
+from cairn.memory.store import MemoryStore, SearchFilter, SearchHit, SearchQuery
+from cairn.memory.workspace import Workspace, WorkspaceError
+from cairn.tasks.deps import RunConfig, deps_for
 
 SHARED = "shared"
 SOURCE_OVERFETCH = 10  # hits fetched per hit kept when filtering by source after the search
@@ -33,19 +34,13 @@ def files_command(
     content: str | None,
     as_json: bool,
 ) -> None:
+    kind = _file_type(file_type)
     state = _state(config, task_id)
     store = deps_for(config).store if content else None
     try:
-        found = query.files(
-            state,
-            type=file_type,
-            language=language,
-            name=name,
-            content=content,  # type: ignore[arg-type]
-            store=store,
-        )
-    except ValueError as exc:
-        fail(str(exc).splitlines()[0])
+        found = query.files(state, type=kind, language=language, name=name, content=content, store=store)
+    except ValueError as exc:  # a filter value query does not know
+        raise UsageError(str(exc).splitlines()[0]) from None
     if as_json:
         emit({"task_id": task_id, "files": [_file_json(state, f.path) for f in found]})
         return
@@ -82,7 +77,7 @@ def search_hits(
     the store filters on indexed fields only, so more hits are fetched and the rest dropped.
     """
     if kind is not None and kind not in get_args(MemoryKind):
-        raise ValueError(f"unknown kind {kind!r}; expected one of: {', '.join(get_args(MemoryKind))}")
+        raise UsageError(f"unknown kind {kind!r}; expected one of: {', '.join(get_args(MemoryKind))}")
     where = SearchFilter(
         tenants=search_tenants(config, task),
         kinds=[kind] if kind else [],  # type: ignore[list-item]
@@ -108,11 +103,18 @@ def search_tenants(config: RunConfig, task: str | None) -> list[str]:
     return list(dict.fromkeys([task, *state.related, *source_tenants(state.sources), SHARED]))
 
 
+def _file_type(value: str | None) -> FileType | None:
+    kinds: tuple[FileType, ...] = get_args(FileType)
+    if value is None:
+        return None
+    for kind in kinds:
+        if kind == value:
+            return kind
+    raise UsageError(f"--type must be one of {', '.join(kinds)}, not {value!r}")
+
+
 def _state(config: RunConfig, task_id: str) -> TaskState:
-    try:
-        return Workspace(Path(config.workspace)).task(task_id).state()
-    except WorkspaceError as exc:
-        fail(str(exc))
+    return Workspace(Path(config.workspace)).task(task_id).state()
 
 
 def _file_json(state: TaskState, path: str) -> dict[str, object]:

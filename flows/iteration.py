@@ -1,24 +1,28 @@
-"""One BFS iteration as a Prefect subflow run: context, plan, execute, compress, record, synthesize.
+"""One BFS iteration, as a plain function: context, plan, execute, compress, record, synthesize.
 
-Finished calls are read back from `history.jsonl`, so a retried or resumed iteration continues
-from the first unfinished call; a call that finished its tool but not its recording finds its
+`run_iteration` is the algorithm and nothing else. How its calls run is the executor's business
+(`cairn.flows.executor`): the task's flow hands it one that makes each call a cached Prefect task
+run (`cairn.flows.durable`), tests and benchmarks one that calls in process.
+
+Resume is part of the algorithm: finished calls are read back from `history.jsonl`, so an
+iteration that runs again (a Prefect retry, `cairn resume`, Retry in the UI) continues from its
+first unfinished call; a call whose tool finished but whose record was not written finds its
 result in Prefect's cache under its call key.
+
+>>> summary = run_iteration(session, 1, "fast", False, InProcessExecutor(client))  # doctest: +SKIP
 """
 
-# No `from __future__ import annotations`: Prefect validates flow parameters from the annotations.
-import time
+from __future__ import annotations
 
-from prefect import flow
 from pydantic import BaseModel
 
-from flows.session import compress_results, open_session, plan_batch, record_call
-from memory.events import IterationCompleted, IterationStarted
-from memory.models import IterationMode, IterationRecord, Progress
-from memory.relevant import rules_block
-from tasks._prefect import CallKey
-from tasks.deps import RunConfig
-from tasks.schemas import SynthesizeInput, SynthesizeOutput
-from tasks.steps import kill_point_for_tests, run_tool
+from cairn.flows.executor import Executor
+from cairn.flows.session import Session, compress_results, plan_batch, record_call
+from cairn.memory.events import IterationCompleted, IterationStarted
+from cairn.memory.models import IterationMode, IterationRecord, Progress
+from cairn.memory.relevant import rules_block
+from cairn.tasks.call_key import CallKey
+from cairn.tasks.schemas import SynthesizeInput, SynthesizeOutput
 
 
 class IterationSummary(BaseModel):
@@ -29,55 +33,32 @@ class IterationSummary(BaseModel):
     synthesis: str
 
 
-@flow(
-    name="bfs-iteration",
-    flow_run_name="iteration-{iteration}",
-    retries=2,
-    retry_delay_seconds=1,
-    persist_result=True,
-    log_prints=False,
-)
-def bfs_iteration(
-    config: RunConfig, task_id: str, iteration: int, mode: IterationMode = "fast", recovery: bool = False
+def run_iteration(
+    session: Session, iteration: int, mode: IterationMode, recovery: bool, executor: Executor
 ) -> IterationSummary:
-    session = open_session(config, task_id)
+    """Run iteration `iteration` of the session's task (or finish it, if it was interrupted)."""
     if session.state.current != iteration:
         feedback = session.state.pending_feedback
         session.recorder.record(IterationStarted(iteration=iteration, mode=mode, feedback=feedback))
-    evidence_before = sum(ev.iteration < iteration for ev in session.state.evidence)  # resumed: same count
+    evidence_before = sum(ev.iteration < iteration for ev in session.state.evidence)
     context = session.context()
-    batch = plan_batch(session, iteration, context, recovery)
-    finished = {c.index for c in session.state.pending_calls}
-    ctx = session.tool_context()
-    keys = [
-        CallKey(task_id=task_id, iteration=iteration, index=n, kind="tool") for n in range(1, len(batch) + 1)
+    batch = plan_batch(session, executor, iteration, context, recovery)
+    finished = {call.index for call in session.state.pending_calls}
+    runs = [
+        (CallKey(task_id=session.task_id, iteration=iteration, index=n, kind="tool"), call)
+        for n, call in enumerate(batch, start=1)
+        if n not in finished
     ]
-    started = time.monotonic()
-    futures = {
-        key.index: run_tool.with_options(
-            task_run_name=_name(call.tool, call.params), tags=_tags(call.tool)
-        ).submit(key, call, ctx)
-        for key, call in zip(keys, batch, strict=True)
-        if key.index not in finished
-    }
-    results = (
-        (key, call, kill_point_for_tests(futures[key.index].result(), futures.values()))
-        for key, call in zip(keys, batch, strict=True)
-        if key.index not in finished
-    )
-    for key, call, output, compression, cost in compress_results(session, results):
-        record_call(session, key, call, output, compression, cost, time.monotonic() - started)
-    return _synthesize(session, config, task_id, iteration, mode, evidence_before)
+    results = executor.run_tools(runs, session.tool_context())
+    for key, call, output, compression, cost in compress_results(session, executor, results):
+        record_call(session, key, call, output, compression, cost)
+    return synthesize(session, executor, iteration, mode, evidence_before)
 
 
-def _synthesize(
-    session,
-    config: RunConfig,
-    task_id: str,
-    iteration: int,
-    mode: IterationMode,  # type: ignore[no-untyped-def]
-    evidence_before: int,
+def synthesize(
+    session: Session, executor: Executor, iteration: int, mode: IterationMode, evidence_before: int
 ) -> IterationSummary:
+    """Ask how the iteration went, and record the iteration as complete."""
     state = session.state
     calls = state.pending_calls
     new_evidence = len(state.evidence) - evidence_before
@@ -91,8 +72,8 @@ def _synthesize(
         context=rules_block(state, session.deps.store),
         feedback=state.iteration_feedback,
     )
-    key = CallKey(task_id=task_id, iteration=iteration, index=0, kind="synthesize")
-    result = session.ask(key, "synthesize", payload, f"synthesize-{iteration}")
+    key = CallKey(task_id=session.task_id, iteration=iteration, index=0, kind="synthesize")
+    result = executor.ask(key, "synthesize", payload, f"synthesize-{iteration}")
     out = result.output if result.ok and isinstance(result.output, SynthesizeOutput) else None
     progress: Progress = out.progress_assessment if out else ("advancing" if new_evidence else "stuck")
     synthesis = out.synthesis if out else f"{len(calls)} calls, {new_evidence} new evidence"
@@ -112,14 +93,3 @@ def _synthesize(
         progress=progress,
         synthesis=synthesis,
     )
-
-
-def _tags(tool: str) -> list[str]:
-    return [f"tool:{tool}"]
-
-
-def _name(tool: str, params: dict[str, object]) -> str:
-    from memory.models import main_argument
-
-    arg = main_argument(params)  # type: ignore[arg-type]
-    return f"{tool}-{arg}" if arg else tool

@@ -29,8 +29,10 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from cairn.memory.errors import CairnError
 
-class TaskBusy(RuntimeError):
+
+class TaskBusy(CairnError):
     """Another live process holds the task."""
 
 
@@ -81,7 +83,7 @@ class TaskLock:
 
     def watch(self, api_url: str) -> None:
         """Start the watchdog for this holder (a detached process that outlives a SIGKILL of ours)."""
-        cmd = [sys.executable, "-m", "flows.liveness", str(self.path), self.token, api_url]
+        cmd = [sys.executable, "-m", "cairn.flows.liveness", str(self.path), self.token, api_url]
         subprocess.Popen(
             cmd,
             start_new_session=True,

@@ -12,9 +12,9 @@ from collections import Counter
 
 from pydantic import BaseModel, ConfigDict
 
-from memory.models import IterationMode, IterationRecord, PlannedCall
-from memory.state import TaskState
-from tasks.plan import RERUN_AFTER_WRITE
+from cairn.memory.models import IterationMode, IterationRecord, PlannedCall
+from cairn.memory.state import TaskState
+from cairn.tasks.plan import RERUN_AFTER_WRITE
 
 
 class LoopPolicy(BaseModel):

@@ -21,11 +21,13 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from cairn.memory.errors import CairnError
+
 BIN_GLOB = "/usr/lib/postgresql/*/bin"
 SERVICE_USER = "postgres"  # the account Debian's package creates; owns the cluster when we are root
 
 
-class PostgresError(RuntimeError):
+class PostgresError(CairnError):
     """PostgreSQL could not be found, installed, started or stopped."""
 
 

@@ -6,11 +6,11 @@ from pydantic import BaseModel
 from rich.console import Console
 from rich.table import Table
 
-from memory.history import Replay
-from memory.models import Evidence, IterationRecord, ToolCall, Verdict
-from memory.state import Constraint, HotIssue, replay
-from memory.store import SearchHit
-from memory.workspace import TaskRepo
+from cairn.memory.history import Replay
+from cairn.memory.models import Evidence, IterationRecord, ToolCall, Verdict
+from cairn.memory.state import Constraint, HotIssue, replay
+from cairn.memory.store import SearchHit
+from cairn.memory.workspace import TaskRepo
 
 out = Console()
 

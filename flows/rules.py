@@ -21,14 +21,15 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
-from memory.events import ConstraintExtracted, ConstraintRetired, UserMessage
-from memory.models import memory_key
-from memory.recorder import TaskRecorder
-from memory.relevant import SHARED
-from memory.store import SearchFilter
-from tasks.deps import RunConfig, deps_for
-from tasks.llm import ModelClient
-from tasks.schemas import ExtractConstraintInput, ExtractConstraintOutput
+from cairn.memory.errors import NotFound, UsageError
+from cairn.memory.events import ConstraintExtracted, ConstraintRetired, UserMessage
+from cairn.memory.models import memory_key
+from cairn.memory.recorder import TaskRecorder
+from cairn.memory.relevant import SHARED
+from cairn.memory.store import SearchFilter
+from cairn.tasks.deps import RunConfig, deps_for
+from cairn.tasks.llm import ModelClient
+from cairn.tasks.schemas import ExtractConstraintInput, ExtractConstraintOutput
 
 DEFAULT_MODEL = "cairn/offline"
 
@@ -73,7 +74,7 @@ def give_feedback(
     """Record feedback for a task and the rule it carries; the next iteration sees both."""
     message = text.strip()
     if not message:
-        raise ValueError("the feedback message is empty")
+        raise UsageError("the feedback message is empty")
     deps = deps_for(config)
     recorder = TaskRecorder(deps.workspace.task(task_id), deps.store)
     state = recorder.state
@@ -133,7 +134,7 @@ def _find(rules: list[RuleView], key: str) -> RuleView:
         r for r in rules if key and (r.key.endswith(key) or r.key.split(":")[-1].startswith(key))
     ]
     if not matches:
-        raise ValueError(f"no rule with key {key!r}; `cairn rules` lists them")
+        raise NotFound(f"no rule with key {key!r}; `cairn rules` lists them")
     if len(matches) > 1:
-        raise ValueError(f"key {key!r} matches {len(matches)} rules; give more of it")
+        raise UsageError(f"key {key!r} matches {len(matches)} rules; give more of it")
     return matches[0]

@@ -9,8 +9,9 @@ from __future__ import annotations
 import logging
 import os
 import traceback
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 QUIET = {
     "LITELLM_LOCAL_MODEL_COST_MAP": "True",  # no network fetch of the cost map at import
@@ -24,7 +25,8 @@ QUIET = {
 def prepare(workspace: Path) -> str:
     """Point Prefect at the workspace's result storage and at `cairn server`'s server when one is
     running (else ephemeral mode); returns where runs go, for the user."""
-    from flows.server import SERVER_TUNING, cairn_home, healthy, read_info
+    from cairn.flows.server import SERVER_TUNING, healthy, read_info
+    from cairn.flows.settings import cairn_home
 
     for name, value in {**QUIET, **SERVER_TUNING}.items():  # the tuning reaches an ephemeral server too
         os.environ.setdefault(name, value)
@@ -44,13 +46,13 @@ def prepare(workspace: Path) -> str:
 
 
 def protect_secrets(env: Mapping[str, str] = os.environ) -> int:
-    """Register the values of secret-named variables with `memory.redact` and redact every log
+    """Register the values of secret-named variables with `cairn.memory.redact` and redact every log
     record of the process; returns how many values are known. Idempotent.
 
     Called once at the entry point: after it, every `redact` call (history, results, outputs, the
     index) knows the values too, and no log line, Prefect's API log handler included, carries one.
     """
-    from memory.redact import register_secrets, registered_secrets, secrets_from_env
+    from cairn.memory.redact import register_secrets, registered_secrets, secrets_from_env
 
     register_secrets(secrets_from_env(env))
     factory = logging.getLogRecordFactory()
@@ -59,12 +61,12 @@ def protect_secrets(env: Mapping[str, str] = os.environ) -> int:
     return len(registered_secrets())
 
 
-def _redacting(factory):  # type: ignore[no-untyped-def]
+def _redacting(factory: Callable[..., logging.LogRecord]) -> Callable[..., logging.LogRecord]:
     # A record factory, not a handler filter: it sees every record of every logger, whichever
     # handlers Prefect (re)configures later, before any handler formats or ships it.
-    from memory.redact import redact
+    from cairn.memory.redact import redact
 
-    def make(*args, **kwargs):  # type: ignore[no-untyped-def]
+    def make(*args: Any, **kwargs: Any) -> logging.LogRecord:
         record = factory(*args, **kwargs)
         try:
             record.msg, record.args = redact(record.getMessage()), None

@@ -14,7 +14,8 @@ from pathlib import Path
 
 from prefect import flow
 
-from flows.agent import TaskResult, run_task
+from cairn.flows.agent import TaskResult, run_task
+from cairn.memory.errors import UsageError
 
 
 @flow(name="cairn-scheduled", log_prints=False)
@@ -26,8 +27,8 @@ def scheduled_task(
     max_iterations: int | None = None,
 ) -> TaskResult:
     """Run `goal` as a new Cairn task (its own `cairn-{task_id}` flow run inside this one)."""
-    from flows.runtime import prepare
-    from flows.settings import Settings
+    from cairn.flows.runtime import prepare
+    from cairn.flows.settings import Settings
 
     prepare(Path(workspace).expanduser())  # a worker's process did not come through the CLI
     config = Settings(workspace=Path(workspace)).run_config(model=model, max_iterations=max_iterations)
@@ -57,7 +58,7 @@ def serve_task(
     """Create (or update) a deployment of `scheduled_task` with this schedule and serve it until
     interrupted: each scheduled run executes in a subprocess of this one."""
     if (cron is None) == (interval is None):
-        raise ValueError("give exactly one of --cron and --interval")
+        raise UsageError("give exactly one of --cron and --interval")
     parameters = {
         "goal": goal,
         "sources": sources,

@@ -3,7 +3,7 @@
 The server's pid and URLs live in `CAIRN_HOME/server.json` (default `~/.cairn`); its SQLite
 database and logs live beside it, or it uses PostgreSQL when given `--database-url`
 (`CAIRN_PREFECT_DATABASE_URL`). `cairn run` reads the file before Prefect is imported
-(`flows.runtime.prepare`) and sends its runs there; without a live server it runs ephemerally.
+(`cairn.flows.runtime.prepare`) and sends its runs there; without a live server it runs ephemerally.
 
 >>> info = start_server(cairn_home(), port=4200)  # doctest: +SKIP
 >>> info.ui_url  # doctest: +SKIP
@@ -22,6 +22,8 @@ import urllib.request
 from pathlib import Path
 
 from pydantic import BaseModel
+
+from cairn.memory.errors import CairnError
 
 # Server-side settings Cairn applies (also to the ephemeral server a run starts): the task-run
 # recorder and event persister write in batches instead of one transaction per event, so the
@@ -44,13 +46,8 @@ class ServerInfo(BaseModel):
     log: str
 
 
-class ServerError(RuntimeError):
+class ServerError(CairnError):
     """The server could not be started, or is not running."""
-
-
-def cairn_home(env: dict[str, str] | None = None) -> Path:
-    env = dict(os.environ) if env is None else env
-    return Path(env.get("CAIRN_HOME") or Path.home() / ".cairn").expanduser()
 
 
 def info_path(home: Path) -> Path:
@@ -194,100 +191,3 @@ def status_payload(home: Path) -> dict[str, object]:
     if info is None:
         return {"running": False, "home": str(home)}
     return {"running": True, "healthy": healthy(info.api_url), **json.loads(info.model_dump_json())}
-
-
-# --- CLI bodies (`cairn server ...`, `cairn ui`) -------------------------------------------------
-
-
-def server_command(
-    action: str,
-    port: int = 4200,
-    host: str = "127.0.0.1",
-    database_url: str | None = None,
-    as_json: bool = False,
-) -> None:
-    from flows.cli import emit, fail
-
-    home = cairn_home()
-    try:
-        if action == "start":
-            info = start_server(home, host=host, port=port, database_url=database_url)
-            payload: dict[str, object] = {"running": True, **json.loads(info.model_dump_json())}
-            text = f"Prefect server running (pid {info.pid}, {info.database})\nUI: {info.ui_url}"
-        elif action == "stop":
-            stopped = stop_server(home)
-            payload = {"running": False, "stopped": stopped is not None}
-            text = f"stopped the server (pid {stopped.pid})" if stopped else "no server was running"
-        else:
-            payload = status_payload(home)
-            text = (
-                f"running (pid {payload['pid']}, healthy: {payload['healthy']})\nUI: {payload['ui_url']}"
-                if payload["running"]
-                else "no server running (`cairn server start` starts one)"
-            )
-    except (ServerError, OSError) as exc:
-        fail(str(exc))
-    if as_json:
-        emit(payload)
-    else:
-        print(text)
-
-
-def task_flow_run_url(task_id: str) -> str | None:
-    """The UI page of the task's latest `cairn-{task_id}` flow run, or None if the server has none."""
-    from prefect.client.orchestration import get_client
-    from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterName
-    from prefect.client.schemas.sorting import FlowRunSort
-    from prefect.settings import PREFECT_UI_URL
-
-    with get_client(sync_client=True) as client:
-        runs = client.read_flow_runs(
-            flow_run_filter=FlowRunFilter(name=FlowRunFilterName(any_=[f"cairn-{task_id}"])),
-            sort=FlowRunSort.START_TIME_DESC,
-            limit=1,
-        )
-    base = (PREFECT_UI_URL.value() or "").rstrip("/")
-    return f"{base}/runs/flow-run/{runs[0].id}" if runs and base else None
-
-
-def ui_command(config: object, task_id: str, open_browser: bool) -> None:
-    from flows.cli import fail
-    from flows.runtime import prepare
-
-    where = prepare(Path(getattr(config, "workspace", ".")))
-    if "ephemeral" in where:
-        fail("no Prefect server is running: start one with `cairn server start`, then run or resume the task")
-    url = task_flow_run_url(task_id)
-    if url is None:
-        fail(f"the server has no flow run for task {task_id!r}")
-    print(url)
-    if open_browser:
-        import webbrowser
-
-        webbrowser.open(url)
-
-
-def serve_command(
-    config: object,
-    goal: str,
-    sources: list[str],
-    cron: str | None,
-    interval: float | None,
-    name: str | None,
-    model: str | None,
-    max_iterations: int | None,
-) -> None:
-    from flows.cli import fail
-    from flows.runtime import prepare
-
-    workspace = str(getattr(config, "workspace", "."))
-    where = prepare(Path(workspace))  # before Prefect is imported: it reads PREFECT_API_URL at import
-    if "ephemeral" in where:
-        fail("`cairn serve` needs a Prefect server: `cairn server start` (or set PREFECT_API_URL)")
-    from flows.serve import deployment_name, serve_task
-
-    print(f"serving {deployment_name(goal)} · {where} · Ctrl-C to stop", flush=True)
-    try:
-        serve_task(goal, sources, workspace, model, max_iterations, cron=cron, interval=interval, name=name)
-    except ValueError as exc:
-        fail(str(exc))

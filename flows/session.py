@@ -6,31 +6,32 @@ The iteration flow reads as the algorithm; the bookkeeping of each step lives he
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
-from memory.events import EvidenceRecorded, FileRecorded, PlanRecorded, ToolCallRecorded
-from memory.models import CallCost, Compression, Memory, PlannedCall, ToolCall
-from memory.reasoning import context_budget
-from memory.recorder import TaskRecorder
-from memory.redact import redact
-from memory.relevant import relevant_context, rules_block
-from memory.sources import ensure_sources
-from memory.state import TaskState
-from memory.store import SearchFilter, SearchQuery
-from memory.values import TDLambda, ValueTable
-from tasks import compress as comp
-from tasks import plan as planning
-from tasks._prefect import CallKey
-from tasks.deps import Deps, RunConfig, deps_for
-from tasks.evidence import evidence_for, register_file
-from tasks.llm import LLMResult, ModelClient, context_window
-from tasks.schemas import CallKind, CompressBatchInput, CompressInput, Plan, Schema
-from tasks.steps import call_model
-from tasks.tools.base import ToolContext, ToolOutput
-from tasks.tools.registry import tool_specs
+from cairn.flows.executor import Executor, ToolResult
+from cairn.memory.events import EvidenceRecorded, FileRecorded, PlanRecorded, ToolCallRecorded
+from cairn.memory.models import CallCost, Compression, Memory, PlannedCall, ToolCall
+from cairn.memory.reasoning import context_budget
+from cairn.memory.recorder import TaskRecorder
+from cairn.memory.redact import redact
+from cairn.memory.relevant import relevant_context, rules_block
+from cairn.memory.sources import ensure_sources
+from cairn.memory.state import TaskState
+from cairn.memory.store import SearchFilter, SearchQuery
+from cairn.memory.values import TDLambda, ValueTable
+from cairn.tasks import compress as comp
+from cairn.tasks import plan as planning
+from cairn.tasks.call_key import CallKey
+from cairn.tasks.deps import Deps, RunConfig, deps_for
+from cairn.tasks.evidence import evidence_for, register_file
+from cairn.tasks.llm import LLMResult, context_window
+from cairn.tasks.schemas import CompressBatchInput, CompressInput, Plan
+from cairn.tasks.tools.base import ToolContext, ToolOutput
+from cairn.tasks.tools.registry import tool_specs
 
 
 @dataclass
@@ -38,7 +39,6 @@ class Session:
     config: RunConfig
     deps: Deps
     recorder: TaskRecorder
-    client: ModelClient | None = None  # set: model calls go straight to it, without Prefect (tests, bench)
 
     @property
     def state(self) -> TaskState:
@@ -57,12 +57,6 @@ class Session:
             search=self.search_lines,
             task_state=lambda: self.recorder.state,
         )
-
-    def ask(self, key: CallKey, kind: CallKind, payload: Schema, name: str) -> LLMResult:
-        """One model call: a cached Prefect task run named `name`, or the session's own client."""
-        if self.client is not None:
-            return self.client.call(kind, payload)  # type: ignore[call-overload]
-        return call_model.with_options(task_run_name=name)(key, kind, payload, self.config)
 
     def search_lines(self, query: str, k: int) -> list[str]:
         sources = ensure_sources(self.deps.store, self.state.sources)  # indexed once, on first use
@@ -119,7 +113,9 @@ def open_session(config: RunConfig, task_id: str) -> Session:
     return Session(config=config, deps=deps, recorder=recorder)
 
 
-def plan_batch(session: Session, iteration: int, context: str, recovery: bool = False) -> list[PlannedCall]:
+def plan_batch(
+    session: Session, executor: Executor, iteration: int, context: str, recovery: bool = False
+) -> list[PlannedCall]:
     """Ask the planner for candidates, merge them into the frontier and pop the beam."""
     state = session.state
     if state.plan:  # resumed: the batch was chosen before the interruption
@@ -127,7 +123,7 @@ def plan_batch(session: Session, iteration: int, context: str, recovery: bool = 
     missing = state.verdict.missing if state.verdict else []
     payload = planning.plan_input(state, tool_specs(state.task_type), context, missing, recovery=recovery)
     key = CallKey(task_id=session.task_id, iteration=iteration, index=0, kind="plan")
-    result = session.ask(key, "plan", payload, f"plan-{iteration}")
+    result = executor.ask(key, "plan", payload, f"plan-{iteration}")
     done = planning.done_signatures(state)
     proposed = result.output.candidates if result.ok and isinstance(result.output, Plan) else []
     candidates = planning.from_candidates(proposed, missing, done)
@@ -142,27 +138,24 @@ def plan_batch(session: Session, iteration: int, context: str, recovery: bool = 
     return batch
 
 
-Finished = tuple[CallKey, PlannedCall, ToolOutput]
-
-
 def compress_call(
-    session: Session, key: CallKey, planned: PlannedCall, output: ToolOutput
+    session: Session, executor: Executor, key: CallKey, planned: PlannedCall, output: ToolOutput
 ) -> tuple[Compression, CallCost]:
     """One call's compression, in the cycle that produced it (mechanical for the skip list)."""
     if not comp.needs_model(planned.tool, session.config.skip_compress, session.state.mode):
         return comp.mechanical(planned, output), CallCost()
     context = rules_block(session.state, session.deps.store)
-    return comp.compress_one(session.state.goal, planned, output, context, _ask_one(session, key))
+    return comp.compress_one(session.state.goal, planned, output, context, _ask_one(executor, key))
 
 
 def compress_results(
-    session: Session, finished: Iterable[Finished]
+    session: Session, executor: Executor, finished: Iterable[ToolResult]
 ) -> Iterator[tuple[CallKey, PlannedCall, ToolOutput, Compression, CallCost]]:
     """Compress results as the iteration's compression step: `each` one by one as they arrive,
     `batch` all of them in one model call once the last tool has finished."""
     if session.config.compress == "each":
         for key, planned, output in finished:
-            yield key, planned, output, *compress_call(session, key, planned, output)
+            yield key, planned, output, *compress_call(session, executor, key, planned, output)
         return
     items = list(finished)
     state = session.state
@@ -172,13 +165,13 @@ def compress_results(
         context = rules_block(state, session.deps.store)
         pairs = [(planned, output) for _, planned, output in modelled]
         first = modelled[0][0]
-        ask_batch = _ask_batch(session, first, [key.index for key, _, _ in modelled])
+        ask_batch = _ask_batch(executor, first, [key.index for key, _, _ in modelled])
         many = comp.compress_many(
             state.goal,
             pairs,
             context,
             ask_batch,
-            lambda n, payload: _ask_one(session, modelled[n][0])(payload),
+            lambda n, payload: _ask_one(executor, modelled[n][0])(payload),
         )
         done = {key.index: result for (key, _, _), result in zip(modelled, many, strict=True)}
     for key, planned, output in items:
@@ -186,22 +179,24 @@ def compress_results(
         yield key, planned, output, compression, cost
 
 
-def _ask_one(session: Session, key: CallKey):  # type: ignore[no-untyped-def]
-    def ask(payload: CompressInput) -> LLMResult:
+def _ask_one(executor: Executor, key: CallKey) -> Callable[[CompressInput], LLMResult[Any]]:
+    def ask(payload: CompressInput) -> LLMResult[Any]:
         ckey = key.model_copy(update={"kind": "compress"})
-        return session.ask(ckey, "compress", payload, f"compress-{key.iteration}-{key.index}")
+        return executor.ask(ckey, "compress", payload, f"compress-{key.iteration}-{key.index}")
 
     return ask
 
 
-def _ask_batch(session: Session, key: CallKey, indices: list[int]):  # type: ignore[no-untyped-def]
+def _ask_batch(
+    executor: Executor, key: CallKey, indices: list[int]
+) -> Callable[[CompressBatchInput], LLMResult[Any]]:
     # The batch's cache key names its calls: a resumed iteration batches only the unfinished ones,
     # and must not be handed the cached answer for a different set.
     kind = "compress_batch:" + ",".join(str(i) for i in indices)
     bkey = key.model_copy(update={"index": 0, "kind": kind})
 
-    def ask(payload: CompressBatchInput) -> LLMResult:
-        return session.ask(bkey, "compress_batch", payload, f"compress-batch-{key.iteration}")
+    def ask(payload: CompressBatchInput) -> LLMResult[Any]:
+        return executor.ask(bkey, "compress_batch", payload, f"compress-batch-{key.iteration}")
 
     return ask
 
@@ -213,7 +208,6 @@ def record_call(
     output: ToolOutput,
     compression: Compression,
     cost: CallCost,
-    seconds: float,
 ) -> ToolCall:
     """Record a finished call, the file it wrote (committed), and the evidence it yields."""
     repo = session.recorder.repo
@@ -227,7 +221,7 @@ def record_call(
         planned,
         output,
         compression,
-        seconds=seconds,
+        seconds=output.seconds,
         compression_cost=cost,
         output_path=output_path,
     )

@@ -6,13 +6,15 @@ True
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Literal
 
 from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from tasks.deps import RunConfig
+from cairn.tasks.deps import RunConfig
 
 
 class Settings(BaseSettings):
@@ -32,7 +34,7 @@ class Settings(BaseSettings):
     skip_compress: str | None = None  # CAIRN_SKIP_COMPRESS: comma list of tools compressed without a model
 
     def run_config(self, **overrides: object) -> RunConfig:
-        values = {
+        values: dict[str, object] = {
             "workspace": str(self.workspace.expanduser().resolve()),
             "model": self.model,
             "embedding_model": self.embedding_model,
@@ -47,6 +49,12 @@ class Settings(BaseSettings):
             values["skip_compress"] = tool_list(self.skip_compress)
         values.update({k: v for k, v in overrides.items() if v is not None})
         return RunConfig.model_validate(values)
+
+
+def cairn_home(env: Mapping[str, str] | None = None) -> Path:
+    """`CAIRN_HOME` (default `~/.cairn`): the local server's and workers' files, error reports."""
+    env = os.environ if env is None else env
+    return Path(env.get("CAIRN_HOME") or Path.home() / ".cairn").expanduser()
 
 
 def tool_list(text: str | None) -> tuple[str, ...] | None:

@@ -4,19 +4,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from flows.rules import constraint_event
-from flows.session import Session, open_session
-from memory.events import ConstraintExtracted, TaskCreated, UserMessage
-from memory.models import TaskType
-from tasks._prefect import CallKey
-from tasks.deps import Deps, RunConfig, deps_for
-from tasks.schemas import (
+from cairn.flows.executor import Executor
+from cairn.flows.rules import constraint_event
+from cairn.flows.session import Session, open_session
+from cairn.memory.errors import NotFound, UsageError
+from cairn.memory.events import ConstraintExtracted, TaskCreated, UserMessage
+from cairn.memory.models import TaskType
+from cairn.tasks.call_key import CallKey
+from cairn.tasks.deps import Deps, RunConfig, deps_for
+from cairn.tasks.schemas import (
     DetectTaskTypeInput,
     DetectTaskTypeOutput,
     ExtractConstraintInput,
     ExtractConstraintOutput,
 )
-from tasks.steps import call_model
 
 
 def start_task(
@@ -25,14 +26,15 @@ def start_task(
     goal: str,
     sources: list[Path],
     task_type: TaskType | None,
-    related: list[str] | None = None,
+    related: list[str] | None,
+    executor: Executor,
 ) -> Session:
     """`related`: earlier tasks whose evidence and memories this task's searches include (labelled)."""
     deps = deps_for(config)
     if task_id in deps.workspace.task_ids():
         return open_session(config, task_id)  # resume: the log says where we are
     related_ids = check_related(deps, related or [])  # before any model call: a typo fails fast
-    detected = task_type or detect_task_type(config, task_id, goal)
+    detected = task_type or detect_task_type(executor, task_id, goal)
     created = TaskCreated(
         task_id=task_id,
         goal=goal,
@@ -45,7 +47,7 @@ def start_task(
     deps.workspace.create_task(created)
     session = open_session(config, task_id)
     session.recorder.record(UserMessage(text=goal, role="goal"))
-    session.recorder.record(extract_constraint(config, task_id, goal, index=0))
+    session.recorder.record(extract_constraint(executor, task_id, goal, index=0))
     return session
 
 
@@ -54,7 +56,7 @@ def check_related(deps: Deps, related: list[str]) -> list[str]:
     known = set(deps.workspace.task_ids())
     for task_id in related:
         if task_id not in known:
-            raise ValueError(f"related task {task_id!r} does not exist in this workspace")
+            raise NotFound(f"related task {task_id!r} does not exist in this workspace")
     return list(dict.fromkeys(related))
 
 
@@ -64,7 +66,7 @@ def name_sources(sources: list[Path]) -> dict[str, str]:
     for source in sources:
         path = source.expanduser().resolve()
         if not path.is_dir():
-            raise ValueError(f"source is not a directory: {source}")
+            raise UsageError(f"source is not a directory: {source}")
         name, n = path.name or "source", 2
         while name in named:
             name, n = f"{path.name}-{n}", n + 1
@@ -72,20 +74,17 @@ def name_sources(sources: list[Path]) -> dict[str, str]:
     return named
 
 
-def detect_task_type(config: RunConfig, task_id: str, goal: str) -> TaskType:
+def detect_task_type(executor: Executor, task_id: str, goal: str) -> TaskType:
     key = CallKey(task_id=task_id, iteration=0, index=0, kind="detect_task_type")
-    result = call_model.with_options(task_run_name="detect-task-type")(
-        key, "detect_task_type", DetectTaskTypeInput(goal=goal), config
-    )
+    result = executor.ask(key, "detect_task_type", DetectTaskTypeInput(goal=goal), "detect-task-type")
     out = result.output if result.ok and isinstance(result.output, DetectTaskTypeOutput) else None
     return out.task_type if out else "general_task"
 
 
-def extract_constraint(config: RunConfig, task_id: str, message: str, index: int) -> ConstraintExtracted:
+def extract_constraint(executor: Executor, task_id: str, message: str, index: int) -> ConstraintExtracted:
     """Only people make rules: this runs on user messages (the goal, feedback), never tool output."""
     key = CallKey(task_id=task_id, iteration=0, index=index, kind="extract_constraint")
-    result = call_model.with_options(task_run_name=f"extract-constraint-{index}")(
-        key, "extract_constraint", ExtractConstraintInput(message=message), config
-    )
+    payload = ExtractConstraintInput(message=message)
+    result = executor.ask(key, "extract_constraint", payload, f"extract-constraint-{index}")
     out = result.output if result.ok and isinstance(result.output, ExtractConstraintOutput) else None
     return constraint_event(out, message)

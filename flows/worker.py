@@ -21,7 +21,8 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from flows.server import alive, cairn_home, read_info, stop_process_group
+from cairn.flows.server import alive, read_info, stop_process_group
+from cairn.memory.errors import CairnError
 
 DEFAULT_POOL = "cairn-local"
 
@@ -33,7 +34,7 @@ class WorkerInfo(BaseModel):
     log: str
 
 
-class WorkerError(RuntimeError):
+class WorkerError(CairnError):
     """No server to work for, or the worker did not start."""
 
 
@@ -125,33 +126,3 @@ def stop_worker(home: Path, pool: str, timeout: float = 20.0) -> WorkerInfo | No
         return None
     stop_process_group(info.pid, timeout)  # on SIGTERM the worker cancels what it runs, then exits
     return info
-
-
-# --- CLI body (`cairn worker ...`) ----------------------------------------------------------------
-
-
-def worker_command(
-    action: str, pool: str = DEFAULT_POOL, limit: int | None = None, as_json: bool = False
-) -> None:
-    from flows.cli import emit, fail
-
-    home = cairn_home()
-    try:
-        if action == "start":
-            info = start_worker(home, pool, resolve_api_url(home), limit=limit)
-            payload: dict[str, object] = {"running": True, **info.model_dump()}
-            text = f"worker for pool {pool} running (pid {info.pid}, server {info.api_url})\nlog: {info.log}"
-        else:
-            stopped = stop_worker(home, pool)
-            payload = {"running": False, "stopped": stopped is not None, "pool": pool}
-            text = (
-                f"stopped the worker of pool {pool} (pid {stopped.pid})"
-                if stopped
-                else f"no worker was running for pool {pool}"
-            )
-    except (WorkerError, OSError) as exc:
-        fail(str(exc))
-    if as_json:
-        emit(payload)
-    else:
-        print(text)

@@ -1,1 +1,25 @@
-"""Cairn memory: models, workspace and event log, stores, embeddings, context (no Prefect)."""
+"""Cairn memory: models, workspace and event log, stores, embeddings, context (no Prefect).
+
+>>> from cairn.memory import Workspace, open_store
+>>> from cairn.memory.embeddings import HashingEmbedder
+>>> open_store("sqlite", path=":memory:", embedder=HashingEmbedder(dim=8)).count()
+0
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from cairn.memory.backends import open_store
+    from cairn.memory.workspace import Workspace
+
+__all__ = ["Workspace", "open_store"]
+_WHERE = {"open_store": "cairn.memory.backends", "Workspace": "cairn.memory.workspace"}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _WHERE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(import_module(_WHERE[name]), name)

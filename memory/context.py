@@ -14,8 +14,8 @@ Isolation: every thread is its own tenant (`{namespace}:{thread_id}`), so one th
 can never reach another's search, in either backend; records also carry `thread_id`.
 `invoking` / `invoked` are the seed's names for the two calls.
 
->>> from memory.embeddings import HashingEmbedder
->>> from memory.sqlite_store import SQLiteStore
+>>> from cairn.memory.embeddings import HashingEmbedder
+>>> from cairn.memory.sqlite_store import SQLiteStore
 >>> provider = MemoryContextProvider(SQLiteStore(":memory:", HashingEmbedder()), thread_id="t1")
 >>> _ = provider.after_run([{"role": "user", "content": "I prefer green tea in the morning."}], [])
 >>> print(provider.before_run([{"role": "user", "content": "Which tea do I prefer?"}]).instructions)
@@ -31,10 +31,17 @@ from typing import Any
 
 from pydantic import Field
 
-from memory.embeddings import Embedder
-from memory.extract import ChatMessage, Extracted, Extractor, heuristic_facts, message_role, message_text
-from memory.models import Frozen, Memory, memory_key, now
-from memory.store import MemoryStore, SearchFilter, SearchHit, SearchQuery
+from cairn.memory.embeddings import Embedder
+from cairn.memory.extract import (
+    ChatMessage,
+    Extracted,
+    Extractor,
+    heuristic_facts,
+    message_role,
+    message_text,
+)
+from cairn.memory.models import Frozen, Memory, memory_key, now
+from cairn.memory.store import MemoryStore, SearchFilter, SearchHit, SearchQuery
 
 DEFAULT_CONTEXT_PROMPT = "## Memories\nConsider the following memories when answering the user:"
 DAY = 86_400.0
@@ -175,7 +182,7 @@ def _as_messages(response: Sequence[ChatMessage] | ChatMessage | str) -> list[Ch
         return [{"role": "assistant", "content": response}]
     if hasattr(response, "get") and not isinstance(response, Sequence):
         return [_plain(response)]
-    return [_plain(m) for m in response]  # type: ignore[union-attr]
+    return [_plain(m) for m in response]
 
 
 def _plain(message: Any) -> ChatMessage:

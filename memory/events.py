@@ -10,7 +10,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, TypeAdapter
 
-from memory.models import (
+from cairn.memory.models import (
     CodeReference,
     Evidence,
     FileReference,

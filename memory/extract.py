@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, Protocol
 
-from memory.models import Frozen
+from cairn.memory.models import Frozen
 
 ChatMessage = Mapping[str, Any]  # {"role": ..., "content": ...}, OpenAI / litellm style
 MAX_FACT_CHARS = 300

@@ -6,10 +6,10 @@ All `kind="document_chunk"` with the file's path, told apart by `subtype`:
 |---|---|---|
 | `file` | file | path, type, language, size, checksum, purpose, functions and classes |
 | `function` / `class` | function, method or class (Python) | signature, docstring, lines, complexity |
-| `code` / `section` / `paragraph` | chunk (`memory.chunking`) | the text itself |
+| `code` / `section` / `paragraph` | chunk (`cairn.memory.chunking`) | the text itself |
 
 Keys are derived from the path and position only, so re-indexing a file overwrites its records and
-`memory.indexer` drops the ones a rewrite no longer produces.
+`cairn.memory.indexer` drops the ones a rewrite no longer produces.
 
 >>> records = file_records("calc.py", "def add(a, b):\\n    return a + b\\n", {"tenant": "t1"}, "call-1")
 >>> [(m.subtype, m.key) for m in records]
@@ -18,9 +18,9 @@ Keys are derived from the path and position only, so re-indexing a file overwrit
 
 from __future__ import annotations
 
-from memory.chunking import Chunk, chunk_text
-from memory.code_docs import document_python
-from memory.models import ClassDoc, CodeReference, FileReference, FunctionDoc, Memory
+from cairn.memory.chunking import Chunk, chunk_text
+from cairn.memory.code_docs import document_python
+from cairn.memory.models import ClassDoc, CodeReference, FileReference, FunctionDoc, Memory
 
 _CHUNK_SUBTYPE = {"function": "code", "class": "code", "section": "section", "paragraph": "paragraph"}
 DOC_CHARS = 600  # docstring share of a function record

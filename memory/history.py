@@ -22,13 +22,16 @@ from typing import BinaryIO
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from memory.events import EVENT_ADAPTER, Envelope, Event
+from cairn.memory.errors import CairnError
+from cairn.memory.events import EVENT_ADAPTER, Envelope, Event
 
 GENESIS = "0" * 64
 
 
-class HistoryError(ValueError):
+class HistoryError(CairnError, ValueError):
     """The log cannot be read as written (tampering or corruption in the middle)."""
+
+    exit_code = 3
 
 
 class Replay(BaseModel):

@@ -9,14 +9,14 @@ task that states it meets one record: `agents` lists the tasks that stated it an
 counts them. The count grows only when a task not yet among `agents` stores the rule, so a task
 that repeats it, or a `reindex`, never inflates it (see `_count_new_statements`).
 
->>> from memory.events import TaskCreated  # doctest: +SKIP
+>>> from cairn.memory.events import TaskCreated  # doctest: +SKIP
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from memory.events import (
+from cairn.memory.events import (
     ConstraintExtracted,
     ConstraintRetired,
     Envelope,
@@ -24,11 +24,11 @@ from memory.events import (
     FileRecorded,
     ToolCallRecorded,
 )
-from memory.file_index import file_records
-from memory.models import Memory
-from memory.redact import redact
-from memory.state import HotIssue, TaskState, replay, update_hot_issues
-from memory.store import MemoryStore
+from cairn.memory.file_index import file_records
+from cairn.memory.models import Memory
+from cairn.memory.redact import redact
+from cairn.memory.state import HotIssue, TaskState, replay, update_hot_issues
+from cairn.memory.store import MemoryStore
 
 SHARED = "shared"
 
@@ -160,7 +160,7 @@ def reindex(store: MemoryStore, envelopes: list[Envelope], artifacts: Path) -> i
 
 
 def _drop_stale_chunks(store: MemoryStore, state: TaskState, path: str, keep: set[str]) -> None:
-    from memory.store import SearchFilter
+    from cairn.memory.store import SearchFilter
 
     old = store.list(SearchFilter(tenants=[state.task_id], kinds=["document_chunk"], file_path=path))
     stale = [m.key for m in old if m.key not in keep]

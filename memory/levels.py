@@ -5,10 +5,10 @@ starts here), `semantic` (what held across episodes: promoted by `promote`), `pr
 do things: rules). A memory's key is `{domain}:{task_type}:{sha256(content)[:16]}`, so the same
 content in the same domain and task type is one memory whichever agent stores it; `remember` adds
 the agent to `Memory.agents` and never demotes a level. `retrieve` lists one level of a domain or
-task type ordered by the memories' learned value for a goal (`memory.values`).
+task type ordered by the memories' learned value for a goal (`cairn.memory.values`).
 
->>> from memory.embeddings import HashingEmbedder
->>> from memory.sqlite_store import SQLiteStore
+>>> from cairn.memory.embeddings import HashingEmbedder
+>>> from cairn.memory.sqlite_store import SQLiteStore
 >>> store = SQLiteStore(":memory:", HashingEmbedder(dim=32))
 >>> a = remember(store, "Use pyproject.toml", domain="python", task_type="coding_task", agent="planner")
 >>> b = remember(store, "Use pyproject.toml", domain="python", task_type="coding_task", agent="coder")
@@ -20,9 +20,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from memory.models import Memory, MemoryKind, MemoryLevel, memory_key, now
-from memory.store import MemoryStore, SearchFilter
-from memory.values import TDLambda, ValueTable, ValueUpdate
+from cairn.memory.models import Memory, MemoryKind, MemoryLevel, memory_key, now
+from cairn.memory.store import MemoryStore, SearchFilter
+from cairn.memory.values import TDLambda, ValueTable, ValueUpdate
 
 SHARED = "shared"
 LEVELS: tuple[MemoryLevel, ...] = ("working", "episodic", "semantic", "procedural")

@@ -1,7 +1,7 @@
 """The data Cairn keeps: frozen pydantic models for tasks, calls, evidence, files and memories.
 
-Everything here is plain data. Transitions live in `memory.state` (a fold over events) and
-storage in `memory.workspace` / `memory.store`.
+Everything here is plain data. Transitions live in `cairn.memory.state` (a fold over events) and
+storage in `cairn.memory.workspace` / `cairn.memory.store`.
 
 >>> Evidence(type="synthesis", content="Answer written", source="call-1-0").confidence
 1.0
@@ -48,6 +48,14 @@ def content_hash(text: str, length: int = 16) -> str:
 
 class Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
+
+    def __setstate__(self, state: dict[Any, Any]) -> None:
+        """Unpickle a result persisted by an older Cairn: fields added since then take their
+        defaults (pydantic restores `__dict__` as pickled, so a new field would be missing)."""
+        super().__setstate__(state)
+        for name, field in type(self).model_fields.items():
+            if name not in self.__dict__ and not field.is_required():
+                self.__dict__[name] = field.get_default(call_default_factory=True)
 
 
 class CallCost(Frozen):
@@ -271,7 +279,7 @@ class Memory(Frozen):
     same content in the same domain and task type is one memory; `agents` records who stored it.
     `tenant` is the task id, or `shared` for cross-task learning. `context` is text around the
     record that helps find it without being it (a dialog turn's neighbouring turns): keyword search
-    weighs its words below `content`'s (`memory.fusion.CONTEXT_WEIGHT`), and it is never embedded.
+    weighs its words below `content`'s (`cairn.memory.fusion.CONTEXT_WEIGHT`), and it is never embedded.
     """
 
     key: str

@@ -14,10 +14,18 @@ from __future__ import annotations
 from fnmatch import fnmatchcase
 from typing import Literal
 
-from memory.file_index import signature
-from memory.models import CodeReference, Evidence, EvidenceType, FileReference, FileType, Frozen, FunctionDoc
-from memory.state import TaskState
-from memory.store import MemoryStore, SearchFilter, SearchQuery
+from cairn.memory.file_index import signature
+from cairn.memory.models import (
+    CodeReference,
+    Evidence,
+    EvidenceType,
+    FileReference,
+    FileType,
+    Frozen,
+    FunctionDoc,
+)
+from cairn.memory.state import TaskState
+from cairn.memory.store import MemoryStore, SearchFilter, SearchQuery
 
 CodeKind = Literal["function", "method", "class"]
 CONTENT_HITS = 200

@@ -7,12 +7,12 @@ deterministic, a crash between the two steps is repaired by `cairn reindex`.
 
 from __future__ import annotations
 
-from memory.events import EVENT_ADAPTER, Event
-from memory.indexer import index
-from memory.redact import redact_value
-from memory.state import TaskState
-from memory.store import MemoryStore
-from memory.workspace import TaskRepo
+from cairn.memory.events import EVENT_ADAPTER, Event
+from cairn.memory.indexer import index
+from cairn.memory.redact import redact_value
+from cairn.memory.state import TaskState
+from cairn.memory.store import MemoryStore
+from cairn.memory.workspace import TaskRepo
 
 
 class TaskRecorder:

@@ -6,7 +6,7 @@ Four parts, in this order:
    constraints learned in other tasks (the `shared` tenant), and the task's open hot issues.
 2. RELEVANT DOCUMENT SNIPPETS — the top-k hybrid search hits for the goal and the last user message.
 3. REASONING HISTORY — one compressed line per call, relevance-tiered, fitted to `budget_tokens`
-   (`memory.reasoning`).
+   (`cairn.memory.reasoning`).
 
 `rules_block` is part 1 alone: the cheap block that compress and synthesize prompts carry.
 
@@ -23,12 +23,12 @@ from __future__ import annotations
 
 import re
 
-from memory.models import Memory, MemoryKind
-from memory.reasoning import Count, approx_tokens, reasoning_lines
-from memory.sources import source_tenants
-from memory.state import TaskState
-from memory.store import MemoryStore, SearchFilter, SearchQuery
-from memory.values import TDLambda, rerank
+from cairn.memory.models import Memory, MemoryKind
+from cairn.memory.reasoning import Count, approx_tokens, reasoning_lines
+from cairn.memory.sources import source_tenants
+from cairn.memory.state import TaskState
+from cairn.memory.store import MemoryStore, SearchFilter, SearchQuery
+from cairn.memory.values import TDLambda, rerank
 
 SHARED = "shared"
 SNIPPETS = 5

@@ -17,10 +17,10 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from memory.file_index import file_records
-from memory.models import Memory, content_hash, now
-from memory.redact import redact
-from memory.store import MemoryStore, SearchFilter
+from cairn.memory.file_index import file_records
+from cairn.memory.models import Memory, content_hash, now
+from cairn.memory.redact import redact
+from cairn.memory.store import MemoryStore, SearchFilter
 
 MAX_FILES = 2000
 MAX_FILE_BYTES = 1_000_000

@@ -1,6 +1,6 @@
 """Records as SQLite rows: the batched write paths of `SQLiteStore` and reading rows back.
 
-Every function here runs inside a transaction the caller opened (`memory.sqlite_schema.write`),
+Every function here runs inside a transaction the caller opened (`cairn.memory.sqlite_schema.write`),
 so a batch is stored entirely or not at all.
 """
 
@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from memory.models import Memory
+from cairn.memory.models import Memory
 
 FIELDS = tuple(Memory.model_fields)
 COLUMNS = ", ".join(f"m.{name}" for name in FIELDS)

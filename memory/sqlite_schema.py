@@ -3,7 +3,7 @@
 - `memories` holds one row per tenant and key, its vector a float32 BLOB.
 - `memories_fts` (FTS5, porter + unicode61) indexes each record's text in `content`, its tenant
   as one token in `tenant_tag` (so a tenant-filtered keyword query intersects posting lists and
-  ranks only the tenant's matches, see `memory.sqlite_search`) and its `context`, weighted lower.
+  ranks only the tenant's matches, see `cairn.memory.sqlite_search`) and its `context`, weighted lower.
 - `settings` records the vector dimension and `schema_version`. A file written by a newer schema
   is refused with a clear error instead of being misread; files from before versioning have the
   version-1 layout and are stamped as such. Version 1 (no `context`) is migrated in place to 2.
@@ -16,8 +16,8 @@ import time
 from collections.abc import Callable
 from typing import TypeVar
 
-from memory.sqlite_rows import INSERT_FTS, tenant_tag
-from memory.store import StoreError
+from cairn.memory.sqlite_rows import INSERT_FTS, tenant_tag
+from cairn.memory.store import StoreError
 
 SCHEMA_VERSION = 2
 _FTS = (

@@ -1,16 +1,16 @@
 """`SQLiteStore`: the embedded `MemoryStore` — one SQLite file, WAL, FTS5 BM25, exact numpy vectors.
 
 - Records live in `memories`, their text in the FTS5 index `memories_fts` with a per-tenant tag,
-  so a tenant-filtered keyword query ranks only that tenant's matches (`memory.sqlite_schema`).
+  so a tenant-filtered keyword query ranks only that tenant's matches (`cairn.memory.sqlite_schema`).
 - Vector search is exact: one float32 matrix per tenant set is cached in-process and scanned with
   one BLAS thread. The cache is dropped for tenants this process writes and entirely when
-  `PRAGMA data_version` shows another process committed (`memory.sqlite_search`).
+  `PRAGMA data_version` shows another process committed (`cairn.memory.sqlite_search`).
 - Writes run in `BEGIN IMMEDIATE` transactions with a busy timeout and retries, so several processes
   can write one file; a failed write stores nothing, an acknowledged one is committed.
-- Keyword scores are FTS5's `bm25()`; see `memory.fusion` for how it compares with Weaviate's.
+- Keyword scores are FTS5's `bm25()`; see `cairn.memory.fusion` for how it compares with Weaviate's.
 
->>> from memory.embeddings import HashingEmbedder
->>> from memory.models import Memory
+>>> from cairn.memory.embeddings import HashingEmbedder
+>>> from cairn.memory.models import Memory
 >>> store = SQLiteStore(":memory:", HashingEmbedder(dim=32))
 >>> store.upsert([Memory(key="k1", kind="fact", content="the build uses uv", tenant="t1")])
 >>> store.search(SearchQuery(text="build", filter=SearchFilter(tenants=["t1"])))[0].memory.key
@@ -21,20 +21,20 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from memory import sqlite_rows as rows
-from memory import sqlite_search as legs
-from memory.embeddings import Embedder
-from memory.fusion import HYBRID_LEG_LIMIT, minmax, relative_score_fusion
-from memory.models import Memory, now
-from memory.sqlite_schema import open_database, write
-from memory.store import SearchFilter, SearchHit, SearchQuery
-from memory.stores import as_filter, as_query, check_memories, check_query_vector, check_vectors
+from cairn.memory import sqlite_rows as rows
+from cairn.memory import sqlite_search as legs
+from cairn.memory.embeddings import Embedder
+from cairn.memory.fusion import HYBRID_LEG_LIMIT, minmax, relative_score_fusion
+from cairn.memory.models import Memory, now
+from cairn.memory.sqlite_schema import open_database, write
+from cairn.memory.store import SearchFilter, SearchHit, SearchQuery
+from cairn.memory.store_checks import check_memories, check_query_vector, check_vectors
 
 _MAX_CACHED_SETS = 64
 _Hits = list[SearchHit]  # aliases: the method `list` shadows the builtin inside the class
@@ -105,11 +105,9 @@ class SQLiteStore:
         found = self.list(SearchFilter(tenants=[tenant]), limit=1, key=key)
         return found[0] if found else None
 
-    def list(
-        self, filter: SearchFilter | Mapping[str, Any], limit: int = 1000, *, key: str | None = None
-    ) -> _Memories:
+    def list(self, filter: SearchFilter, limit: int = 1000, *, key: str | None = None) -> _Memories:
         """Records matching a filter, newest first (then by key)."""
-        where, params = legs.where_sql(as_filter(filter), now())
+        where, params = legs.where_sql((filter or SearchFilter()), now())
         if key is not None:
             where, params = f"{where} AND m.key = ?", [*params, key]
         query = (
@@ -118,15 +116,15 @@ class SQLiteStore:
         with self._lock:
             return [rows.to_memory(row) for row in self._conn.execute(query, [*params, limit])]
 
-    def count(self, filter: SearchFilter | Mapping[str, Any] | None = None) -> int:
-        where, params = legs.where_sql(as_filter(filter), now())
+    def count(self, filter: SearchFilter | None = None) -> int:
+        where, params = legs.where_sql((filter or SearchFilter()), now())
         with self._lock:
             found = self._conn.execute(f"SELECT count(*) FROM memories m WHERE {where}", params).fetchone()
             return int(found[0])
 
-    def search(self, query: SearchQuery | Mapping[str, Any], vector: Sequence[float] | None = None) -> _Hits:
+    def search(self, query: SearchQuery, vector: Sequence[float] | None = None) -> _Hits:
         """Vector, keyword or hybrid search; scores in [0, 1], ordered by score then key."""
-        q = as_query(query)
+        q = query
         qvec = self._query_vector(q, vector)
         with self._lock:
             if q.mode == "keyword":

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 
 from pydantic import Field
 
-from memory.events import (
+from cairn.memory.events import (
     ConstraintExtracted,
     ConstraintRetired,
     Event,
@@ -29,7 +29,7 @@ from memory.events import (
     UserMessage,
     ValidationRecorded,
 )
-from memory.models import (
+from cairn.memory.models import (
     CheckOutcome,
     CodeReference,
     Evidence,

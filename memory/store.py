@@ -17,18 +17,19 @@ Semantics every backend honours (the contract suite in `tests/contract` checks t
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Literal, Protocol, runtime_checkable
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal, Protocol, TypeVar, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from memory.models import Memory, MemoryKind
+from cairn.memory.errors import CairnError
+from cairn.memory.models import Memory, MemoryKind
 
 SearchMode = Literal["vector", "keyword", "hybrid"]
 MAX_TEXT_CHARS = 100_000
 
 
-class StoreError(ValueError):
+class StoreError(CairnError, ValueError):
     """Bad input to a store; nothing was written."""
 
 
@@ -72,6 +73,33 @@ class SearchHit(BaseModel):
     score: float
     vector_score: float | None = None
     keyword_score: float | None = None
+
+
+M = TypeVar("M", SearchFilter, SearchQuery)
+
+
+def parse_filter(value: Mapping[str, Any]) -> SearchFilter:
+    """A `SearchFilter` from plain data (JSON, a CLI); a bad field is a one-line `StoreError`.
+
+    >>> parse_filter({"tenants": ["t1"], "bogus": 1})
+    Traceback (most recent call last):
+    cairn.memory.store.StoreError: bad filter field 'bogus': Extra inputs are not permitted
+    """
+    return _validated(SearchFilter, value, "filter")
+
+
+def parse_query(value: Mapping[str, Any]) -> SearchQuery:
+    """A `SearchQuery` from plain data; a bad field is a one-line `StoreError`."""
+    return _validated(SearchQuery, value, "query")
+
+
+def _validated(model: type[M], value: Mapping[str, Any], what: str) -> M:
+    try:
+        return model.model_validate(dict(value))
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or what
+        raise StoreError(f"bad {what} field {where!r}: {first['msg']}") from None
 
 
 _Hits = list[SearchHit]  # an alias: inside the Protocol, the method `list` shadows the builtin

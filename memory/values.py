@@ -6,7 +6,7 @@ accessed keys' traces to 1 (replacing traces: a memory read five times is not fi
 At the episode's end (`end_episode(reward)`) every traced key moves toward the reward,
 `v += alpha * trace * (reward - v)`, clipped to [0, 1]. A key whose value stays at or above
 `promote_at` for `promote_after` consecutive episodes is reported for promotion (episodic ->
-semantic; `memory.levels.promote` applies it).
+semantic; `cairn.memory.levels.promote` applies it).
 
 Values live in the workspace's `memory.db`, in their own table `memory_values` reached through
 their own sqlite3 connection: the store's schema stays the store's, and a value survives a
@@ -25,8 +25,8 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from memory.models import Frozen, now
-from memory.store import SearchHit
+from cairn.memory.models import Frozen, now
+from cairn.memory.store import SearchHit
 
 INITIAL_VALUE = 0.5
 _SCHEMA = """CREATE TABLE IF NOT EXISTS memory_values (

@@ -1,6 +1,6 @@
 """Weaviate's side of `WeaviateStore`: collection schema, object ids, tenants, properties, filters.
 
-Two multi-tenant collections hold the records (see `memory.weaviate_store`); this module says how
+Two multi-tenant collections hold the records (see `cairn.memory.weaviate_store`); this module says how
 a `Memory` is laid out there and how a `SearchFilter` reads as a Weaviate filter. Every import of
 weaviate-client is inside a function, so importing Cairn never needs the client.
 """
@@ -13,16 +13,16 @@ from fractions import Fraction
 from typing import Any
 from urllib.parse import urlparse
 
-from memory import fusion
-from memory.embeddings import stem
-from memory.models import Memory
-from memory.store import MAX_TEXT_CHARS, SearchFilter, StoreError
+from cairn.memory import fusion
+from cairn.memory.embeddings import stem
+from cairn.memory.models import Memory
+from cairn.memory.store import MAX_TEXT_CHARS, SearchFilter, StoreError
 
 NEVER = 253402300799.0  # 9999-12-31T23:59:59Z: the stored expiry of records that never expire
 _NAMESPACE = uuid.UUID("6f1c2f4e-3b8a-5d2c-9e41-7a0d5c3b2e10")
 _TENANT_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _PREFIX = re.compile(r"^[A-Z][A-Za-z0-9_]*$")
-_WORD = re.compile(r"[a-z0-9]+")  # the words `memory.embeddings.tokens` sees
+_WORD = re.compile(r"[a-z0-9]+")  # the words `cairn.memory.embeddings.tokens` sees
 _FIELDS = tuple(Memory.model_fields)
 # Weaviate reads a property boost ("terms^2") as an integer, so `fusion.CONTEXT_WEIGHT` is written
 # as the ratio of two: 0.5 becomes content^2, context^1. BM25F ranks alike for any common factor.

@@ -1,5 +1,5 @@
 """Searching Weaviate shards for `WeaviateStore`: per-shard legs fused in the client, or one
-server-side hybrid query when a search reaches exactly one shard (see `memory.weaviate_store`).
+server-side hybrid query when a search reaches exactly one shard (see `cairn.memory.weaviate_store`).
 """
 
 from __future__ import annotations
@@ -7,11 +7,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from memory import fusion
-from memory.embeddings import tokens
-from memory.models import Memory
-from memory.store import SearchHit, SearchQuery
-from memory.weaviate_schema import KEYWORD_PROPERTIES, from_properties
+from cairn.memory import fusion
+from cairn.memory.embeddings import tokens
+from cairn.memory.models import Memory
+from cairn.memory.store import SearchHit, SearchQuery
+from cairn.memory.weaviate_schema import KEYWORD_PROPERTIES, from_properties
 
 Leg = dict[str, tuple[Memory, float]]  # object id -> (record, raw leg score)
 _EXPLAIN = re.compile(r"Result Set '?([^)']*)'?\) Document \S+: original score \S+, normalized score: (\S+)")

@@ -8,8 +8,8 @@ Layout on the server:
 - Object UUIDs are `uuid5(tenant, key)`, so upserting a key overwrites one object.
 - No vectorizer: vectors come from the caller or the store's embedder (one self-provided vector).
 - BM25 runs over `terms`: every word of the content, lower-cased and stemmed with
-  `memory.embeddings.stem`, indexed with whitespace tokenisation and no stopword preset; queries
-  drop stopwords (`memory.embeddings.tokens`). Stopwords stay in the documents because they count
+  `cairn.memory.embeddings.stem`, indexed with whitespace tokenisation and no stopword preset; queries
+  drop stopwords (`cairn.memory.embeddings.tokens`). Stopwords stay in the documents because they count
   in BM25's document length, as in the embedded store's FTS5 index, so both backends match and
   weigh the same words. `content` itself is stored unindexed.
 - "Never expires" is stored as `NEVER` (year 9999), so the TTL filter is a plain `expires_at > now`.
@@ -19,10 +19,10 @@ is its own shard), so a search names its shards: the tenants of its filter (all 
 when the filter names none) in the collections its kinds need. A hybrid search on exactly one shard
 is one server query, `hybrid(alpha=..., fusion_type=RELATIVE_SCORE)`. On several shards each shard
 answers `near_vector` and `bm25` (top `max(k, HYBRID_LEG_LIMIT)` each) and the client fuses the
-union with `memory.fusion.relative_score_fusion`, the same formula. BM25 statistics stay per shard,
+union with `cairn.memory.fusion.relative_score_fusion`, the same formula. BM25 statistics stay per shard,
 as Weaviate keeps them.
 
->>> from memory.embeddings import HashingEmbedder
+>>> from cairn.memory.embeddings import HashingEmbedder
 >>> store = WeaviateStore("http://localhost:8080", HashingEmbedder(dim=64))  # doctest: +SKIP
 >>> store.count()  # doctest: +SKIP
 0
@@ -31,14 +31,14 @@ as Weaviate keeps them.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
-from memory.embeddings import Embedder
-from memory.models import Memory
-from memory.store import SearchFilter, SearchHit, SearchQuery
-from memory.stores import as_filter, as_query, check_memories, check_query_vector, check_vectors
-from memory.weaviate_schema import (
+from cairn.memory.embeddings import Embedder
+from cairn.memory.models import Memory
+from cairn.memory.store import SearchFilter, SearchHit, SearchQuery
+from cairn.memory.store_checks import check_memories, check_query_vector, check_vectors
+from cairn.memory.weaviate_schema import (
     NEVER,
     check_prefix,
     check_text,
@@ -51,7 +51,7 @@ from memory.weaviate_schema import (
     tenant_name,
     to_properties,
 )
-from memory.weaviate_search import search_shards
+from cairn.memory.weaviate_search import search_shards
 
 __all__ = ["NEVER", "WeaviateStore", "connect_client", "object_uuid"]
 _PAGE = 10_000  # Weaviate's default QUERY_MAXIMUM_RESULTS
@@ -202,11 +202,11 @@ class WeaviateStore:
                 return found[0]
         return None
 
-    def list(self, filter: SearchFilter | Mapping[str, Any], limit: int = 1000) -> Memories:
+    def list(self, filter: SearchFilter, limit: int = 1000) -> Memories:
         """Records matching a filter, newest first (each shard sorted by the server, then merged)."""
         from weaviate.classes.query import Sort
 
-        flt = as_filter(filter)
+        flt = filter or SearchFilter()
         where, newest = filter_of(flt, time.time()), Sort.by_property("created_at", ascending=False)
         found = [
             from_properties(obj.properties)
@@ -215,14 +215,13 @@ class WeaviateStore:
         ]
         return sorted(found, key=lambda m: (-m.created_at, m.key))[:limit]
 
-    def count(self, filter: SearchFilter | Mapping[str, Any] | None = None) -> int:
-        flt = as_filter(filter)
+    def count(self, filter: SearchFilter | None = None) -> int:
+        flt = filter or SearchFilter()
         where = filter_of(flt, time.time())
         return sum(self._count_shard(shard, where) for shard in self._shards(flt))
 
-    def search(self, query: SearchQuery | Mapping[str, Any], vector: Sequence[float] | None = None) -> Hits:
+    def search(self, query: SearchQuery, vector: Sequence[float] | None = None) -> Hits:
         """Vector, keyword or hybrid search (see the module docstring for several tenants)."""
-        query = as_query(query)
         qvec = self._query_vector(query, vector)
         shards = self._shards(query.filter)
         if not shards:

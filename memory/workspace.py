@@ -24,9 +24,10 @@ import subprocess
 import time
 from pathlib import Path
 
-from memory.events import Envelope, Event, TaskCreated
-from memory.history import HistoryLog, Replay
-from memory.state import TaskState, replay
+from cairn.memory.errors import CairnError, NotFound, UsageError
+from cairn.memory.events import Envelope, Event, TaskCreated
+from cairn.memory.history import HistoryLog, Replay
+from cairn.memory.state import TaskState, replay
 
 _TASK_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
 _GIT_ENV = {
@@ -37,8 +38,16 @@ _GIT_ENV = {
 }
 
 
-class WorkspaceError(ValueError):
+class WorkspaceError(CairnError, ValueError):
     """A task that does not exist, or an id that cannot name one."""
+
+
+class BadTaskId(WorkspaceError, UsageError):
+    """A task id that is not a slug (it would name a path outside the workspace)."""
+
+
+class TaskNotFound(WorkspaceError, NotFound):
+    """No task of that id in the workspace."""
 
 
 def new_task_id(goal: str, suffix: str | None = None) -> str:
@@ -50,7 +59,7 @@ def new_task_id(goal: str, suffix: str | None = None) -> str:
 
 def check_task_id(task_id: str) -> str:
     if not _TASK_ID.match(task_id):
-        raise WorkspaceError(f"invalid task id {task_id!r}: use lowercase letters, digits and dashes")
+        raise BadTaskId(f"invalid task id {task_id!r}: use lowercase letters, digits and dashes")
     return task_id
 
 
@@ -69,7 +78,7 @@ class Workspace:
     def task(self, task_id: str) -> TaskRepo:
         repo = TaskRepo(self.root / "tasks" / check_task_id(task_id))
         if not repo.history.path.exists():
-            raise WorkspaceError(f"no task {task_id!r} in workspace {self.root}")
+            raise TaskNotFound(f"no task {task_id!r} in workspace {self.root}")
         return repo
 
     def create_task(self, created: TaskCreated) -> TaskRepo:

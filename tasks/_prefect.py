@@ -14,29 +14,17 @@ from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
 from prefect import Task, task
+from prefect.context import FlowRunContext
+from prefect.filesystems import LocalFileSystem
 from prefect.settings import (
     PREFECT_FLOWS_HEARTBEAT_FREQUENCY,
-    PREFECT_RESULTS_LOCAL_STORAGE_PATH,
     temporary_settings,
 )
-from pydantic import BaseModel, ConfigDict
+
+from cairn.tasks.call_key import CallKey
 
 P = ParamSpec("P")
 R = TypeVar("R")
-
-
-class CallKey(BaseModel):
-    """Identity of one call within a task: what makes a result reusable across runs."""
-
-    model_config = ConfigDict(frozen=True)
-
-    task_id: str
-    iteration: int
-    index: int
-    kind: str  # "tool", "plan", "compress", "synthesize", ...
-
-    def __str__(self) -> str:
-        return f"{self.task_id}/{self.iteration}/{self.index}/{self.kind}"
 
 
 def call_cache_key(context: Any, parameters: dict[str, Any]) -> str | None:
@@ -63,18 +51,35 @@ def cairn_task(
 
 
 @contextmanager
-def iteration_settings(results: Path) -> Iterator[None]:
-    """Prefect settings for the runs a task's parent flow starts: its iterations and their calls.
+def task_run_settings(workspace: str | Path) -> Iterator[None]:
+    """Inside a task's flow run: how the runs it starts (iterations, calls) persist and beat.
 
-    - Results go to the workspace's `results/`, so a new process (resume, UI retry) finds them.
-    - Heartbeats are off for the iteration subflows. A flow run joins its heartbeat thread on exit,
-      and that thread sleeps in 1-second steps: about 1 s of every iteration. The parent flow run
-      started its own heartbeat before entering this block and keeps it, so crash detection (and
-      Cairn's task lock, `flows/liveness.py`) still covers the whole task.
+    - Results go to the workspace's `results/`, however the flow run was started (CLI, Python,
+      a worker). Prefect's default is one folder per machine (`~/.prefect/storage`) and a call's
+      cache key names the task, not the workspace: two workspaces holding a task of the same id
+      would read each other's results. A flow run's result store is fixed when it starts and its
+      children inherit it, so the store of the current flow run context is replaced.
+    - Heartbeats are off for the iteration subflows. A flow run joins its heartbeat thread on
+      exit, and that thread sleeps in 1-second steps: about 1 s of every iteration. The parent
+      keeps its own, so crash detection (and Cairn's task lock) still covers the whole task.
 
-    >>> with iteration_settings(Path("ws/results")):  # doctest: +SKIP
+    >>> with task_run_settings("ws"):  # doctest: +SKIP
     ...     bfs_iteration(config, task_id, 1)
     """
-    updates = {PREFECT_RESULTS_LOCAL_STORAGE_PATH: results, PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}
-    with temporary_settings(updates=updates):
+    context = FlowRunContext.get()
+    if context is None:
+        raise RuntimeError("task_run_settings needs a flow run (it configures the runs it starts)")
+    results = Path(workspace).expanduser().resolve() / "results"
+    store = context.result_store.model_copy(update={"result_storage": LocalFileSystem(basepath=str(results))})
+    with (
+        context.model_copy(update={"result_store": store}),
+        temporary_settings(updates={PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}),
+    ):
+        yield
+
+
+@contextmanager
+def iteration_settings() -> Iterator[None]:
+    """Heartbeats off for the flow runs started inside (see `task_run_settings`)."""
+    with temporary_settings(updates={PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}):
         yield

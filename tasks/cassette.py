@@ -30,12 +30,13 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from tasks.schemas import CallKind
+from cairn.memory.errors import CairnError
+from cairn.tasks.schemas import CallKind
 
 Match = Literal["request", "kind"]
 
 
-class CassetteError(RuntimeError):
+class CassetteError(CairnError):
     """A replay that cannot reproduce the run: exhausted cassette or changed request."""
 
 

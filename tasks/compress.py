@@ -21,12 +21,12 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache, partial
 from typing import Any
 
-from memory.models import CallCost, Compression, IterationMode, PlannedCall, ToolCall
-from memory.reasoning import LineCounter
-from memory.redact import redact
-from tasks.llm import LLMResult, count_tokens
-from tasks.schemas import CompressBatchInput, CompressBatchOutput, CompressInput, CompressOutput
-from tasks.tools.base import ToolOutput
+from cairn.memory.models import CallCost, Compression, IterationMode, PlannedCall, ToolCall
+from cairn.memory.reasoning import LineCounter
+from cairn.memory.redact import redact
+from cairn.tasks.llm import LLMResult, count_tokens
+from cairn.tasks.schemas import CompressBatchInput, CompressBatchOutput, CompressInput, CompressOutput
+from cairn.tasks.tools.base import ToolOutput
 
 RAW_CHARS = 1000
 MODEL_INPUT_CHARS = 6000  # what the compressor sees of a long output

@@ -2,7 +2,7 @@
 
 `RunConfig` is what flows pass between runs and processes; `Deps` is what a process builds from
 it once and reuses: the workspace, the memory store, the embedder and the model client. Settings
-are read from the environment only at the entry point (`flows.settings`), never here.
+are read from the environment only at the entry point (`cairn.flows.settings`), never here.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from memory.embeddings import Embedder, make_embedder
-from memory.store import MemoryStore
-from memory.workspace import Workspace
+from cairn.memory.embeddings import Embedder, make_embedder
+from cairn.memory.store import MemoryStore
+from cairn.memory.workspace import Workspace
 
 
 class RunConfig(BaseModel):
@@ -51,7 +51,7 @@ class Deps:
 @lru_cache(maxsize=8)
 def deps_for(config: RunConfig) -> Deps:
     """One set of live services per configuration per process."""
-    from memory.stores import open_store
+    from cairn.memory.backends import open_store
 
     workspace = Workspace(Path(config.workspace))
     workspace.root.mkdir(parents=True, exist_ok=True)

@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from pathlib import PurePosixPath
 
-from memory.code_docs import document_python, documented_share
-from memory.models import (
+from cairn.memory.code_docs import document_python, documented_share
+from cairn.memory.models import (
     CodeReference,
     Evidence,
     EvidenceMetadata,
@@ -22,7 +22,7 @@ from memory.models import (
     ToolCall,
     content_hash,
 )
-from tasks.tools.base import WrittenFile
+from cairn.tasks.tools.base import WrittenFile
 
 _CODE = {
     ".py": "python",

@@ -3,7 +3,7 @@
 `ModelClient.call` never raises for model-side problems: an unreachable provider, a reply that is
 not JSON, or JSON that fails validation `max_attempts` times all become a failed `LLMResult` with a
 one-line error, so the agent loop records the failure and carries on. Model strings: any litellm
-model, `cairn/offline` (the rule-based provider in `tasks.offline`), or `replay:PATH` (with an
+model, `cairn/offline` (the rule-based provider in `cairn.tasks.offline`), or `replay:PATH` (with an
 optional `?match=kind`) to play a cassette recorded with `record=PATH`.
 """
 
@@ -19,9 +19,9 @@ from typing import Any, Generic, Literal, TypeVar, overload
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from memory.models import CallCost
-from tasks import prompts
-from tasks.cassette import (
+from cairn.memory.models import CallCost
+from cairn.tasks import prompts
+from cairn.tasks.cassette import (
     CassetteError,
     CassettePlayer,
     Match,
@@ -30,7 +30,7 @@ from tasks.cassette import (
     player_for,
     recorder_for,
 )
-from tasks.schemas import (
+from cairn.tasks.schemas import (
     INPUTS,
     OUTPUTS,
     CallKind,
@@ -95,7 +95,7 @@ class ModelClient:
         self._player = _player(model, replay_match)
         self._recorder = recorder_for(record, model) if record else None
         if model.startswith(OFFLINE_PREFIX):
-            from tasks.offline import register_offline
+            from cairn.tasks.offline import register_offline
 
             register_offline()
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from memory.models import EvidenceType, IterationMode, PlannedCall, ToolCall
-from memory.state import TaskState
-from tasks.schemas import Candidate, KnownFile, Note, PlanInput, ToolSpec
+from cairn.memory.models import EvidenceType, IterationMode, PlannedCall, ToolCall
+from cairn.memory.state import TaskState
+from cairn.tasks.schemas import Candidate, KnownFile, Note, PlanInput, ToolSpec
 
 # Which evidence types a requirement name points at (validators' `meta.requirement`).
 _REQUIREMENT_EVIDENCE: dict[str, tuple[EvidenceType, ...]] = {

@@ -1,13 +1,13 @@
 """Render a call's input model into chat messages, and read it back (for the offline provider).
 
-Every prompt has the same shape, so any model (and `tasks.offline`) can tell what is asked:
+Every prompt has the same shape, so any model (and `cairn.tasks.offline`) can tell what is asked:
 
 - a system message whose first line is `cairn-call: <kind>`, then the instructions for that kind
   and the JSON schema the reply must validate against;
 - a user message holding the input as one fenced JSON block, labelled as data: file text and tool
   output travel inside it and must never be obeyed as instructions.
 
->>> from tasks.schemas import DetectTaskTypeInput
+>>> from cairn.tasks.schemas import DetectTaskTypeInput
 >>> messages = render("detect_task_type", DetectTaskTypeInput(goal="Fix the failing test"))
 >>> messages[0]["content"].splitlines()[0]
 'cairn-call: detect_task_type'
@@ -22,7 +22,7 @@ from typing import Final, get_args
 
 from pydantic import ValidationError
 
-from tasks.schemas import INPUTS, OUTPUTS, CallKind, Schema
+from cairn.tasks.schemas import INPUTS, OUTPUTS, CallKind, Schema
 
 Message = dict[str, str]
 HEADER: Final = "cairn-call:"

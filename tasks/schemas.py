@@ -1,7 +1,7 @@
 """What Cairn asks a model and what it expects back: one input and one output model per call kind.
 
-Every model call sends an input model (rendered into the prompt by `tasks.prompts`) and validates
-the reply against the output model. The offline provider (`tasks.offline`) reads the same input
+Every model call sends an input model (rendered into the prompt by `cairn.tasks.prompts`) and validates
+the reply against the output model. The offline provider (`cairn.tasks.offline`) reads the same input
 from the prompt's JSON block and fulfils the same output schema.
 """
 
@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from memory.models import EvidenceType, IterationMode, JsonValue, Progress, Relevance, TaskType
+from cairn.memory.models import EvidenceType, IterationMode, JsonValue, Progress, Relevance, TaskType
 
 CallKind = Literal[
     "plan", "compress", "compress_batch", "synthesize", "extract_constraint", "detect_task_type"
@@ -69,7 +69,7 @@ class CompressInput(Schema):
     params: dict[str, JsonValue]
     outcome: str
     output: str  # truncated raw output
-    context: str = ""  # active rules and hot issues (`memory.relevant.rules_block`)
+    context: str = ""  # active rules and hot issues (`cairn.memory.relevant.rules_block`)
 
 
 class CompressBatchInput(Schema):

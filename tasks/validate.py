@@ -29,14 +29,14 @@ from __future__ import annotations
 import json
 import os
 import re
-import sys
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
-from memory.models import Evidence, TaskType, Verdict, content_hash
+from cairn.memory.errors import CairnError
+from cairn.memory.models import Evidence, TaskType, Verdict, content_hash
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -48,7 +48,7 @@ _LOCK = threading.Lock()  # one GX context per process; GX objects are not safe 
 _batch_definition: Any = None
 
 
-class SuiteError(ValueError):
+class SuiteError(CairnError, ValueError):
     """A suite file that is missing or cannot be understood; the message is one line."""
 
 
@@ -128,8 +128,8 @@ def has_tests(paths: Iterable[str]) -> bool:
 
 
 def default_suite_dirs() -> tuple[Path, ...]:
-    """Where the shipped suites live: the checkout the package runs from, else the wheel's data."""
-    return (Path(__file__).resolve().parents[1] / "validators", Path(sys.prefix) / "share/cairn/validators")
+    """Where the shipped suites live: `cairn/validators`, in a wheel and in a checkout alike."""
+    return (Path(__file__).resolve().parents[1] / "validators",)
 
 
 def suite_path(task_type: str, suites_dir: Path | None = None) -> Path:

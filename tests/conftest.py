@@ -29,7 +29,7 @@ def free_port() -> int:
 
 
 def wait_healthy(url: str, timeout: float = 90.0) -> None:
-    from flows.server import wait_until_healthy
+    from cairn.flows.server import wait_until_healthy
 
     wait_until_healthy(url, timeout)
 
@@ -37,7 +37,7 @@ def wait_healthy(url: str, timeout: float = 90.0) -> None:
 @pytest.fixture(autouse=True, scope="session")
 def no_real_model_requests() -> Iterator[None]:
     """Refuse real network model requests; tests use cairn/offline, mock_response or cassettes."""
-    from tasks.llm import block_network_models
+    from cairn.tasks.llm import block_network_models
 
     undo = block_network_models()
     yield

@@ -1,2 +1,3 @@
 """Cairn's memory inside other agent frameworks. Each integration is an optional extra and imports its
-framework only in its own module: `memory.integrations.agent_framework` needs `cairn[agent-framework]`."""
+framework only in its own module: `cairn.memory.integrations.agent_framework` needs
+`cairn-agents[agent-framework]`."""

@@ -1,6 +1,6 @@
 """Cairn's memory as a Microsoft Agent Framework context provider (issue 9; extra `agent-framework`).
 
-`CairnContextProvider` is an `agent_framework.ContextProvider` built on `memory.context`'s
+`CairnContextProvider` is an `agent_framework.ContextProvider` built on `cairn.memory.context`'s
 `MemoryContextProvider`:
 
 - `before_run` adds one instructions block: the top-k memories of the scope relevant to the new
@@ -40,15 +40,16 @@ try:
     )
 except ModuleNotFoundError as exc:  # pragma: no cover - exercised only without the extra
     raise ModuleNotFoundError(
-        "Cairn's Agent Framework integration needs agent-framework-core: pip install 'cairn[agent-framework]'"
+        "Cairn's Agent Framework integration needs agent-framework-core: "
+        "pip install 'cairn-agents[agent-framework]'"
     ) from exc
 from pydantic import Field
 
-from memory.context import MemoryContextProvider
-from memory.embeddings import Embedder
-from memory.extract import ChatMessage, Extractor, heuristic_facts
-from memory.models import Frozen, Memory, now
-from memory.store import MemoryStore, SearchFilter
+from cairn.memory.context import MemoryContextProvider
+from cairn.memory.embeddings import Embedder
+from cairn.memory.extract import ChatMessage, Extractor, heuristic_facts
+from cairn.memory.models import Frozen, Memory, now
+from cairn.memory.store import MemoryStore, SearchFilter
 
 Scope = Literal["session", "user"]
 SHARED = "shared"
@@ -174,7 +175,7 @@ class CairnContextProvider(ContextProvider):
         return current.model_copy(update={"scope": self.scope, "tenant": tenant})
 
     def core(self, session: AgentSession, agent: SupportsAgentRun | None = None) -> MemoryContextProvider:
-        """The `memory.context` provider for one session: its tenant, the session id as thread id."""
+        """The `cairn.memory.context` provider for one session: its tenant, the session id as thread id."""
         name = getattr(agent, "name", None) or "assistant"
         return MemoryContextProvider(
             self.store, session.session_id, tenant=self.tenant(session), agent=name, **self.core_options

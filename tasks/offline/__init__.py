@@ -1,12 +1,12 @@
 """`cairn/offline`: a deterministic, rule-based model registered in litellm as provider `cairn`.
 
-It reads the request back with `tasks.prompts.parse_request` and fulfils the call's schema with
+It reads the request back with `cairn.tasks.prompts.parse_request` and fulfils the call's schema with
 extractive logic (`rules`, `planner`, `reading`), so a research or question task over local files
 completes with no model at all. Usage is counted with litellm's tokenizer; the cost is 0.
 
 >>> import litellm
->>> from tasks.prompts import render
->>> from tasks.schemas import DetectTaskTypeInput
+>>> from cairn.tasks.prompts import render
+>>> from cairn.tasks.schemas import DetectTaskTypeInput
 >>> register_offline()
 >>> reply = litellm.completion(model="cairn/offline", messages=render(
 ...     "detect_task_type", DetectTaskTypeInput(goal="Refactor the parser module")))
@@ -25,11 +25,11 @@ from litellm import Usage, token_counter
 from litellm.llms.custom_llm import CustomLLM, CustomLLMError
 from litellm.types.utils import ModelResponse
 
-from tasks.offline.planner import plan
-from tasks.offline.reading import compress, compress_batch, synthesize
-from tasks.offline.rules import detect_task_type, extract_constraint
-from tasks.prompts import PromptError, parse_request
-from tasks.schemas import (
+from cairn.tasks.offline.planner import plan
+from cairn.tasks.offline.reading import compress, compress_batch, synthesize
+from cairn.tasks.offline.rules import detect_task_type, extract_constraint
+from cairn.tasks.prompts import PromptError, parse_request
+from cairn.tasks.schemas import (
     CompressBatchInput,
     CompressInput,
     DetectTaskTypeInput,

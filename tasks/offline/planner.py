@@ -14,10 +14,10 @@ The policy, per iteration (every proposal already in `done_calls` is dropped):
 
 from __future__ import annotations
 
-from memory.models import EvidenceType, JsonValue, PlannedCall
-from tasks.offline import text
-from tasks.offline.report import build_report, citable_notes
-from tasks.schemas import Candidate, KnownFile, Plan, PlanInput, ToolSpec
+from cairn.memory.models import EvidenceType, JsonValue, PlannedCall
+from cairn.tasks.offline import text
+from cairn.tasks.offline.report import build_report, citable_notes
+from cairn.tasks.schemas import Candidate, KnownFile, Plan, PlanInput, ToolSpec
 
 COVERED = 0.75  # share of the goal's terms the notes must contain before writing
 MAX_READS = 12  # after this many files read, write with what is known

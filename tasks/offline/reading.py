@@ -1,7 +1,7 @@
 """Offline compression and synthesis: extractive readings of tool results and iterations.
 
 `compress` keeps the 1-2 output sentences most similar to the goal (prefixed with the file they
-came from), rates relevance with the thresholds of `tasks.offline.text`, and suggests the next
+came from), rates relevance with the thresholds of `cairn.tasks.offline.text`, and suggests the next
 step. `synthesize` judges an iteration from its one-line call records: `advancing` with new
 evidence or a relevant success, `regressing` with more failures than the previous iteration,
 otherwise `stuck`.
@@ -11,16 +11,16 @@ from __future__ import annotations
 
 import re
 
-from memory.models import Progress, main_argument
-from tasks.offline import text
-from tasks.schemas import (
+from cairn.memory.models import Progress, main_argument
+from cairn.tasks.offline import text
+from cairn.tasks.schemas import (
     CompressBatchInput,
     CompressBatchOutput,
     CompressInput,
     CompressOutput,
     SynthesizeInput,
 )
-from tasks.schemas import SynthesizeOutput as Synthesis
+from cairn.tasks.schemas import SynthesizeOutput as Synthesis
 
 CHECK_TOOLS = ("run_tests", "lint")
 _FAILED_LINE = re.compile(r"-> (?:failure|error|timeout)\b")

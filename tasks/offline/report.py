@@ -1,6 +1,6 @@
 """The offline deliverable: an extractive answer built from the notes, every sentence cited.
 
->>> from tasks.schemas import Note, PlanInput
+>>> from cairn.tasks.schemas import Note, PlanInput
 >>> inp = PlanInput(goal="How big is the lake?", task_type="simple_question", iteration=3, tools=[],
 ...     notes=[Note(source="lake.md", text="lake.md: The lake covers 48 hectares.", relevance="high")])
 >>> "The lake covers 48 hectares. [source: lake.md]" in build_report(inp)
@@ -12,8 +12,8 @@ from __future__ import annotations
 import math
 import re
 
-from tasks.offline import text
-from tasks.schemas import Note, PlanInput
+from cairn.tasks.offline import text
+from cairn.tasks.schemas import Note, PlanInput
 
 MAX_SENTENCES = 8
 MIN_SCORE = 0.12  # weighted share of the goal's terms below which a sentence is off-topic

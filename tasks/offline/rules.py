@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import re
 
-from tasks.offline.text import word_set
-from tasks.schemas import DetectTaskTypeOutput, ExtractConstraintOutput
+from cairn.tasks.offline.text import word_set
+from cairn.tasks.schemas import DetectTaskTypeOutput, ExtractConstraintOutput
 
 CODE_WORDS = word_set(
     "implement implementation function functions bug bugs fix test tests unittest pytest refactor "

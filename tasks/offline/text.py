@@ -19,8 +19,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from memory.embeddings import HashingEmbedder, Vectors, tokens
-from memory.models import Relevance
+from cairn.memory.embeddings import HashingEmbedder, Vectors, tokens
+from cairn.memory.models import Relevance
 
 
 def word_set(words: str) -> frozenset[str]:
@@ -46,7 +46,7 @@ _UNIT_STEMS = {"dai": "day", "annual": "year"}
 
 
 def terms(text: str) -> list[str]:
-    """Stemmed content words (`memory.embeddings.tokens`) with time-unit adjectives unified."""
+    """Stemmed content words (`cairn.memory.embeddings.tokens`) with time-unit adjectives unified."""
     return [_UNIT_STEMS.get(t, t) for t in tokens(text)]
 
 

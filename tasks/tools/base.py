@@ -12,8 +12,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from memory.models import CheckOutcome, Frozen, Outcome
-from memory.state import TaskState
+from cairn.memory.models import CheckOutcome, Frozen, Outcome
+from cairn.memory.state import TaskState
 
 
 class ToolContext(BaseModel):
@@ -44,6 +44,7 @@ class ToolOutput(Frozen):
     paths: list[str] = Field(default_factory=list)
     written: WrittenFile | None = None
     checks: list[CheckOutcome] = Field(default_factory=list)
+    seconds: float = 0.0  # the tool's own run time (set by `cairn.tasks.calls.run_tool_call`)
 
 
 def failure(message: str, outcome: Outcome = "failure") -> ToolOutput:

@@ -29,9 +29,9 @@ from xml.etree import ElementTree
 
 from pydantic import Field
 
-from memory.models import CheckOutcome, Frozen, Outcome
-from tasks.tools.paths import PathError, resolve_path
-from tasks.tools.sandbox import ProcessResult, run_sandboxed
+from cairn.memory.models import CheckOutcome, Frozen, Outcome
+from cairn.tasks.tools.paths import PathError, resolve_path
+from cairn.tasks.tools.sandbox import ProcessResult, run_sandboxed
 
 MEMORY_MB = 2048  # address space, not resident memory: threads and arenas reserve a lot of it
 OUTPUT_CAP = 256 * 1024

@@ -1,13 +1,13 @@
 """The coding tools as the agent calls them: `run_tests`, `lint`, `run_python` on the artifacts.
 
-Thin adapters from the structured results of `tasks.tools.code` to a `ToolOutput`; the checks
+Thin adapters from the structured results of `cairn.tasks.tools.code` to a `ToolOutput`; the checks
 travel along, so a failing test or lint check opens a hot issue and its later success resolves it.
 """
 
 from __future__ import annotations
 
-from tasks.tools import code as code_tools
-from tasks.tools.base import ToolContext, ToolOutput
+from cairn.tasks.tools import code as code_tools
+from cairn.tasks.tools.base import ToolContext, ToolOutput
 
 
 def run_tests(ctx: ToolContext, target: str = ".") -> ToolOutput:

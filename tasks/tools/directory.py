@@ -11,10 +11,10 @@ orient itself in a tree it has never seen without reading every file (no model c
 
 from __future__ import annotations
 
-from memory.directory import summarize_directory as summarize
-from tasks.tools.base import ToolContext, ToolOutput, failure
-from tasks.tools.files import readable_dir
-from tasks.tools.paths import PathError
+from cairn.memory.directory import summarize_directory as summarize
+from cairn.tasks.tools.base import ToolContext, ToolOutput, failure
+from cairn.tasks.tools.files import readable_dir
+from cairn.tasks.tools.paths import PathError
 
 MAX_CHARS = 8000
 

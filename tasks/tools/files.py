@@ -1,7 +1,7 @@
 """File tools confined to the workspace: `read_file`, `write_file`, `list_directory`.
 
 Paths are the agent's: relative to the task's `artifacts/`, or `source:NAME/...` for the read-only
-sources. `tasks.tools.paths.resolve_path` is the jail; every refusal is a failed output with a
+sources. `cairn.tasks.tools.paths.resolve_path` is the jail; every refusal is a failed output with a
 one-line reason and nothing is written.
 
 >>> ctx = ToolContext(task_id="t", artifacts=Path("/tmp/a"))  # doctest: +SKIP
@@ -14,8 +14,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from tasks.tools.base import ToolContext, ToolOutput, WrittenFile, failure
-from tasks.tools.paths import PathError, resolve_path
+from cairn.tasks.tools.base import ToolContext, ToolOutput, WrittenFile, failure
+from cairn.tasks.tools.paths import PathError, resolve_path
 
 MAX_READ_CHARS = 200_000
 MAX_WRITE_CHARS = 2_000_000

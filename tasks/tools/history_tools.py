@@ -6,7 +6,7 @@ verdict missed, and the latest high-relevance findings (seed: state-and-context 
 the key decisions from a long conversation history").
 
 >>> from pathlib import Path
->>> from memory.state import TaskState
+>>> from cairn.memory.state import TaskState
 >>> ctx = ToolContext(task_id="t", artifacts=Path("."), task_state=lambda: TaskState(goal="Ship it"))
 >>> summarize_history(ctx).text.splitlines()[0]
 'GOAL: Ship it'
@@ -14,8 +14,8 @@ the key decisions from a long conversation history").
 
 from __future__ import annotations
 
-from memory.reasoning import key_decisions
-from tasks.tools.base import ToolContext, ToolOutput, failure
+from cairn.memory.reasoning import key_decisions
+from cairn.tasks.tools.base import ToolContext, ToolOutput, failure
 
 MAX_CHARS = 6000
 

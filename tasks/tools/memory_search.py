@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tasks.tools.base import ToolContext, ToolOutput, failure
+from cairn.tasks.tools.base import ToolContext, ToolOutput, failure
 
 
 def search_memory(ctx: ToolContext, query: str, k: int = 5) -> ToolOutput:

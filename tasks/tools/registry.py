@@ -10,10 +10,10 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from memory.models import PlannedCall, TaskType
-from tasks.schemas import ToolSpec
-from tasks.tools import coding, directory, files, history_tools, memory_search
-from tasks.tools.base import ToolContext, ToolOutput, failure
+from cairn.memory.models import PlannedCall, TaskType
+from cairn.tasks.schemas import ToolSpec
+from cairn.tasks.tools import coding, directory, files, history_tools, memory_search
+from cairn.tasks.tools.base import ToolContext, ToolOutput, failure
 
 ToolFn = Callable[..., ToolOutput]
 

@@ -21,8 +21,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tasks.cassette import CassetteEntry, Reply
-from tasks.schemas import OUTPUTS, CallKind
+from cairn.tasks.cassette import CassetteEntry, Reply
+from cairn.tasks.schemas import OUTPUTS, CallKind
 
 CASSETTE = Path(__file__).with_name("coding_task.jsonl")
 MODEL = "scripted:coding_task"  # not a litellm model: nothing was recorded from a provider

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from memory.embeddings import Embedder, HashingEmbedder
-from memory.sqlite_store import SQLiteStore
-from memory.store import MemoryStore
+from cairn.memory.embeddings import Embedder, HashingEmbedder
+from cairn.memory.sqlite_store import SQLiteStore
+from cairn.memory.store import MemoryStore
 from tests.contract.weaviate_backend import make_weaviate_double_store, make_weaviate_live_store
 
 BACKENDS: dict[str, Callable[[Path, Embedder], MemoryStore]] = {

@@ -1,4 +1,4 @@
-"""The `MemoryStore` contract (see `memory.store`), run against every backend in conftest.BACKENDS."""
+"""The `MemoryStore` contract (see `cairn.memory.store`), run against every backend in conftest.BACKENDS."""
 
 from __future__ import annotations
 
@@ -8,8 +8,17 @@ from typing import Any
 import numpy as np
 import pytest
 
-from memory.models import Memory, now
-from memory.store import MAX_TEXT_CHARS, MemoryStore, SearchFilter, SearchMode, SearchQuery, StoreError
+from cairn.memory.models import Memory, now
+from cairn.memory.store import (
+    MAX_TEXT_CHARS,
+    MemoryStore,
+    SearchFilter,
+    SearchMode,
+    SearchQuery,
+    StoreError,
+    parse_filter,
+    parse_query,
+)
 from tests.contract.conftest import DIM
 
 MODES: tuple[SearchMode, ...] = ("keyword", "vector", "hybrid")
@@ -298,16 +307,18 @@ def test_bad_upsert_raises_and_stores_nothing(store: MemoryStore, case: str) -> 
 
 
 def test_unknown_filter_field_is_a_one_line_store_error(store: MemoryStore) -> None:
+    """Plain data (JSON, a CLI) becomes a filter or query through the parsers, which refuse it."""
     store.upsert([GOOD])
     calls = [
-        lambda: store.list({"bogus": 1}),  # type: ignore[arg-type]
-        lambda: store.count({"tenants": ["t1"], "bogus": 1}),  # type: ignore[arg-type]
-        lambda: store.search({"text": "fine", "filter": {"bogus": 1}}),  # type: ignore[arg-type]
+        lambda: store.list(parse_filter({"bogus": 1})),
+        lambda: store.count(parse_filter({"tenants": ["t1"], "bogus": 1})),
+        lambda: store.search(parse_query({"text": "fine", "filter": {"bogus": 1}})),
     ]
     for call in calls:
         with pytest.raises(StoreError) as error:
             call()
         assert "\n" not in str(error.value) and "bogus" in str(error.value)
+    assert [hit.memory.key for hit in store.search(parse_query({"text": "fine"}))] == ["good"]
 
 
 @pytest.mark.parametrize("vector", [[0.1] * (DIM - 1), [math.nan] * DIM])

@@ -21,8 +21,8 @@ from typing import Any
 
 import pytest
 
-from memory.embeddings import Embedder
-from memory.weaviate_store import WeaviateStore, connect_client
+from cairn.memory.embeddings import Embedder
+from cairn.memory.weaviate_store import WeaviateStore, connect_client
 from tests.contract.weaviate_double import WeaviateDouble
 
 _SALT = uuid.uuid4().hex  # pytest reuses tmp path names across sessions; live collections outlive them

@@ -2,7 +2,7 @@
 
 Pure functions over stored objects and the request protos weaviate-client sends, written from
 Weaviate's documented behaviour: cosine distance = 1 - cos; BM25F with the collection's k1/b,
-per-shard statistics and integer property boosts (`memory.fusion.bm25f_scores`); relative-score
+per-shard statistics and integer property boosts (`cairn.memory.fusion.bm25f_scores`); relative-score
 fusion with each leg limited to `max(limit, HYBRID_LEG_LIMIT)` and Weaviate's explain text; ranked
 fusion as 1 / (60 + rank).
 
@@ -22,7 +22,7 @@ from typing import Any
 
 from weaviate.proto.v1 import base_pb2, base_search_pb2
 
-from memory import fusion
+from cairn.memory import fusion
 
 F = base_pb2.Filters
 _EN_STOPWORDS = frozenset(  # Weaviate's "en" preset

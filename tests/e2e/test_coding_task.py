@@ -21,10 +21,10 @@ from typing import Any
 
 import pytest
 
-from memory.events import Event, IterationCompleted, TaskFinished, ToolCallRecorded, ValidationRecorded
-from memory.models import ToolCall
-from memory.state import TaskState, replay
-from memory.workspace import Workspace
+from cairn.memory.events import Event, IterationCompleted, TaskFinished, ToolCallRecorded, ValidationRecorded
+from cairn.memory.models import ToolCall
+from cairn.memory.state import TaskState, replay
+from cairn.memory.workspace import Workspace
 from tests.cassettes import make_coding_cassette as script
 from tests.conftest import BIN, listing
 

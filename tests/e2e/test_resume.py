@@ -3,8 +3,8 @@
 One interrupted run covers both ways a run breaks: a tool call raises in iteration 1 (the
 iteration's Prefect retry must skip the calls that had finished), and the process is SIGKILLed in
 iteration 2 after some tool results are in (the watchdog marks it Crashed; `cairn resume` finishes
-it). Test-only hooks in `tasks/steps.py`: CAIRN_TEST_FAIL_CALL, CAIRN_TEST_KILL_AFTER_CALLS, and
-CAIRN_TEST_COUNTER, a file every tool or model call that really executed appends its key to.
+it). The faults are injected by `tests/e2e/faults.py`, which runs the CLI with wrapped executors and
+counts every tool or model call that really executed.
 """
 
 from __future__ import annotations
@@ -13,15 +13,16 @@ import asyncio
 import os
 import signal
 import subprocess
+import sys
 import time
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
-from memory.state import TaskState
-from memory.workspace import Workspace
-from tests.conftest import BIN, CORPUS, QUESTION_FILE, cairn, listing
+from cairn.memory.state import TaskState
+from cairn.memory.workspace import Workspace
+from tests.conftest import BIN, CORPUS, QUESTION_FILE, ROOT, listing
 
 pytestmark = pytest.mark.e2e
 QUESTION = QUESTION_FILE.read_text(encoding="utf-8").strip()
@@ -32,13 +33,14 @@ TASK = "interrupted-run"
 def interrupted(prefect_server: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     ws = tmp_path_factory.mktemp("interrupted-ws")
     counter = ws / "calls.txt"
-    env = {**os.environ, "PREFECT_API_URL": prefect_server, "CAIRN_TEST_COUNTER": str(counter)}
+    env = {**os.environ, "PREFECT_API_URL": prefect_server}
     args = ["run", QUESTION, "--source", str(CORPUS), "--workspace", str(ws), "--task-id", TASK]
-    first = cairn(args, {**env, "CAIRN_TEST_FAIL_CALL": "1/2", "CAIRN_TEST_KILL_AFTER_CALLS": "5"})
+    count = ["--count", str(counter)]
+    first = with_faults([*count, "--fail-call", "1/2", "--kill-after-results", "5"], args, env)
     assert (ws / "tasks" / TASK).is_dir(), first.stderr[-3000:]
     before = Workspace(ws).task(TASK).state()
     states = _wait_crashed(TASK)
-    resumed = cairn(["resume", TASK, "--workspace", str(ws), "--json"], env)
+    resumed = with_faults(count, ["resume", TASK, "--workspace", str(ws), "--json"], env)
     return {
         "ws": ws,
         "counter": counter,
@@ -47,6 +49,11 @@ def interrupted(prefect_server: str, tmp_path_factory: pytest.TempPathFactory) -
         "states": states,
         "resumed": resumed,
     }
+
+
+def with_faults(faults: list[str], args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "tests.e2e.faults", *faults, "--", *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=300, env=env, cwd=ROOT)
 
 
 def _wait_crashed(task_id: str, timeout: float = 30.0) -> dict[str, str]:

@@ -13,9 +13,9 @@ import subprocess
 
 import pytest
 
-from memory.store import SearchFilter
-from memory.workspace import Workspace
-from tasks.deps import RunConfig, deps_for
+from cairn.memory.store import SearchFilter
+from cairn.memory.workspace import Workspace
+from cairn.tasks.deps import RunConfig, deps_for
 from tests.conftest import BIN
 from tests.e2e.conftest import FILE_RULES, GOAL_RULE, PLANTED, PlantedRun
 

@@ -27,13 +27,20 @@ from uuid import UUID
 
 import pytest
 
-from flows.postgres import Cluster, ensure_installed, find_bin_dir, init_cluster, start_cluster, stop_cluster
-from flows.server import alive, start_server, stop_server
-from flows.worker import start_worker, stop_worker
-from memory.models import memory_key
-from memory.store import SearchFilter
-from memory.workspace import Workspace
-from tasks.deps import RunConfig, deps_for
+from cairn.flows.postgres import (
+    Cluster,
+    ensure_installed,
+    find_bin_dir,
+    init_cluster,
+    start_cluster,
+    stop_cluster,
+)
+from cairn.flows.server import alive, start_server, stop_server
+from cairn.flows.worker import start_worker, stop_worker
+from cairn.memory.models import memory_key
+from cairn.memory.store import SearchFilter
+from cairn.memory.workspace import Workspace
+from cairn.tasks.deps import RunConfig, deps_for
 from tests.conftest import CORPUS, ROOT, free_port
 
 pytestmark = pytest.mark.e2e
@@ -116,7 +123,7 @@ def deploy(api_url: str) -> None:
     """A deployment of the deployment-friendly wrapper flow, from this checkout, to the pool."""
     from prefect.settings import PREFECT_API_URL, temporary_settings
 
-    from flows.serve import scheduled_task
+    from cairn.flows.serve import scheduled_task
 
     with temporary_settings(updates={PREFECT_API_URL: api_url}):
         flow = scheduled_task.from_source(source=str(ROOT), entrypoint="flows/serve.py:scheduled_task")

@@ -1,16 +1,14 @@
-"""A scripted model and a Prefect-free driver of the iteration's steps, for context tests.
+"""A scripted model and scripted tools for running iterations in process (no Prefect engine).
 
 `ScriptedModel` is a litellm custom provider (`script/...`): it sees the exact chat messages
-`tasks.prompts` rendered, keeps them, and answers plans from a script and everything else like
-`cairn/offline`. `drive_iteration` runs the same plain functions `flows.iteration.bfs_iteration`
-runs (context, plan_batch, compress_results, record_call, _synthesize), with tool outputs supplied by
-the test instead of real tools.
+`cairn.tasks.prompts` rendered, keeps them, and answers plans from a script and everything else like
+`cairn/offline`. `drive_iteration` runs `cairn.flows.iteration.run_iteration` itself, with an
+executor whose tool outputs the test supplies.
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,18 +16,17 @@ import litellm
 from litellm.llms.custom_llm import CustomLLM
 from litellm.types.utils import ModelResponse
 
-from flows.iteration import _synthesize
-from flows.session import Session, compress_results, plan_batch, record_call
-from memory.events import IterationStarted
-from memory.models import PlannedCall
-from memory.recorder import TaskRecorder
-from tasks._prefect import CallKey
-from tasks.deps import RunConfig, deps_for
-from tasks.llm import ModelClient
-from tasks.offline import respond
-from tasks.prompts import parse_request
-from tasks.schemas import Candidate, Plan, PlanInput
-from tasks.tools.base import ToolOutput
+from cairn.flows.executor import InProcessExecutor, ToolResult, ToolRun
+from cairn.flows.iteration import run_iteration
+from cairn.flows.session import Session, open_session
+from cairn.flows.start import start_task
+from cairn.memory.models import PlannedCall
+from cairn.tasks.deps import RunConfig
+from cairn.tasks.llm import ModelClient
+from cairn.tasks.offline import respond
+from cairn.tasks.prompts import parse_request
+from cairn.tasks.schemas import Candidate, Plan, PlanInput
+from cairn.tasks.tools.base import ToolContext, ToolOutput
 
 PROVIDER = "script"
 PlanScript = Callable[[PlanInput], list[Candidate]]
@@ -75,32 +72,27 @@ def register(model: ScriptedModel) -> Callable[[], None]:
     return undo
 
 
-def session_for(config: RunConfig, task_id: str) -> Session:
-    """What `open_session` builds, with model calls going straight to a `ModelClient` (no Prefect)."""
-    deps = deps_for(config)
-    recorder = TaskRecorder(deps.workspace.task(task_id), deps.store)
-    return Session(
-        config=config, deps=deps, recorder=recorder, client=ModelClient(config.model, max_attempts=1)
-    )
+class ScriptedTools(InProcessExecutor):
+    """Model calls go to the (scripted) model; tool outputs come from the test."""
+
+    def __init__(self, client: ModelClient, outputs: Outputs) -> None:
+        super().__init__(client)
+        self.outputs = outputs
+
+    def run_tools(self, runs: Sequence[ToolRun], ctx: ToolContext) -> Iterator[ToolResult]:
+        for key, call in runs:
+            yield key, call, self.outputs(call)
 
 
-def drive_iteration(config: RunConfig, task_id: str, n: int, outputs: Outputs) -> tuple[Session, str]:
-    """One iteration through the flow's own steps; returns the session and the CONTEXT it used."""
-    session = session_for(config, task_id)
-    state = session.state
-    session.recorder.record(IterationStarted(iteration=n, mode=state.mode, feedback=state.pending_feedback))
-    evidence_before = len(session.state.evidence)
-    context = session.context()
-    batch = plan_batch(session, n, context)
-    started = time.monotonic()
-    finished = [
-        (CallKey(task_id=task_id, iteration=n, index=i + 1, kind="tool"), call, outputs(call))
-        for i, call in enumerate(batch)
-    ]
-    for key, call, output, compression, cost in compress_results(session, finished):
-        record_call(session, key, call, output, compression, cost, time.monotonic() - started)
-    _synthesize(session, config, task_id, n, state.mode, evidence_before)
-    return session, context
+def executor_for(config: RunConfig, outputs: Outputs = lambda call: ToolOutput(text="")) -> ScriptedTools:
+    return ScriptedTools(ModelClient(config.model, max_attempts=1), outputs)
+
+
+def drive_iteration(config: RunConfig, task_id: str, n: int, outputs: Outputs) -> Session:
+    """Iteration `n` of the task through `run_iteration`, with scripted tool outputs."""
+    session = open_session(config, task_id)
+    run_iteration(session, n, session.state.mode, False, executor_for(config, outputs))
+    return session
 
 
 def workspace_config(root: Path, **overrides: Any) -> RunConfig:
@@ -108,18 +100,5 @@ def workspace_config(root: Path, **overrides: Any) -> RunConfig:
 
 
 def create_task(config: RunConfig, task_id: str, goal: str) -> Session:
-    """What `flows.start.start_task` records for a new task, without Prefect."""
-    from flows.rules import constraint_event
-    from memory.events import TaskCreated, UserMessage
-    from tasks.schemas import ExtractConstraintInput
-
-    deps = deps_for(config)
-    deps.workspace.create_task(
-        TaskCreated(task_id=task_id, goal=goal, task_type="coding_task", model=config.model)
-    )
-    session = session_for(config, task_id)
-    session.recorder.record(UserMessage(text=goal, role="goal"))
-    assert session.client is not None
-    result = session.client.call("extract_constraint", ExtractConstraintInput(message=goal))
-    session.recorder.record(constraint_event(result.output if result.ok else None, goal))
-    return session
+    """A new coding task, created as `run_task` creates one, with its model calls in process."""
+    return start_task(config, task_id, goal, [], "coding_task", None, executor_for(config))

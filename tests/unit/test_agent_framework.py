@@ -17,15 +17,15 @@ from typing import Any
 
 import pytest
 
-from memory.embeddings import HashingEmbedder
-from memory.models import Memory
-from memory.sqlite_store import SQLiteStore
-from memory.store import MemoryStore
+from cairn.memory.embeddings import HashingEmbedder
+from cairn.memory.models import Memory
+from cairn.memory.sqlite_store import SQLiteStore
+from cairn.memory.store import MemoryStore
 
 try:
     from agent_framework import Agent, AgentSession, FileSessionStore, Message, SessionContext
 
-    from memory.integrations.agent_framework import (
+    from cairn.memory.integrations.agent_framework import (
         CairnContextProvider,
         CairnMemoryState,
         FunctionChatClient,
@@ -266,7 +266,7 @@ def test_the_state_type_is_registered_at_import_for_a_cold_start(store: SQLiteSt
     code = (
         "import json, sys\n"
         "from agent_framework import AgentSession\n"
-        "import memory.integrations.agent_framework as cairn\n"
+        "import cairn.memory.integrations.agent_framework as cairn\n"
         "state = AgentSession.from_dict(json.loads(sys.stdin.read())).state['cairn_memory']['memory']\n"
         "print(type(state).__name__, state.turns)\n"
     )

@@ -16,9 +16,9 @@ from litellm import Usage
 from litellm.llms.custom_llm import CustomLLM
 from litellm.types.utils import ModelResponse
 
-from tasks.cassette import CassetteError, CassettePlayer, forget_cassettes, load_cassette
-from tasks.llm import LLMResult, ModelClient, block_network_models, context_window
-from tasks.schemas import (
+from cairn.tasks.cassette import CassetteError, CassettePlayer, forget_cassettes, load_cassette
+from cairn.tasks.llm import LLMResult, ModelClient, block_network_models, context_window
+from cairn.tasks.schemas import (
     CompressInput,
     DetectTaskTypeInput,
     ExtractConstraintInput,

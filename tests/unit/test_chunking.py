@@ -5,18 +5,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memory.chunking import chunk_text, markdown_chunks, paragraph_chunks, python_chunks
-from memory.embeddings import HashingEmbedder
-from memory.events import FileRecorded, TaskCreated, ToolCallRecorded
-from memory.models import ToolCall
-from memory.recorder import TaskRecorder
-from memory.sources import ensure_sources, index_source, source_tenant
-from memory.sqlite_store import SQLiteStore
-from memory.store import SearchFilter, SearchQuery
-from memory.workspace import Workspace
-from tasks.evidence import register_file
-from tasks.tools.base import ToolContext
-from tasks.tools.files import write_file
+from cairn.memory.chunking import chunk_text, markdown_chunks, paragraph_chunks, python_chunks
+from cairn.memory.embeddings import HashingEmbedder
+from cairn.memory.events import FileRecorded, TaskCreated, ToolCallRecorded
+from cairn.memory.models import ToolCall
+from cairn.memory.recorder import TaskRecorder
+from cairn.memory.sources import ensure_sources, index_source, source_tenant
+from cairn.memory.sqlite_store import SQLiteStore
+from cairn.memory.store import SearchFilter, SearchQuery
+from cairn.memory.workspace import Workspace
+from cairn.tasks.evidence import register_file
+from cairn.tasks.tools.base import ToolContext
+from cairn.tasks.tools.files import write_file
 
 CODE_V1 = '''"""Payment helpers."""
 

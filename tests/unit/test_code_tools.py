@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tasks.tools.code import lint, run_python, run_tests
+from cairn.tasks.tools.code import lint, run_python, run_tests
 
 TESTS = """\
 import pytest

@@ -5,13 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from flows.session import _keep_full_output
-from flows.settings import Settings
-from memory.models import CallCost, PlannedCall
-from tasks import compress as comp
-from tasks.llm import LLMResult
-from tasks.schemas import CompressBatchInput, CompressBatchOutput, CompressInput, CompressOutput
-from tasks.tools.base import ToolOutput
+from cairn.flows.session import _keep_full_output
+from cairn.flows.settings import Settings
+from cairn.memory.models import CallCost, PlannedCall
+from cairn.tasks import compress as comp
+from cairn.tasks.llm import LLMResult
+from cairn.tasks.schemas import CompressBatchInput, CompressBatchOutput, CompressInput, CompressOutput
+from cairn.tasks.tools.base import ToolOutput
 
 KEY = "sk-proj-" + "a1b2c3d4e5f6g7h8i9j0k1l2"
 COST = CallCost(prompt_tokens=301, completion_tokens=30, usd=0.03, seconds=0.9)

@@ -10,13 +10,14 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from flows.cli import app
-from flows.rules import constraint_key, give_feedback, list_rules, retire_rule
-from memory.events import ConstraintRetired
-from memory.indexer import reindex
-from memory.relevant import rules_block
-from tasks.deps import deps_for
-from tasks.llm import ModelClient
+from cairn.flows.cli import app
+from cairn.flows.rules import constraint_key, give_feedback, list_rules, retire_rule
+from cairn.memory.errors import NotFound
+from cairn.memory.events import ConstraintRetired
+from cairn.memory.indexer import reindex
+from cairn.memory.relevant import rules_block
+from cairn.tasks.deps import deps_for
+from cairn.tasks.llm import ModelClient
 from tests.unit.scripted import ScriptedModel, create_task, register, workspace_config
 
 RULE = "Never use requirements.txt; use pyproject.toml instead."
@@ -73,7 +74,7 @@ def test_retiring_a_rule_reaches_every_task_the_store_and_a_reindex(tmp_path: Pa
     shared = deps.store.get(constraint_key(RULE), "shared")
     assert shared is not None and not shared.active
     assert [r.active for r in list_rules(config)] == [False]
-    with pytest.raises(ValueError, match="no rule"):
+    with pytest.raises(NotFound, match="no rule"):
         retire_rule(config, "nope")
 
 
@@ -92,6 +93,6 @@ def test_cli_lists_retires_and_takes_feedback(tmp_path: Path) -> None:
     done = runner.invoke(app, ["rules", "--retire", listed[0]["key"], *ws])
     assert done.exit_code == 0 and json.loads(done.stdout)["retired"]["active"] is False
     missing = runner.invoke(app, ["rules", "--retire", "zzzz", *ws])
-    assert missing.exit_code == 1 and "no rule" in missing.stderr
+    assert missing.exit_code == 2 and "no rule" in missing.stderr
     unknown = runner.invoke(app, ["feedback", "no-such-task", "hi", *ws])
-    assert unknown.exit_code == 1 and "no task" in unknown.stderr
+    assert unknown.exit_code == 2 and "no task" in unknown.stderr

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from memory.context import DAY, MemoryContextProvider, new_messages
-from memory.embeddings import HashingEmbedder
-from memory.extract import ChatMessage, Extracted, heuristic_facts
-from memory.models import now
-from memory.sqlite_store import SQLiteStore
+from cairn.memory.context import DAY, MemoryContextProvider, new_messages
+from cairn.memory.embeddings import HashingEmbedder
+from cairn.memory.extract import ChatMessage, Extracted, heuristic_facts
+from cairn.memory.models import now
+from cairn.memory.sqlite_store import SQLiteStore
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -1,6 +1,6 @@
 """A scripted 50-iteration run through the iteration's own steps (no Prefect engine).
 
-The planner, compressor and synthesizer see the real prompts `tasks.prompts` renders; the scripted
+The planner, compressor and synthesizer see the real prompts `cairn.tasks.prompts` renders; the scripted
 model keeps them. Tool outputs are scripted: source files, a test run whose checks fail and are
 fixed, a lint failure, search results. Feedback arrives mid-run and one rule is retired.
 """
@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from flows.rules import give_feedback, list_rules, retire_rule
-from memory.models import CheckOutcome, PlannedCall
-from memory.reasoning import approx_tokens
-from memory.state import HotIssue, TaskState, update_hot_issues
-from tasks.llm import ModelClient
-from tasks.schemas import Candidate, PlanInput
-from tasks.tools.base import ToolOutput
+from cairn.flows.rules import give_feedback, list_rules, retire_rule
+from cairn.memory.models import CheckOutcome, PlannedCall
+from cairn.memory.reasoning import approx_tokens
+from cairn.memory.state import HotIssue, TaskState, update_hot_issues
+from cairn.tasks.llm import ModelClient
+from cairn.tasks.schemas import Candidate, PlanInput
+from cairn.tasks.tools.base import ToolOutput
 from tests.unit.scripted import ScriptedModel, create_task, drive_iteration, register, workspace_config
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -100,7 +100,8 @@ def test_fifty_iterations_keep_rules_and_hot_issues_in_every_prompt(
             retired = retire_rule(
                 config, next(r.key for r in list_rules(config) if "type hints" in r.rule)
             ).rule
-        session, context = drive_iteration(config, "pay-fix", n, outputs)
+        session = drive_iteration(config, "pay-fix", n, outputs)
+        context = model.of_kind("plan")[-1][1].context
         before.append(_at_plan_time(session.state))
         after.append(session.state)
         history = context.split("REASONING HISTORY")[1].splitlines()[1:-1]

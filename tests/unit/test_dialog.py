@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memory.dialog import Turn, turn_memories, turn_vectors
-from memory.embeddings import HashingEmbedder
-from memory.sqlite_store import SQLiteStore
-from memory.store import SearchFilter, SearchQuery
+from cairn.memory.dialog import Turn, turn_memories, turn_vectors
+from cairn.memory.embeddings import HashingEmbedder
+from cairn.memory.sqlite_store import SQLiteStore
+from cairn.memory.store import SearchFilter, SearchQuery
 
 
 def _turns() -> list[Turn]:

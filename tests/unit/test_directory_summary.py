@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memory.directory import summarize_directory
-from memory.models import PlannedCall
-from tasks.tools.base import ToolContext
-from tasks.tools.registry import TOOLS, execute
+from cairn.memory.directory import summarize_directory
+from cairn.memory.models import PlannedCall
+from cairn.tasks.tools.base import ToolContext
+from cairn.tasks.tools.registry import TOOLS, execute
 
 SERVICE = '''"""Payment services: charges and refunds."""
 

@@ -7,11 +7,17 @@ from pathlib import Path
 
 import pytest
 
-from flows.artifacts import evidence_key, evidence_rows, iteration_key, iteration_markdown, progress_percent
-from flows.liveness import TaskBusy, TaskLock, read_holder
-from flows.server import _redact_url, read_info
-from memory.models import Evidence, IterationRecord, ToolCall, Verdict
-from memory.state import TaskState
+from cairn.flows.artifacts import (
+    evidence_key,
+    evidence_rows,
+    iteration_key,
+    iteration_markdown,
+    progress_percent,
+)
+from cairn.flows.liveness import TaskBusy, TaskLock, read_holder
+from cairn.flows.server import _redact_url, read_info
+from cairn.memory.models import Evidence, IterationRecord, ToolCall, Verdict
+from cairn.memory.state import TaskState
 
 
 def test_a_second_runner_is_refused_and_named(tmp_path: Path) -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memory.embeddings import HashingEmbedder
-from memory.events import (
+from cairn.memory.embeddings import HashingEmbedder
+from cairn.memory.events import (
     ConstraintExtracted,
     EvidenceRecorded,
     FileRecorded,
@@ -13,14 +13,14 @@ from memory.events import (
     TaskCreated,
     ToolCallRecorded,
 )
-from memory.indexer import reindex
-from memory.models import CheckOutcome, ToolCall
-from memory.recorder import TaskRecorder
-from memory.sqlite_store import SQLiteStore
-from memory.store import SearchFilter, SearchQuery
-from memory.workspace import Workspace
-from tasks.evidence import cites, evidence_for, register_file
-from tasks.tools.base import WrittenFile
+from cairn.memory.indexer import reindex
+from cairn.memory.models import CheckOutcome, ToolCall
+from cairn.memory.recorder import TaskRecorder
+from cairn.memory.sqlite_store import SQLiteStore
+from cairn.memory.store import SearchFilter, SearchQuery
+from cairn.memory.workspace import Workspace
+from cairn.tasks.evidence import cites, evidence_for, register_file
+from cairn.tasks.tools.base import WrittenFile
 
 CODE = '''"""Tools."""
 

@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from flows.rules import give_feedback
-from memory.events import ConstraintExtracted, IterationStarted, UserMessage
-from memory.models import PlannedCall
-from memory.workspace import TaskRepo
-from tasks.llm import ModelClient
-from tasks.schemas import Candidate, PlanInput
-from tasks.tools.base import ToolOutput
+from cairn.flows.rules import give_feedback
+from cairn.memory.events import ConstraintExtracted, IterationStarted, UserMessage
+from cairn.memory.models import PlannedCall
+from cairn.memory.workspace import TaskRepo
+from cairn.tasks.llm import ModelClient
+from cairn.tasks.schemas import Candidate, PlanInput
+from cairn.tasks.tools.base import ToolOutput
 from tests.unit.scripted import ScriptedModel, create_task, drive_iteration, register, workspace_config
 
 FEEDBACK = "Going forward, never cite Wikipedia."
@@ -54,7 +54,7 @@ def test_the_next_iteration_takes_feedback_in_once(tmp_path: Path, scripted: Scr
     create_task(config, "t", "Summarise the notes.")
     drive_iteration(config, "t", 1, read)
     give_feedback(config, "t", FEEDBACK, client=ModelClient("script/model"))
-    session, _ = drive_iteration(config, "t", 2, read)
+    session = drive_iteration(config, "t", 2, read)
     drive_iteration(config, "t", 3, read)
     plans = [p for _, p in scripted.of_kind("plan")]
     assert [p.feedback for p in plans] == [[], [FEEDBACK], []]

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tasks.tools.base import ToolContext
-from tasks.tools.files import list_directory, read_file, write_file
+from cairn.tasks.tools.base import ToolContext
+from cairn.tasks.tools.files import list_directory, read_file, write_file
 
 
 @pytest.fixture

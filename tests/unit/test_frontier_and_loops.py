@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from flows.loops import LoopPolicy, decide
-from memory.models import Evidence, IterationRecord, PlannedCall, ToolCall, Verdict
-from memory.state import TaskState
-from tasks.plan import done_signatures, merge_frontier, pop_best, score
+from cairn.flows.loops import LoopPolicy, decide
+from cairn.memory.models import Evidence, IterationRecord, PlannedCall, ToolCall, Verdict
+from cairn.memory.state import TaskState
+from cairn.tasks.plan import done_signatures, merge_frontier, pop_best, score
 
 
 def _p(tool: str, path: str, expected: list[str] | None = None) -> PlannedCall:

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from memory.fusion import bm25_idf, bm25_scores, minmax, ranked, relative_score_fusion
+from cairn.memory.fusion import bm25_idf, bm25_scores, minmax, ranked, relative_score_fusion
 
 
 def test_minmax_spans_unit_interval_and_equal_scores_get_full_weight() -> None:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memory.models import IterationRecord, PlannedCall, ToolCall
-from memory.state import Constraint, TaskState
-from tasks.tools.base import ToolContext
-from tasks.tools.registry import TOOLS, execute
+from cairn.memory.models import IterationRecord, PlannedCall, ToolCall
+from cairn.memory.state import Constraint, TaskState
+from cairn.tasks.tools.base import ToolContext
+from cairn.tasks.tools.registry import TOOLS, execute
 
 
 def test_registered_and_reads_the_task_state(tmp_path: Path) -> None:

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memory.embeddings import HashingEmbedder
-from memory.events import Envelope, TaskCreated, ToolCallRecorded
-from memory.indexer import records_for
-from memory.models import CheckOutcome, Outcome, ToolCall
-from memory.relevant import rules_block
-from memory.sqlite_store import SQLiteStore
-from memory.state import TaskState, replay
+from cairn.memory.embeddings import HashingEmbedder
+from cairn.memory.events import Envelope, TaskCreated, ToolCallRecorded
+from cairn.memory.indexer import records_for
+from cairn.memory.models import CheckOutcome, Outcome, ToolCall
+from cairn.memory.relevant import rules_block
+from cairn.memory.sqlite_store import SQLiteStore
+from cairn.memory.state import TaskState, replay
 
 
 def run(n: int, tool: str, outcome: Outcome, **checks: bool) -> ToolCall:

@@ -18,7 +18,7 @@ from litellm import Usage
 from litellm.llms.custom_llm import CustomLLM
 from litellm.types.utils import ModelResponse
 
-from tasks.llm import (
+from cairn.tasks.llm import (
     ModelClient,
     ModelOutputError,
     block_network_models,
@@ -26,7 +26,7 @@ from tasks.llm import (
     count_tokens,
     parse_model_json,
 )
-from tasks.schemas import CompressInput, DetectTaskTypeInput, ExtractConstraintInput
+from cairn.tasks.schemas import CompressInput, DetectTaskTypeInput, ExtractConstraintInput
 
 Script = list[str | tuple[str, str] | Exception]
 

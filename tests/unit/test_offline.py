@@ -14,13 +14,13 @@ from typing import Any
 import litellm
 import pytest
 
-from memory.models import PlannedCall
-from tasks.llm import ModelClient, block_network_models
-from tasks.offline import register_offline, respond
-from tasks.offline.reading import compress, synthesize
-from tasks.offline.rules import detect_task_type, extract_constraint
-from tasks.prompts import DATA_LABEL, PromptError, parse_request, render
-from tasks.schemas import (
+from cairn.memory.models import PlannedCall
+from cairn.tasks.llm import ModelClient, block_network_models
+from cairn.tasks.offline import register_offline, respond
+from cairn.tasks.offline.reading import compress, synthesize
+from cairn.tasks.offline.rules import detect_task_type, extract_constraint
+from cairn.tasks.prompts import DATA_LABEL, PromptError, parse_request, render
+from cairn.tasks.schemas import (
     CompressBatchInput,
     CompressInput,
     DetectTaskTypeInput,

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tasks.tools.paths import PathError, resolve_path
+from cairn.tasks.tools.paths import PathError, resolve_path
 
 
 @pytest.fixture

@@ -24,8 +24,8 @@ from typing import Any
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from memory.chunking import CHUNK_CHARS, MAX_CHUNK_CHARS, chunk_text
-from memory.events import (
+from cairn.memory.chunking import CHUNK_CHARS, MAX_CHUNK_CHARS, chunk_text
+from cairn.memory.events import (
     ConstraintExtracted,
     ConstraintRetired,
     Envelope,
@@ -36,11 +36,11 @@ from memory.events import (
     TaskFinished,
     UserMessage,
 )
-from memory.history import HistoryError, HistoryLog
-from memory.indexer import records_for
-from memory.models import FileReference, content_hash, memory_key
-from memory.state import TaskState, replay
-from tasks.llm import ModelOutputError, parse_model_json
+from cairn.memory.history import HistoryError, HistoryLog
+from cairn.memory.indexer import records_for
+from cairn.memory.models import FileReference, content_hash, memory_key
+from cairn.memory.state import TaskState, replay
+from cairn.tasks.llm import ModelOutputError, parse_model_json
 
 BOUNDED = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

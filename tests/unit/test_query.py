@@ -1,4 +1,4 @@
-"""Queryable context: files, functions, classes and evidence through `memory.query` and the CLI."""
+"""Queryable context: files, functions, classes and evidence through `cairn.memory.query` and the CLI."""
 
 from __future__ import annotations
 
@@ -7,15 +7,15 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from flows.cli import app
-from memory import query
-from memory.events import EvidenceRecorded, FileRecorded, TaskCreated, ToolCallRecorded
-from memory.models import Evidence, ToolCall
-from memory.recorder import TaskRecorder
-from tasks.deps import RunConfig, deps_for
-from tasks.evidence import evidence_for, register_file
-from tasks.tools.base import ToolContext
-from tasks.tools.files import write_file
+from cairn.flows.cli import app
+from cairn.memory import query
+from cairn.memory.events import EvidenceRecorded, FileRecorded, TaskCreated, ToolCallRecorded
+from cairn.memory.models import Evidence, ToolCall
+from cairn.memory.recorder import TaskRecorder
+from cairn.tasks.deps import RunConfig, deps_for
+from cairn.tasks.evidence import evidence_for, register_file
+from cairn.tasks.tools.base import ToolContext
+from cairn.tasks.tools.files import write_file
 
 PARSER = '''"""Parsing."""
 
@@ -119,4 +119,4 @@ def test_cli_files_and_filtered_search(tmp_path: Path) -> None:
     from_call = search("file written", "--kind", "evidence", "--source", "call-3-")
     assert from_call and all(m["source"] == "call-3-1" for m in from_call)
     bad = runner.invoke(app, ["search", "x", "--kind", "nonsense", *ws])
-    assert bad.exit_code == 1 and "unknown kind" in bad.stderr
+    assert bad.exit_code == 2 and "unknown kind" in bad.stderr

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from memory.models import IterationRecord, Relevance, ToolCall
-from memory.reasoning import (
+from cairn.memory.models import IterationRecord, Relevance, ToolCall
+from cairn.memory.reasoning import (
     LineCounter,
     approx_tokens,
     context_budget,
@@ -11,8 +11,8 @@ from memory.reasoning import (
     key_decisions,
     reasoning_lines,
 )
-from memory.state import Constraint, HotIssue, TaskState
-from tasks.compress import line_counter
+from cairn.memory.state import Constraint, HotIssue, TaskState
+from cairn.tasks.compress import line_counter
 
 RELEVANCE: tuple[Relevance, ...] = ("high", "medium", "low", "low", "medium")
 

@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from memory.embeddings import HashingEmbedder
-from memory.events import UserMessage
-from memory.models import IterationRecord, Memory, ToolCall
-from memory.relevant import relevant_context, rules_block
-from memory.sqlite_store import SQLiteStore
-from memory.state import Constraint, HotIssue, TaskState
+from cairn.memory.embeddings import HashingEmbedder
+from cairn.memory.events import UserMessage
+from cairn.memory.models import IterationRecord, Memory, ToolCall
+from cairn.memory.relevant import relevant_context, rules_block
+from cairn.memory.sqlite_store import SQLiteStore
+from cairn.memory.state import Constraint, HotIssue, TaskState
 
 
 @pytest.fixture()

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tasks.tools.sandbox import DEFAULT_ALLOW, ProcessResult, build_env, run_sandboxed
+from cairn.tasks.tools.sandbox import DEFAULT_ALLOW, ProcessResult, build_env, run_sandboxed
 
 PY = sys.executable
 

@@ -12,16 +12,16 @@ from pathlib import Path
 
 import pytest
 
-from flows.runtime import protect_secrets
-from flows.session import _keep_full_output
-from memory import redact as redaction
-from memory.indexer import records_for
-from memory.state import TaskState
-from tasks.llm import LLMResult
-from tasks.schemas import CompressOutput, ToolSpec
-from tasks.steps import ToolCrashed, redact_result, safe_execute
-from tasks.tools.base import ToolContext
-from tasks.tools.registry import TOOLS
+from cairn.flows.runtime import protect_secrets
+from cairn.flows.session import _keep_full_output
+from cairn.memory import redact as redaction
+from cairn.memory.indexer import records_for
+from cairn.memory.state import TaskState
+from cairn.tasks.calls import ToolCrashed, redact_result, run_tool_call
+from cairn.tasks.llm import LLMResult
+from cairn.tasks.schemas import CompressOutput, ToolSpec
+from cairn.tasks.tools.base import ToolContext
+from cairn.tasks.tools.registry import TOOLS
 from tests.unit.test_properties import file_envelope
 
 KEY = "sk-proj-" + "Ab3" * 14
@@ -67,15 +67,15 @@ def tool_context(tmp_path: Path) -> ToolContext:
 
 
 def test_a_tool_output_is_redacted_before_prefect_persists_it(tmp_path: Path) -> None:
-    from memory.models import PlannedCall
+    from cairn.memory.models import PlannedCall
 
-    output = safe_execute(tool_context(tmp_path), PlannedCall(tool="read_file", params={"path": "notes.md"}))
+    output = run_tool_call(tool_context(tmp_path), PlannedCall(tool="read_file", params={"path": "notes.md"}))
     assert KEY not in output.text and ENV_VALUE not in output.text
     assert "[REDACTED:openai]" in output.text and "[REDACTED:env]" in output.text
 
 
 def test_a_crashing_tool_raises_a_redacted_message(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from memory.models import PlannedCall
+    from cairn.memory.models import PlannedCall
 
     def leaky(ctx: ToolContext) -> None:
         raise OSError(f"cannot reach https://api.example.com with {KEY}")
@@ -83,7 +83,7 @@ def test_a_crashing_tool_raises_a_redacted_message(tmp_path: Path, monkeypatch: 
     spec = ToolSpec(name="leaky_tool", description="crashes", params={})
     monkeypatch.setitem(TOOLS, "leaky_tool", (leaky, spec))
     with pytest.raises(ToolCrashed) as caught:
-        safe_execute(tool_context(tmp_path), PlannedCall(tool="leaky_tool", params={}))
+        run_tool_call(tool_context(tmp_path), PlannedCall(tool="leaky_tool", params={}))
     assert KEY not in str(caught.value) and "OSError" in str(caught.value)
     assert caught.value.__cause__ is None and caught.value.__suppress_context__
 

@@ -7,18 +7,19 @@ from pathlib import Path
 
 import pytest
 
-from flows.session import Session
-from flows.start import check_related
-from memory.embeddings import HashingEmbedder
-from memory.events import FileRecorded, TaskCreated
-from memory.levels import remember
-from memory.recorder import TaskRecorder
-from memory.sources import source_tenant
-from memory.sqlite_store import SQLiteStore
-from memory.store import SearchFilter
-from tasks.deps import RunConfig, deps_for
-from tasks.evidence import register_file
-from tasks.tools.base import WrittenFile
+from cairn.flows.session import Session
+from cairn.flows.start import check_related
+from cairn.memory.embeddings import HashingEmbedder
+from cairn.memory.errors import NotFound
+from cairn.memory.events import FileRecorded, TaskCreated
+from cairn.memory.levels import remember
+from cairn.memory.recorder import TaskRecorder
+from cairn.memory.sources import source_tenant
+from cairn.memory.sqlite_store import SQLiteStore
+from cairn.memory.store import SearchFilter
+from cairn.tasks.deps import RunConfig, deps_for
+from cairn.tasks.evidence import register_file
+from cairn.tasks.tools.base import WrittenFile
 
 
 def test_the_same_content_is_one_memory_whichever_agent_stores_it(tmp_path: Path) -> None:
@@ -57,7 +58,7 @@ def test_related_tasks_are_searched_and_labelled_and_must_exist(tmp_path: Path) 
 
     deps = deps_for(config)
     assert check_related(deps, ["earlier", "earlier"]) == ["earlier"]
-    with pytest.raises(ValueError, match="does not exist"):
+    with pytest.raises(NotFound, match="does not exist"):
         check_related(deps, ["typo"])
     later = _session(
         config, TaskCreated(task_id="later", goal="g", task_type="research_task", related=["earlier"])

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from memory.embeddings import HashingEmbedder
-from memory.models import Memory
-from memory.sqlite_rows import tenant_tag
-from memory.sqlite_store import SQLiteStore
-from memory.store import SearchFilter, SearchMode, SearchQuery, StoreError
+from cairn.memory.embeddings import HashingEmbedder
+from cairn.memory.models import Memory
+from cairn.memory.sqlite_rows import tenant_tag
+from cairn.memory.sqlite_store import SQLiteStore
+from cairn.memory.store import SearchFilter, SearchMode, SearchQuery, StoreError
 
 DIM = 16
 # The layout Cairn wrote before records had a `context` (schema version 1), as it wrote it.

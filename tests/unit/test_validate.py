@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from memory.models import Evidence, EvidenceMetadata, EvidenceType
-from tasks.validate import SuiteError, default_suite_dirs, suite_path, validate
+from cairn.memory.models import Evidence, EvidenceMetadata, EvidenceType
+from cairn.tasks.validate import SuiteError, default_suite_dirs, suite_path, validate
 
 ROWS = "expect_table_row_count_to_be_between"
 CODE_DOCS = "documentation (doc file or docstring share >= 0.5)"

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memory.embeddings import HashingEmbedder
-from memory.models import Memory
-from memory.relevant import search_snippets
-from memory.sqlite_store import SQLiteStore
-from memory.state import TaskState
-from memory.values import TDLambda, ValueTable
+from cairn.memory.embeddings import HashingEmbedder
+from cairn.memory.models import Memory
+from cairn.memory.relevant import search_snippets
+from cairn.memory.sqlite_store import SQLiteStore
+from cairn.memory.state import TaskState
+from cairn.memory.values import TDLambda, ValueTable
 
 
 def _chunk(key: str, text: str) -> Memory:

@@ -1,0 +1,72 @@
+"""Prefect as the executor: each iteration a subflow run, each call a cached, named task run.
+
+`bfs_iteration` is the iteration's Prefect shell (retries, a persisted result, the run name
+`iteration-{n}`); it hands `run_iteration` a `PrefectExecutor`, whose tool calls are submitted at
+once as task runs named `{tool}-{argument}` and whose model calls are task runs named for what
+they do (`plan-2`, `compress-2-1`). Every call is cached under its `CallKey`, so a retried or
+resumed iteration reuses what finished.
+"""
+
+# No `from __future__ import annotations`: Prefect validates flow parameters from the annotations.
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from prefect import flow
+from prefect.futures import PrefectFuture
+
+from cairn.flows.executor import ToolResult, ToolRun
+from cairn.flows.iteration import IterationSummary, run_iteration
+from cairn.flows.session import open_session
+from cairn.memory.models import IterationMode, main_argument
+from cairn.tasks.call_key import CallKey
+from cairn.tasks.deps import RunConfig
+from cairn.tasks.llm import LLMResult
+from cairn.tasks.schemas import CallKind, Schema
+from cairn.tasks.steps import call_model, run_tool
+from cairn.tasks.tools.base import ToolContext, ToolOutput
+
+
+class PrefectExecutor:
+    """Calls as Prefect task runs of the current flow run (see the module docstring)."""
+
+    def __init__(self, config: RunConfig) -> None:
+        self.config = config
+
+    def ask(self, key: CallKey, kind: CallKind, payload: Schema, name: str) -> LLMResult[Any]:
+        return call_model.with_options(task_run_name=name)(key, kind, payload, self.config)
+
+    def run_tools(self, runs: Sequence[ToolRun], ctx: ToolContext) -> Iterator[ToolResult]:
+        futures = self.submit(runs, ctx)
+        for (key, call), future in zip(runs, futures, strict=True):
+            yield key, call, future.result()
+
+    def submit(self, runs: Sequence[ToolRun], ctx: ToolContext) -> list[PrefectFuture[ToolOutput]]:
+        """Start every call at once, each a task run named for the tool and its main argument."""
+        return [
+            run_tool.with_options(
+                task_run_name=run_name(call.tool, call.params),
+                tags=[f"tool:{call.tool}"],
+            ).submit(key, call, ctx)
+            for key, call in runs
+        ]
+
+
+@flow(
+    name="bfs-iteration",
+    flow_run_name="iteration-{iteration}",
+    retries=2,
+    retry_delay_seconds=1,
+    persist_result=True,
+    log_prints=False,
+)
+def bfs_iteration(
+    config: RunConfig, task_id: str, iteration: int, mode: IterationMode = "fast", recovery: bool = False
+) -> IterationSummary:
+    session = open_session(config, task_id)
+    return run_iteration(session, iteration, mode, recovery, PrefectExecutor(config))
+
+
+def run_name(tool: str, params: dict[str, Any]) -> str:
+    """`read_file-source:corpus/reservoir.md`: the tool and its main argument."""
+    arg = main_argument(params)
+    return f"{tool}-{arg}" if arg else tool

@@ -1,0 +1,139 @@
+"""The task loop as a plain function: iterate, validate what is new, decide, finish.
+
+`run_loop` does not know how an iteration runs: the task's flow passes one that starts an
+iteration subflow run (`cairn.flows.agent`), tests and benchmarks one that calls `run_iteration`
+in process. Either way the state comes from `history.jsonl`, so a resumed task continues here
+from wherever its log says it stopped.
+
+>>> result = run_loop(session, lambda n, mode, recovery: None, NoArtifacts())  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Protocol
+
+from pydantic import BaseModel
+
+from cairn.flows.loops import decide
+from cairn.flows.session import Session, learner_for
+from cairn.memory.events import EvidenceRecorded, TaskFinished, ValidationRecorded
+from cairn.memory.levels import apply_promotions
+from cairn.memory.models import Evidence, IterationMode, IterationRecord, TaskStatus, Verdict
+from cairn.memory.state import TaskState
+from cairn.tasks.validate import has_tests, validate
+
+Iterate = Callable[[int, IterationMode, bool], object]
+
+
+class TaskResult(BaseModel):
+    task_id: str
+    status: str
+    complete: bool
+    iterations: int
+    workspace: str
+    report_path: str | None
+    stop_reason: str | None
+    verdict: Verdict | None
+
+
+class Publisher(Protocol):
+    """Where a task shows its progress (Prefect artifacts, or nowhere)."""
+
+    def publish_iteration(self, state: TaskState, record: IterationRecord) -> None: ...
+
+    def publish_progress(self, state: TaskState) -> None: ...
+
+
+class NoArtifacts:
+    def publish_iteration(self, state: TaskState, record: IterationRecord) -> None:
+        """Nothing to show: the run has no UI."""
+
+    def publish_progress(self, state: TaskState) -> None:
+        """Nothing to show: the run has no UI."""
+
+
+def run_loop(session: Session, iterate: Iterate, publisher: Publisher) -> TaskResult:
+    """Run the session's task until it is complete or the loop policy stops it."""
+    _catch_up(session, publisher)
+    decision = decide(session.state)
+    while decision.stop is None:
+        n = len(session.state.iterations) + 1
+        iterate(n, decision.mode, decision.recovery)
+        state = session.recorder.refresh()
+        if has_new_evidence(state):
+            validate_now(session, n)
+        publisher.publish_iteration(session.state, session.state.iterations[-1])
+        decision = decide(session.state)
+    result = finish(session, decision.stop)
+    publisher.publish_progress(session.state)
+    return result
+
+
+def _catch_up(session: Session, publisher: Publisher) -> None:
+    """Validate a finished iteration the previous run stopped right after (as an uninterrupted run would)."""
+    state = session.state
+    if state.current == 0 and state.iterations and has_new_evidence(state):
+        validate_now(session, state.iterations[-1].iteration)
+        publisher.publish_iteration(session.state, session.state.iterations[-1])
+
+
+def has_new_evidence(state: TaskState) -> bool:
+    last = state.verdict.iteration if state.verdict else 0
+    return any(ev.iteration > last for ev in state.evidence)
+
+
+def validate_now(session: Session, iteration: int) -> Verdict:
+    """Run the task type's suite over the evidence; record the verdict and its evidence."""
+    state, config = session.state, session.config
+    suites = Path(config.validators_dir) if config.validators_dir else None
+    verdict = validate(
+        state.task_type,
+        state.evidence,
+        has_tests=has_tests(state.files),
+        suites_dir=suites,
+        iteration=iteration,
+    )
+    verdict = verdict.model_copy(update={"validation_id": f"validation-{iteration}", "iteration": iteration})
+    evidence = Evidence(
+        type="validation",
+        content=verdict.rationale[:500],
+        confidence=verdict.confidence,
+        source=verdict.validation_id,
+        iteration=iteration,
+    )
+    session.recorder.record(ValidationRecorded(verdict=verdict), EvidenceRecorded(evidence=[evidence]))
+    return verdict
+
+
+def finish(session: Session, reason: str | None) -> TaskResult:
+    """Record how the task ended (once), credit the memories it used, and say where the report is."""
+    state = session.state
+    complete = bool(state.verdict and state.verdict.complete)
+    report = report_path(state, session.recorder.repo.artifacts)
+    if state.status == "running" or state.stop_reason != reason:
+        status: TaskStatus = "complete" if complete else "stopped"
+        session.recorder.record(TaskFinished(status=status, stop_reason=reason or "", report_path=report))
+        # The episode's end: memories the task used move toward its outcome (TD(lambda)).
+        updates = learner_for(session.deps, state).end_episode(1.0 if complete else 0.0)
+        apply_promotions(session.deps.store, updates)
+        session.recorder.repo.commit([session.recorder.repo.history.path], f"Task finished: {reason}")
+    state = session.state
+    return TaskResult(
+        task_id=state.task_id,
+        status=state.status,
+        complete=complete,
+        iterations=len(state.iterations),
+        workspace=str(session.deps.workspace.root),
+        report_path=report,
+        stop_reason=state.stop_reason,
+        verdict=state.verdict,
+    )
+
+
+def report_path(state: TaskState, artifacts: Path) -> str | None:
+    """The last documentation file that cites sources (the report or answer), else the last file."""
+    docs = [e.metadata.file_path for e in state.evidence if e.type == "synthesis" and e.metadata.file_path]
+    files = docs or [f.path for f in sorted(state.files.values(), key=lambda f: f.modified_at)]
+    return str(artifacts / files[-1]) if files else None

@@ -1,0 +1,53 @@
+"""One call, tool or model, run so that what leaves it is clean.
+
+These are the plain functions under Cairn's Prefect tasks (`cairn.tasks.steps`) and under the
+in-process executor (`cairn.flows.executor`): a tool's output and a model's reply are persisted,
+cached and shown to the next model, so secrets are redacted here, before anyone sees them.
+
+A tool that cannot run at all *raises* `ToolCrashed` (Prefect retries it): a returned failure
+would be cached as a success under the call's key and never tried again on resume.
+"""
+
+from __future__ import annotations
+
+import time
+from functools import lru_cache
+from typing import Any
+
+from cairn.memory.models import PlannedCall
+from cairn.memory.redact import redact, redact_model
+from cairn.tasks.llm import LLMResult, ModelClient
+from cairn.tasks.schemas import CallKind, Schema
+from cairn.tasks.tools.base import ToolContext, ToolOutput
+from cairn.tasks.tools.registry import execute
+
+
+class ToolCrashed(RuntimeError):
+    """A tool that could not run at all, its message redacted."""
+
+
+def run_tool_call(ctx: ToolContext, call: PlannedCall) -> ToolOutput:
+    """Run one planned call; a crash becomes `ToolCrashed` with a redacted message."""
+    started = time.perf_counter()
+    try:
+        output = redact_model(execute(ctx, call))
+    except Exception as exc:
+        raise ToolCrashed(redact(f"{type(exc).__name__}: {exc}")).with_traceback(exc.__traceback__) from None
+    return output.model_copy(update={"seconds": time.perf_counter() - started})
+
+
+def ask_model(client: ModelClient, kind: CallKind, payload: Schema) -> LLMResult[Any]:
+    """One model call with its reply, error and output redacted (a provider error may quote a key)."""
+    return redact_result(client.call(kind, payload))
+
+
+def redact_result(result: LLMResult[Any]) -> LLMResult[Any]:
+    output = redact_model(result.output) if result.output is not None else None
+    error = redact(result.error) if result.error else result.error
+    return result.model_copy(update={"raw": redact(result.raw), "error": error, "output": output})
+
+
+@lru_cache(maxsize=8)
+def model_client(model: str, record: str | None) -> ModelClient:
+    """One client per model and cassette per process (a cassette keeps its counters in it)."""
+    return ModelClient(model, record=record)

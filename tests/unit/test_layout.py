@@ -1,0 +1,141 @@
+"""The package's shape: one `cairn` namespace, layers that point one way, no cycles, no test hooks."""
+
+from __future__ import annotations
+
+import ast
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = ROOT / "cairn"
+
+
+def _modules() -> dict[str, Path]:
+    found: dict[str, Path] = {}
+    for folder, _, names in os.walk(PACKAGE, followlinks=True):
+        for name in names:
+            if name.endswith(".py"):
+                path = Path(folder) / name
+                parts = path.relative_to(ROOT).with_suffix("").parts
+                module = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+                found[module] = path
+    return found
+
+
+def _imports(path: Path, modules: dict[str, Path]) -> set[str]:
+    """Every cairn module `path` imports, at any depth, outside `if TYPE_CHECKING:` blocks."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    typing_only = {
+        id(node)
+        for block in ast.walk(tree)
+        if isinstance(block, ast.If) and "TYPE_CHECKING" in ast.unparse(block.test)
+        for node in ast.walk(block)
+    }
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if id(node) in typing_only:
+            continue
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("cairn"):
+            subs = {f"{node.module}.{a.name}" for a in node.names} & modules.keys()
+            found |= subs or ({node.module} & modules.keys())
+        elif isinstance(node, ast.Import):
+            found |= {a.name for a in node.names} & modules.keys()
+    return found
+
+
+def _graph() -> dict[str, set[str]]:
+    modules = _modules()
+    return {name: _imports(path, modules) for name, path in modules.items()}
+
+
+def test_every_module_lives_under_cairn() -> None:
+    modules = _modules()
+    assert {"cairn.flows.agent", "cairn.tasks.llm", "cairn.memory.store"} <= modules.keys()
+    assert all(name == "cairn" or name.startswith("cairn.") for name in modules)
+
+
+def test_layers_point_one_way() -> None:
+    wrong = [
+        f"{module} -> {target}"
+        for module, targets in _graph().items()
+        for target in targets
+        if (module.startswith("cairn.memory") and target.startswith(("cairn.tasks", "cairn.flows")))
+        or (module.startswith("cairn.tasks") and target.startswith("cairn.flows"))
+    ]
+    assert wrong == []
+
+
+def test_no_import_cycles() -> None:
+    graph = _graph()
+    cycles: list[list[str]] = []
+
+    def visit(module: str, path: list[str], done: set[str]) -> None:
+        if module in path:
+            cycles.append([*path[path.index(module) :], module])
+            return
+        if module in done:
+            return
+        for target in sorted(graph[module]):
+            visit(target, [*path, module], done)
+        done.add(module)
+
+    done: set[str] = set()
+    for module in sorted(graph):
+        visit(module, [], done)
+    assert cycles == []
+
+
+def test_only_the_cli_imports_typer_and_no_module_reads_test_switches() -> None:
+    for module, path in _modules().items():
+        text = path.read_text(encoding="utf-8")
+        if module != "cairn.flows.cli":
+            assert "import typer" not in text, module
+        assert "CAIRN_TEST" not in text, module
+
+
+def _python(code: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=cwd, timeout=60)
+
+
+def test_a_users_tasks_memory_and_flows_do_not_shadow_cairn(tmp_path: Path) -> None:
+    (tmp_path / "tasks.py").write_text("import invoke  # an Invoke tasks file\n", encoding="utf-8")
+    (tmp_path / "memory.py").write_text("MINE = True\n", encoding="utf-8")
+    (tmp_path / "flows").mkdir()
+    (tmp_path / "flows" / "__init__.py").write_text("MINE = True\n", encoding="utf-8")
+    code = (
+        "import cairn.flows.loop, cairn.tasks.llm, cairn.memory.store\n"
+        "import memory, flows\n"
+        "print(memory.MINE, flows.MINE)\n"
+    )
+    proc = _python(code, tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.split() == ["True", "True"]
+
+
+def test_the_old_import_names_are_aliases_where_nothing_else_has_them(tmp_path: Path) -> None:
+    """Results pickled by Cairn 0.1 name `tasks.tools.base.ToolOutput`: those names still load."""
+    code = (
+        "import cairn\n"
+        "import tasks.tools.base, memory.models, cairn.memory.models\n"
+        "same = memory.models.Evidence is cairn.memory.models.Evidence\n"
+        "print(tasks.tools.base.ToolOutput.__module__, same)\n"
+    )
+    proc = _python(code, tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.split() == ["cairn.tasks.tools.base", "True"]
+
+
+@pytest.mark.parametrize("entrypoint", ["cairn.flows.serve:scheduled_task", "flows/serve.py:scheduled_task"])
+def test_deployment_entrypoints_old_and_new_load_the_scheduled_flow(entrypoint: str) -> None:
+    """New deployments name a module; those made by 0.1 name the file in the checkout."""
+    code = (
+        "from prefect.flows import load_flow_from_entrypoint\n"
+        f"print(load_flow_from_entrypoint({entrypoint!r}, use_placeholder_flow=False).name)\n"
+    )
+    proc = _python(code, ROOT)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.strip().splitlines()[-1] == "cairn-scheduled"
