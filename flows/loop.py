@@ -16,7 +16,7 @@ from typing import Protocol
 
 from pydantic import BaseModel
 
-from cairn.flows.loops import decide
+from cairn.flows.policy import decide
 from cairn.flows.session import Session, learner_for
 from cairn.memory.events import EvidenceRecorded, TaskFinished, ValidationRecorded
 from cairn.memory.levels import apply_promotions

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cairn.flows.loops import LoopPolicy, decide
+from cairn.flows.policy import LoopPolicy, decide
 from cairn.memory.models import Evidence, IterationRecord, PlannedCall, ToolCall, Verdict
 from cairn.memory.state import TaskState
 from cairn.tasks.plan import done_signatures, merge_frontier, pop_best, score
