@@ -17,7 +17,7 @@ from __future__ import annotations
 from cairn.memory.models import EvidenceType, JsonValue, PlannedCall
 from cairn.tasks.offline import text
 from cairn.tasks.offline.report import build_report, citable_notes
-from cairn.tasks.schemas import Candidate, KnownFile, Plan, PlanInput, ToolSpec
+from cairn.tasks.schemas import Candidate, DoneCall, KnownFile, Plan, PlanInput, ToolSpec
 
 COVERED = 0.75  # share of the goal's terms the notes must contain before writing
 MAX_READS = 12  # after this many files read, write with what is known
@@ -26,7 +26,7 @@ _LIST, _READ, _WRITE, _SEARCH = "list_directory", "read_file", "write_file", "se
 
 def plan(inp: PlanInput) -> Plan:
     """Up to `inp.candidates` fresh candidates, best first (never empty)."""
-    done = set(inp.done_calls)
+    done = inp.done_keys
     proposals = _recovery(inp) + _proposals(inp) if inp.recovery else _proposals(inp)
     available = {t.name for t in inp.tools}
     fresh = _fresh(proposals, done, available) or _fresh(_recovery(inp), done, available)
@@ -47,13 +47,13 @@ def _fresh(proposals: list[Candidate], done: set[str], available: set[str]) -> l
     fresh: dict[str, Candidate] = {}
     for cand in proposals:
         if not available or cand.tool in available:
-            fresh.setdefault(signature(cand), cand)
-    return [cand for sig, cand in fresh.items() if sig not in done]
+            fresh.setdefault(done_key(cand), cand)
+    return [cand for key, cand in fresh.items() if key not in done]
 
 
-def signature(cand: Candidate) -> str:
-    """The same signature the loop records in `done_calls` (`PlannedCall.signature`)."""
-    return PlannedCall(tool=cand.tool, params=cand.params).signature
+def done_key(cand: Candidate) -> str:
+    """The key the loop gives the same call in `done_calls` (of `PlannedCall.signature`)."""
+    return DoneCall.key_of(PlannedCall(tool=cand.tool, params=cand.params).signature)
 
 
 def deliverable(inp: PlanInput) -> str:
