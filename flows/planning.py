@@ -15,13 +15,14 @@ from pathlib import Path
 
 from cairn.flows.executor import Executor
 from cairn.flows.model_calls import ask
-from cairn.flows.session import Session
+from cairn.flows.session import Session, deliverable
 from cairn.memory.events import PlanRecorded
 from cairn.memory.models import PlannedCall
+from cairn.memory.relevant import rules_block
 from cairn.memory.state import TaskState
 from cairn.tasks import plan as planning
 from cairn.tasks.call_key import CallKey
-from cairn.tasks.schemas import Candidate, KnownFile, Plan, PlanInput
+from cairn.tasks.schemas import Candidate, DeliverInput, DeliverOutput, KnownFile, Plan, PlanInput
 from cairn.tasks.tools.registry import tool_specs
 from cairn.tasks.validate import requirements
 
@@ -38,6 +39,11 @@ def plan_batch(
         return state.plan
     wanted = requirements_for(state.task_type, session.config.validators_dir)
     missing = state.verdict.missing if state.verdict else [line.split(":")[0] for line in wanted]
+    if (answer := _delivery(session, executor, iteration, missing, context)) is not None:
+        session.recorder.record(
+            PlanRecorded(iteration=iteration, candidates=[answer], batch=[answer], frontier=state.frontier)
+        )
+        return [answer]
     payload = planning.plan_input(
         state,
         tool_specs(state.task_type),
@@ -57,6 +63,54 @@ def plan_batch(
         PlanRecorded(iteration=iteration, candidates=candidates, batch=batch, frontier=rest)
     )
     return batch
+
+
+def _delivery(
+    session: Session, executor: Executor, iteration: int, missing: list[str], context: str
+) -> PlannedCall | None:
+    """The `answer` call, when the model says its notes already answer the goal (see `DeliverInput`).
+
+    Asked once notes exist and the last iteration added to them, for tasks whose deliverable is an
+    answer or a report (a coding task delivers code and passing tests instead).
+    """
+    state = session.state
+    notes = planning.notes(state)
+    if state.task_type == "coding_task" or not notes or not _worth_asking(state):
+        return None
+    if "answer" not in {spec.name for spec in tool_specs(state.task_type)}:
+        return None
+    payload = DeliverInput(
+        goal=state.goal,
+        task_type=state.task_type,
+        deliverable=deliverable(state.task_type),
+        notes=notes,
+        missing=missing,
+        context=rules_block(state, session.deps.store),
+    )
+    key = CallKey(task_id=session.task_id, iteration=iteration, index=0, kind="deliver")
+    result = ask(session, executor, key, "deliver", payload, f"deliver-{iteration}")
+    out = result.output if result.ok and isinstance(result.output, DeliverOutput) else None
+    if out is None or not out.ready or not out.answer.strip():
+        return None
+    return PlannedCall(
+        tool="answer",
+        params={"answer": out.answer, "sources": list(out.sources)},
+        rationale="The notes answer the goal: deliver it.",
+        expected_evidence=["synthesis", "file_creation", "documentation"],
+    )
+
+
+def _worth_asking(state: TaskState) -> bool:
+    """The last iteration read something (a model that was not ready may be now), or delivered
+    an answer the validator found wanting (the model may fix it)."""
+    last = state.iterations[-1] if state.iterations else None
+    if last is None:
+        return False
+    reads = ("read_file", "search_memory", "run_python", "summarize_directory")
+    if any(c.tool in reads and c.outcome == "success" for c in last.tool_calls):
+        return True
+    answered = any(c.tool == "answer" for c in last.tool_calls)
+    return answered and bool(state.verdict and state.verdict.missing)
 
 
 def _propose(

@@ -567,7 +567,8 @@ def block_network_models(allow: Iterable[str] = ()) -> Callable[[], None]:
     """Refuse litellm requests to real providers (for tests); returns a function that undoes it.
 
     Allowed: `mock_response=` calls, the `cairn` provider, providers registered in
-    `litellm.custom_provider_map` (local fakes), and the providers named in `allow`.
+    `litellm.custom_provider_map` (local fakes), a model server on loopback (`api_base`), and the
+    providers named in `allow`.
     A refused completion raises `NetworkModelBlocked`, which `ModelClient` reports as a failed call.
     """
     import litellm
@@ -578,7 +579,8 @@ def block_network_models(allow: Iterable[str] = ()) -> Callable[[], None]:
     def check(kwargs: dict[str, Any], args: tuple[Any, ...]) -> None:
         model = str(kwargs.get("model") or (args[0] if args else ""))
         local = {str(item["provider"]) for item in litellm.custom_provider_map}
-        if "mock_response" not in kwargs and model.split("/", 1)[0] not in allowed | local:
+        loopback = str(kwargs.get("api_base") or "").startswith(("http://127.0.0.1:", "http://localhost:"))
+        if "mock_response" not in kwargs and not loopback and model.split("/", 1)[0] not in allowed | local:
             raise NetworkModelBlocked(f"real model request to {model!r} blocked in tests")
 
     def completion(*args: Any, **kwargs: Any) -> Any:

@@ -22,7 +22,7 @@ from cairn.memory.models import (
 )
 
 CallKind = Literal[
-    "plan", "compress", "compress_batch", "synthesize", "extract_constraint", "detect_task_type"
+    "plan", "compress", "compress_batch", "synthesize", "extract_constraint", "detect_task_type", "deliver"
 ]
 # How a reply's shape is asked of the provider: the JSON schema, JSON mode, or only the prompt.
 ResponseFormat = Literal["auto", "json_schema", "json_object", "none"]
@@ -119,6 +119,18 @@ class SynthesizeInput(Schema):
     feedback: list[str] = Field(default_factory=list)  # user feedback this iteration took in
 
 
+class DeliverInput(Schema):
+    """Do the notes answer the goal yet? Asked before planning once notes exist, so a model that
+    holds the answer says so in one focused reply instead of planning yet another read."""
+
+    goal: str
+    task_type: TaskType
+    deliverable: str  # the file the answer goes to
+    notes: list[Note]
+    missing: list[str] = Field(default_factory=list)  # requirements not met yet
+    context: str = ""  # active rules and hot issues
+
+
 class ExtractConstraintInput(Schema):
     message: str
 
@@ -157,6 +169,12 @@ class SynthesizeOutput(Schema):
     progress_assessment: Progress = "advancing"
 
 
+class DeliverOutput(Schema):
+    ready: bool
+    answer: str = ""  # the answer, or the whole report (Markdown)
+    sources: list[str] = Field(default_factory=list)  # paths of the files the facts come from
+
+
 class ExtractConstraintOutput(Schema):
     rule: str  # one imperative sentence, or "N/A"
 
@@ -177,6 +195,7 @@ OUTPUTS: dict[CallKind, type[Schema]] = {
     "synthesize": SynthesizeOutput,
     "extract_constraint": ExtractConstraintOutput,
     "detect_task_type": DetectTaskTypeOutput,
+    "deliver": DeliverOutput,
 }
 INPUTS: dict[CallKind, type[Schema]] = {
     "plan": PlanInput,
@@ -185,4 +204,5 @@ INPUTS: dict[CallKind, type[Schema]] = {
     "synthesize": SynthesizeInput,
     "extract_constraint": ExtractConstraintInput,
     "detect_task_type": DetectTaskTypeInput,
+    "deliver": DeliverInput,
 }

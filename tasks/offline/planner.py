@@ -15,7 +15,7 @@ The policy, per iteration (every proposal already in `done_calls` is dropped):
 from __future__ import annotations
 
 from cairn.memory.models import EvidenceType, JsonValue, PlannedCall
-from cairn.tasks.offline import text
+from cairn.tasks.offline import coding, text
 from cairn.tasks.offline.report import build_report, citable_notes
 from cairn.tasks.schemas import Candidate, DoneCall, KnownFile, Plan, PlanInput, ToolSpec
 
@@ -61,6 +61,8 @@ def deliverable(inp: PlanInput) -> str:
 
 
 def _proposals(inp: PlanInput) -> list[Candidate]:
+    if code := _coding(inp):
+        return code
     listings = _listings(inp)
     files = [f for f in inp.files if not f.path.endswith("/") and f.path not in inp.written]
     if not files:
@@ -69,6 +71,29 @@ def _proposals(inp: PlanInput) -> list[Candidate]:
     if _ready(inp, reads):
         return [_write(inp), *reads, *listings]
     return [*reads, *listings, _write(inp)] if citable_notes(inp) else [*reads, *listings]
+
+
+def _coding(inp: PlanInput) -> list[Candidate]:
+    """For a coding task whose notes spell out files: write each, then run the tests."""
+    if inp.task_type != "coding_task":
+        return []
+    spelled = {name: code for n in inp.notes for name, code in coding.file_blocks(n.text).items()}
+    writes = [
+        _tool(
+            inp,
+            _WRITE,
+            {"path": name, "content": code},
+            f"The spec gives {name}; write it as given.",
+            ["file_creation", "code_implementation"],
+        )
+        for name, code in spelled.items()
+        if name not in inp.written
+    ]
+    if writes:
+        return writes
+    if any(coding.is_test(path) for path in inp.written):
+        return [_call(inp, "run_tests", ".", "Run the tests after the last change.", ["execution"])]
+    return []
 
 
 def _listings(inp: PlanInput) -> list[Candidate]:
