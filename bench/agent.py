@@ -115,7 +115,7 @@ def correctness(task: Task, report: str | None, artifacts: Path) -> str:
     )
     if (task.facts or task.cites) and not text:
         return "no answer or report was delivered"
-    missing = [fact for fact in task.facts if _plain(fact) not in _plain(text)]
+    missing = [fact for fact in task.facts if not states(text, fact)]
     if missing:
         return f"missing {', '.join(missing)}"
     from cairn.tasks.evidence import cites
@@ -126,6 +126,18 @@ def correctness(task: Task, report: str | None, artifacts: Path) -> str:
     if task.check:
         return _check(TASKS / task.name / task.check, artifacts)
     return "ok"
+
+
+def states(text: str, fact: str) -> bool:
+    """Whether `text` states `fact` as a whole: thousands separators and case aside, and a figure
+    only as the same number ('150' is not in '15,000' nor in '1.50').
+
+    >>> states("It holds 1260000 m³ (150 days).", "1,260,000"), states("About 15,000 m³.", "150")
+    (True, False)
+    """
+    edge = r"(?<![\w.])" if fact[:1].isalnum() else ""
+    end = r"(?![\d]|[.,]\d)" if fact[-1:].isdigit() else r"(?!\w)" if fact[-1:].isalnum() else ""
+    return re.search(edge + re.escape(_plain(fact)) + end, _plain(text)) is not None
 
 
 def _plain(text: str) -> str:

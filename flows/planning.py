@@ -21,6 +21,7 @@ from cairn.memory.models import PlannedCall
 from cairn.memory.relevant import rules_block
 from cairn.memory.state import TaskState
 from cairn.tasks import plan as planning
+from cairn.tasks.arithmetic import worked
 from cairn.tasks.call_key import CallKey
 from cairn.tasks.schemas import Candidate, DeliverInput, DeliverOutput, KnownFile, Plan, PlanInput
 from cairn.tasks.validate import requirements
@@ -95,10 +96,14 @@ def _delivery(
         missing=missing,
         context=rules_block(state, session.deps.store),
     )
-    key = CallKey(task_id=session.task_id, iteration=iteration, index=int(force), kind="deliver")
     name = f"deliver-{iteration}" + ("-after-plan" if force else "")
-    result = ask(session, executor, key, "deliver", payload, name)
-    out = result.output if result.ok and isinstance(result.output, DeliverOutput) else None
+    key = CallKey(task_id=session.task_id, iteration=iteration, index=int(force), kind="deliver")
+    out = _deliver(session, executor, key, payload, name)
+    if out is not None and (result := worked(out.arithmetic)) is not None:
+        # Asked again with the figure worked out: a small model names the sum but misdoes it.
+        key = key.model_copy(update={"index": 2 + int(force)})
+        again = payload.model_copy(update={"worked": [result]})
+        out = _deliver(session, executor, key, again, f"{name}-worked") or out
     if out is None or not out.answer.strip() or not (out.ready or force):
         return None  # forced, the best answer known beats planning nothing
     return PlannedCall(
@@ -107,6 +112,13 @@ def _delivery(
         rationale="The notes answer the goal: deliver it.",
         expected_evidence=["synthesis", "file_creation", "documentation"],
     )
+
+
+def _deliver(
+    session: Session, executor: Executor, key: CallKey, payload: DeliverInput, name: str
+) -> DeliverOutput | None:
+    result = ask(session, executor, key, "deliver", payload, name)
+    return result.output if result.ok and isinstance(result.output, DeliverOutput) else None
 
 
 def _worth_asking(state: TaskState) -> bool:

@@ -179,6 +179,7 @@ class DeliverInput(Schema):
     excerpts: list[Excerpt] = Field(default_factory=list)
     missing: list[str] = Field(default_factory=list)  # requirements not met yet
     context: str = ""  # active rules and hot issues
+    worked: list[str] = Field(default_factory=list)  # "expression = value", worked out by Cairn
 
 
 class ExtractConstraintInput(Schema):
@@ -222,6 +223,9 @@ class SynthesizeOutput(Schema):
 class DeliverOutput(Schema):
     # The answer comes first and the judgement last: a model decoding under a schema writes in
     # this order, and one asked to judge before it has tried an answer tends to say "not yet".
+    # The arithmetic comes before the answer: named first, it is worked out by Cairn (see
+    # `cairn.tasks.arithmetic`) and the model asked again with the result.
+    arithmetic: str = ""  # an expression over the files' figures, when the goal needs one
     answer: str = ""  # the answer, or the whole report (Markdown)
     sources: list[str] = Field(default_factory=list)  # paths of the files the facts come from
     ready: bool = False  # the notes support the answer: deliver it

@@ -23,6 +23,7 @@ from cairn.tasks.offline import respond
 from cairn.tasks.prompts import parse_request
 from cairn.tasks.schemas import (
     Candidate,
+    DeliverInput,
     DeliverOutput,
     ExtractConstraintInput,
     Plan,
@@ -142,6 +143,36 @@ def test_a_model_whose_notes_answer_the_goal_delivers_it_in_one_step(tmp_path: P
     answer = Path(result.report_path or "").read_text(encoding="utf-8")
     assert "1,260,000 cubic metres" in answer and "- source:corpus/reservoir.md" in answer
     assert "notes.md" not in answer  # a file that does not exist is not cited
+
+
+def reckoning(kind: str, payload: Schema) -> Schema | None:
+    """Reads two files, names the division the goal needs but gets it wrong (as the 1.5B did),
+    then answers with the figure Cairn worked out."""
+    if kind == "plan":
+        paths = ["source:corpus/reservoir.md", "source:corpus/water-use-2025.md"]
+        return Plan(candidates=[Candidate(tool="read_file", params={"path": p}) for p in paths])
+    if kind == "deliver" and isinstance(payload, DeliverInput):
+        sources = ["source:corpus/reservoir.md", "source:corpus/water-use-2025.md"]
+        if not payload.worked:
+            wrong = "It holds about 15,000 days of water."
+            return DeliverOutput(
+                arithmetic="1,260,000 / 8,400 = 15,000", answer=wrong, sources=sources, ready=True
+            )
+        figure = payload.worked[0].split("= ")[-1]
+        return DeliverOutput(answer=f"It holds {figure} days of water.", sources=sources, ready=True)
+    return None
+
+
+def test_arithmetic_the_model_names_is_worked_out_and_asked_again(tmp_path: Path, model: Install) -> None:
+    fake = model(reckoning)
+    config = RunConfig(workspace=str(tmp_path), model="fn/m", max_iterations=4)
+    goal = "How many days of water does the reservoir hold at the 2025 average daily consumption?"
+    result = run_whole_task(config, "q", goal, [CORPUS])
+    assert [d.worked for d in fake.seen["deliver"]] == [[], ["1260000 / 8400 = 150"]]
+    answer = Path(result.report_path or "").read_text(encoding="utf-8")
+    assert "It holds 150 days of water." in answer and "15,000" not in answer
+    calls = Workspace(tmp_path).task("q").state().model_calls
+    assert [c.key for c in calls if c.kind == "deliver"] == ["q/2/0/deliver", "q/2/2/deliver"]
 
 
 def test_every_call_kind_has_tokens_and_seconds_in_history(tmp_path: Path) -> None:
