@@ -110,6 +110,7 @@ def plan_input(
         sources=[f"source:{name}" for name in sorted(state.sources)],
         files=_merged(files or [], known_files(state)),
         notes=notes(state),
+        excerpts=excerpts(state) if state.task_type == "coding_task" else [],
         requirements=requirements or [],
         missing=missing,
         done_calls=done_calls(state),

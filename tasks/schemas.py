@@ -111,6 +111,13 @@ class Note(Schema):
     relevance: Relevance = "medium"
 
 
+class Excerpt(Schema):
+    """A file's own words, as read (the start of it): figures a compressed note may have lost."""
+
+    source: str
+    text: str
+
+
 class PlanInput(Schema):
     goal: str
     task_type: TaskType
@@ -121,6 +128,8 @@ class PlanInput(Schema):
     sources: list[str] = Field(default_factory=list)  # read-only roots as tools address them: source:NAME
     files: list[KnownFile] = Field(default_factory=list)  # directories end with "/"
     notes: list[Note] = Field(default_factory=list)
+    # A coding task writes code from what it read (a spec, a failing test): notes are too short.
+    excerpts: list[Excerpt] = Field(default_factory=list)
     requirements: list[str] = Field(default_factory=list)  # what "done" means: the suite's rules
     missing: list[str] = Field(default_factory=list)  # requirements not met yet (all, at first)
     done_calls: list[DoneCall] = Field(default_factory=list)
@@ -159,13 +168,6 @@ class SynthesizeInput(Schema):
     missing: list[str] = Field(default_factory=list)
     context: str = ""  # active rules and hot issues
     feedback: list[str] = Field(default_factory=list)  # user feedback this iteration took in
-
-
-class Excerpt(Schema):
-    """A file's own words, as read (the start of it): figures a compressed note may have lost."""
-
-    source: str
-    text: str
 
 
 class DeliverInput(Schema):

@@ -4,6 +4,7 @@ must make of both."""
 
 from __future__ import annotations
 
+import tomllib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -173,6 +174,23 @@ def test_arithmetic_the_model_names_is_worked_out_and_asked_again(tmp_path: Path
     assert "It holds 150 days of water." in answer and "15,000" not in answer
     calls = Workspace(tmp_path).task("q").state().model_calls
     assert [c.key for c in calls if c.kind == "deliver"] == ["q/2/0/deliver", "q/2/2/deliver"]
+
+
+def test_a_coding_plan_sees_the_words_of_the_spec_it_read(tmp_path: Path, model: Install) -> None:
+    def reads_the_spec(kind: str, payload: Schema) -> Schema | None:
+        if kind == "plan":
+            return Plan(candidates=[Candidate(tool="read_file", params={"path": "source:spec/slugify.md"})])
+        return None
+
+    fake = model(reads_the_spec)
+    config = RunConfig(workspace=str(tmp_path), model="fn/m", max_iterations=2)
+    task = ROOT / "bench" / "agent_tasks" / "slugify"
+    goal = tomllib.loads((task / "task.toml").read_text(encoding="utf-8"))["goal"]
+    run_whole_task(config, "c", goal, [task / "spec"])
+    first, second = fake.seen["plan"][:2]
+    assert first.task_type == "coding_task" and first.excerpts == []
+    assert [e.source for e in second.excerpts] == ["source:spec/slugify.md"]
+    assert 'return re.sub(r"[^a-z0-9]+", "-", text.lower())' in second.excerpts[0].text
 
 
 def test_every_call_kind_has_tokens_and_seconds_in_history(tmp_path: Path) -> None:
