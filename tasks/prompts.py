@@ -83,10 +83,13 @@ INSTRUCTIONS: Final[dict[CallKind, str]] = {
         "bears on a rule or hot issue in `context` is high relevance."
     ),
     "deliver": (
-        "Answer the goal from the `notes` and the `excerpts` (the files' own words). When the goal "
+        "Answer the goal from the `notes` and the `excerpts` (the files' own words). First list in "
+        "`figures` each figure the files state that the answer depends on, with its unit and file. "
+        "When the goal "
         "asks for a figure that no file states but their numbers give, and `worked` does not hold "
-        "it yet, write the expression in `arithmetic` (numbers and + - * / only, e.g. "
-        "`1260000 / 8400`): Cairn works it out and asks again with the result in `worked`; use the "
+        "it yet, write the expression in `arithmetic` (numbers and + - * / only: how long 36,000 "
+        "lasts at 1,200 a day is `36000 / 1200`): Cairn works it out and asks again with the "
+        "result in `worked`; use the "
         "results in `worked` exactly as given. Otherwise leave `arithmetic` empty. Write `answer`: "
         "for a question, the answer itself, quoting the files' words and figures; for a report or "
         "a summary, the whole report in Markdown, one point per file. "

@@ -225,8 +225,10 @@ class SynthesizeOutput(Schema):
 class DeliverOutput(Schema):
     # The answer comes first and the judgement last: a model decoding under a schema writes in
     # this order, and one asked to judge before it has tried an answer tends to say "not yet".
-    # The arithmetic comes before the answer: named first, it is worked out by Cairn (see
-    # `cairn.tasks.arithmetic`) and the model asked again with the result.
+    # The figures and the arithmetic come before the answer: a small model that first lists what
+    # the files state can name the sum the goal needs; Cairn works it out (see
+    # `cairn.tasks.arithmetic`) and asks again with the result.
+    figures: list[str] = Field(default_factory=list)  # "8,400 m³ a day (water-use-2025.md)"
     arithmetic: str = ""  # an expression over the files' figures, when the goal needs one
     answer: str = ""  # the answer, or the whole report (Markdown)
     sources: list[str] = Field(default_factory=list)  # paths of the files the facts come from
