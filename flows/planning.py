@@ -87,12 +87,16 @@ def _delivery(
         return None
     if "answer" not in session.toolset().names():
         return None
+    excerpts = planning.excerpts(state)
+    quoted = {e.source for e in excerpts}
     payload = DeliverInput(
         goal=state.goal,
         task_type=state.task_type,
         deliverable=deliverable(state.task_type),
-        notes=notes,
-        excerpts=planning.excerpts(state),
+        # A file's own words beat a small model's paraphrase of them, which may describe the
+        # file instead of stating its facts, or pin the goal's answer on the wrong file.
+        notes=[n for n in notes if n.source not in quoted],
+        excerpts=excerpts,
         missing=missing,
         context=rules_block(state, session.deps.store),
     )

@@ -139,7 +139,11 @@ def test_a_model_whose_notes_answer_the_goal_delivers_it_in_one_step(tmp_path: P
     result = run_whole_task(config, "q", QUESTION, [CORPUS])
     assert result.complete and result.iterations == 2
     asked = fake.seen["deliver"]
-    assert len(asked) == 1 and asked[0].notes and asked[0].deliverable == "answer.md"
+    assert len(asked) == 1 and asked[0].deliverable == "answer.md"
+    assert [e.source for e in asked[0].excerpts] == ["source:corpus/reservoir.md"]
+    assert all(
+        n.source != "source:corpus/reservoir.md" for n in asked[0].notes
+    )  # its words, not a paraphrase
     assert len(fake.seen["plan"]) == 1  # iteration 2 was the answer, without planning
     answer = Path(result.report_path or "").read_text(encoding="utf-8")
     assert "1,260,000 cubic metres" in answer and "- source:corpus/reservoir.md" in answer
