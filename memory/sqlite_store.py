@@ -32,6 +32,7 @@ from cairn.memory import sqlite_search as legs
 from cairn.memory.embeddings import Embedder
 from cairn.memory.fusion import HYBRID_LEG_LIMIT, minmax, relative_score_fusion
 from cairn.memory.models import Memory, now
+from cairn.memory.rerank import rerank, rerank_depth
 from cairn.memory.sqlite_schema import open_database, write
 from cairn.memory.store import SearchFilter, SearchHit, SearchQuery
 from cairn.memory.store_checks import check_memories, check_query_vector, check_vectors
@@ -138,7 +139,8 @@ class SQLiteStore:
             fused = relative_score_fusion(
                 self._vector_leg(q, qvec, limit), self._keyword_leg(q, limit), alpha=q.alpha
             )
-            return self._hits(q, {i: (f.score, f.vector, f.keyword) for i, f in fused.items()})
+            scored = {i: (f.score, f.vector, f.keyword) for i, f in fused.items()}
+            return self._hits(q, scored, reranked=q.rerank)
 
     def _query_vector(self, q: SearchQuery, vector: Sequence[float] | None) -> np.ndarray[Any, Any] | None:
         if vector is not None:
@@ -171,12 +173,16 @@ class SQLiteStore:
             self._cache[names] = legs.VectorMatrix(legs.vector_rows(self._conn, names), self._dim)
         return self._cache[names]
 
-    def _hits(self, q: SearchQuery, scored: dict[int, _Scored]) -> _Hits:
-        memories = rows.memories_by_id(self._conn, _best(scored, q.k, q.min_score))
+    def _hits(self, q: SearchQuery, scored: dict[int, _Scored], *, reranked: bool = False) -> _Hits:
+        """The best k hits; `reranked`: the best `rerank_depth(k)` go through the rerank stage first."""
+        depth, floor = (rerank_depth(q.k), 0.0) if reranked else (q.k, q.min_score)
+        memories = rows.memories_by_id(self._conn, _best(scored, depth, floor))
         hits = [
             SearchHit(memory=m, score=scored[i][0], vector_score=scored[i][1], keyword_score=scored[i][2])
             for i, m in memories.items()
         ]
+        if reranked:
+            hits = [h for h in rerank(q.text, hits) if h.score >= q.min_score]
         hits.sort(key=lambda h: (-h.score, h.memory.key, h.memory.tenant))
         return hits[: q.k]
 
