@@ -23,7 +23,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
-from cairn.memory.dialog import Turn, turn_memories
+from cairn.memory.dialog import SUBTYPE, Turn, turn_memories
 from cairn.memory.events import (
     ConstraintExtracted,
     ConstraintRetired,
@@ -152,6 +152,7 @@ def index(store: MemoryStore, state: TaskState, envelope: Envelope, artifacts: P
         _drop_stale_chunks(store, state, envelope.event.file.path, {r.key for r in records})
     if isinstance(envelope.event, ConstraintRetired):
         _retire(store, envelope.event.key)
+        _retire_statements(store, state, envelope.event.key)
     if records:
         stated = _new_statements(store, state.task_id, records)
         store.upsert(records)
@@ -197,6 +198,18 @@ def _drop_stale_chunks(store: MemoryStore, state: TaskState, path: str, keep: se
     stale = [m.key for m in old if m.key not in keep]
     if stale:
         store.delete(stale, state.task_id)
+
+
+def _retire_statements(store: MemoryStore, state: TaskState, key: str) -> None:
+    """Mark inactive the task's conversation turns that stated a rule now retired: what was said
+    stays findable, but context no longer offers it as something to act on."""
+    from cairn.memory.store import SearchFilter
+
+    said = {f"{USER}: {c.message}" for c in state.constraints if c.key == key and c.message}
+    where = SearchFilter(tenants=[SHARED], subtypes=[SUBTYPE], thread_id=state.task_id, active=True)
+    stale = [m for m in store.list(where) if any(m.content.endswith(line) for line in said)]
+    if stale:
+        store.upsert([m.model_copy(update={"active": False}) for m in stale])
 
 
 def _retire(store: MemoryStore, key: str) -> None:
