@@ -32,6 +32,7 @@ from cairn.memory.words import FUNCTION_WORDS
 DATA = Path(__file__).resolve().parent / "static_minilm"
 NAME = "static-minilm"
 _WORD = re.compile(r"\w+")  # punctuation carries no topic either
+_CHUNK_TOKENS = 8192  # token rows gathered at once (12 MB of float32)
 _MAX_TOKENS = 512  # a long text's vector is its first 512 word pieces' mean (as the teacher's was)
 
 
@@ -50,23 +51,43 @@ class StaticEmbedder:
         return NAME
 
     def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
         ids = self.token_ids(texts)
-        lengths = np.fromiter((len(row) for row in ids), dtype=np.int64, count=len(ids))
-        out = np.zeros((len(ids), self.dim), dtype=np.float32)
-        if lengths.sum() == 0:
-            return out
-        flat = np.concatenate([np.asarray(row, dtype=np.int64) for row in ids if row])
-        rows = self._table[flat].astype(np.float32) * self._scale[flat]
-        starts = np.concatenate([[0], np.cumsum(lengths[lengths > 0])[:-1]])
-        out[lengths > 0] = np.add.reduceat(rows, starts, axis=0)
+        for start, stop in _chunks([len(row) for row in ids]):
+            out[start:stop] = self._sums(ids[start:stop])
         norms = np.linalg.norm(out, axis=1, keepdims=True)  # the mean's direction: no need to divide
         np.divide(out, norms, out=out, where=norms > 0)
+        return out
+
+    def _sums(self, ids: list[list[int]]) -> npt.NDArray[np.float32]:
+        """Each text's sum of token vectors (zeros for a text without tokens)."""
+        out = np.zeros((len(ids), self.dim), dtype=np.float32)
+        lengths = np.array([len(row) for row in ids], dtype=np.int64)
+        filled = lengths > 0
+        if not filled.any():
+            return out
+        flat = np.fromiter((i for row in ids for i in row), dtype=np.int64, count=int(lengths.sum()))
+        rows = self._table[flat].astype(np.float32)
+        rows *= self._scale[flat]
+        starts = np.concatenate([[0], np.cumsum(lengths[filled])[:-1]])
+        out[filled] = np.add.reduceat(rows, starts, axis=0)
         return out
 
     def token_ids(self, texts: Sequence[str]) -> list[list[int]]:
         """Each text's word-piece ids, function words left out."""
         content = [" ".join(w for w in _WORD.findall(t) if w.lower() not in FUNCTION_WORDS) for t in texts]
         return [e.ids[:_MAX_TOKENS] for e in self._tokenizer.encode_batch(content, add_special_tokens=False)]
+
+
+def _chunks(lengths: list[int], budget: int = _CHUNK_TOKENS) -> list[tuple[int, int]]:
+    """Consecutive (start, stop) text ranges of about `budget` tokens: bounded temporaries."""
+    chunks, start, held = [], 0, 0
+    for index, length in enumerate(lengths):
+        if held and held + length > budget:
+            chunks.append((start, index))
+            start, held = index, 0
+        held += length
+    return [*chunks, (start, len(lengths))] if lengths else []
 
 
 @cache
