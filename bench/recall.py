@@ -32,9 +32,9 @@ sys.path.insert(0, str(ROOT))
 
 from cairn.memory.dialog import Turn, turn_memories, turn_vectors  # noqa: E402
 from cairn.memory.embeddings import Embedder, HashingEmbedder  # noqa: E402
-from cairn.memory.static_embedding import StaticEmbedder  # noqa: E402
 from cairn.memory.models import Memory  # noqa: E402
 from cairn.memory.sqlite_store import SQLiteStore  # noqa: E402
+from cairn.memory.static_embedding import StaticEmbedder  # noqa: E402
 from cairn.memory.store import SearchFilter, SearchMode, SearchQuery  # noqa: E402
 
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "locomo" / "locomo-dev.json"

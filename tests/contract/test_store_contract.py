@@ -281,7 +281,9 @@ def test_hybrid_lifts_the_turns_of_the_participant_the_query_names(store: Memory
     near = np.array(basis(0)) * 0.9 + np.array(basis(1)) * 0.3  # cosine 0.95 with the query
     vectors = [basis(0), (near / np.linalg.norm(near)).tolist(), basis(2)]
     turns = [("bo-tea", "Bo: green tea"), ("ann-tea", "Ann: tea, green"), ("ann-cat", "Ann: my cat")]
-    store.upsert([mem(key, text, kind="document_chunk", subtype="dialog_turn") for key, text in turns], vectors)
+    store.upsert(
+        [mem(key, text, kind="document_chunk", subtype="dialog_turn") for key, text in turns], vectors
+    )
     asked = {"vector": basis(0), "alpha": 1.0}  # the vector leg alone sets the fused order
     plain = search(store, "What green tea does Ann drink?", "hybrid", ["t1"], rerank=False, **asked)
     assert keys(plain) == ["bo-tea", "ann-tea", "ann-cat"]

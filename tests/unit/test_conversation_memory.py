@@ -43,7 +43,12 @@ def test_feedback_to_one_task_is_found_by_a_later_task(tmp_path: Path, scripted:
     found = search_snippets(later.state, deps_for(config).store)
     assert [m.content for m in found][:1] == [f"{_date_of(found[0].created_at)} user: {SAID}"]
     said = found[0]
-    assert (said.tenant, said.thread_id, said.agents, speaker_of(said)) == (SHARED, "deploy-1", ["deploy-1"], "user")
+    assert (said.tenant, said.thread_id, said.agents, speaker_of(said)) == (
+        SHARED,
+        "deploy-1",
+        ["deploy-1"],
+        "user",
+    )
     assert said.context == "user: Deploy the billing service to staging."  # the goal it answered
 
     hits = search_hits(config, "staging postgres port", "migrate-2", "hybrid", 5)  # `cairn search`
