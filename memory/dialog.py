@@ -104,9 +104,12 @@ def speaker_of(memory: Memory) -> str | None:
     >>> speaker_of(turn_memories([Turn(speaker="Ann", text="Hi", when="8 May, 2023")], "t")[0])
     'Ann'
     """
-    if memory.subtype != SUBTYPE:
-        return None
-    head = _HEAD.match(memory.content)
+    return speaker_in(memory.content) if memory.subtype == SUBTYPE else None
+
+
+def speaker_in(content: str) -> str | None:
+    """The speaker at the head of a turn's content (see `turn_content`), if any."""
+    head = _HEAD.match(content)
     return head.group(1) if head else None
 
 

@@ -1,8 +1,8 @@
 """The rerank stage of hybrid search: what the fused scores cannot see, applied to the fused head.
 
 Both backends run it on their fused hits before cutting to k (`SQLiteStore` over the best
-`rerank_depth(k)`, `WeaviateStore` over the legs' results), so they rank alike; a query with
-`rerank=False` gets the plain fusion.
+`rerank_depth(k)`, reading only the dialog turns' speakers; `WeaviateStore` over the legs'
+results), so they rank alike; a query with `rerank=False` gets the plain fusion.
 
 One signal so far, **the participant the query names**. A dialog turn is said by someone
 (`cairn.memory.dialog.speaker_of`); a question that names a participant of the conversation
@@ -23,7 +23,8 @@ Records that are not dialog turns, and queries that name nobody, keep their fuse
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Hashable, Mapping, Sequence
+from typing import TypeVar
 
 from cairn.memory.dialog import speaker_of
 from cairn.memory.store import SearchHit
@@ -34,6 +35,7 @@ from cairn.memory.store import SearchHit
 PARTICIPANT_BOOST = 0.25
 MIN_DEPTH = 40  # fused candidates the stage sees at least (it can lift a turn from below the k-th)
 _WORD = re.compile(r"\w+")
+K = TypeVar("K", bound=Hashable)  # a record id: a row id, an object id, a position
 
 
 def rerank_depth(k: int) -> int:
@@ -43,18 +45,24 @@ def rerank_depth(k: int) -> int:
 
 def rerank(text: str, hits: Sequence[SearchHit]) -> list[SearchHit]:
     """`hits` re-scored by the signals above (order is left to the caller's sort)."""
-    named = named_participants(text, {speaker_of(h.memory) for h in hits} - {None})
+    speakers = {i: speaker_of(hit.memory) for i, hit in enumerate(hits)}
+    scores = participant_scores(text, {i: hit.score for i, hit in enumerate(hits)}, speakers)
+    return [hit.model_copy(update={"score": scores[i]}) for i, hit in enumerate(hits)]
+
+
+def participant_scores(
+    text: str, scores: Mapping[K, float], speakers: Mapping[K, str | None]
+) -> dict[K, float]:
+    """Scores by record id, lifted for turns whose speaker `text` names (see the module docstring);
+    `speakers` may leave out records that are not dialog turns. Unchanged when nobody is named."""
+    named = named_participants(text, set(speakers.values()))
     if not named:
-        return list(hits)
-    scale = 1.0 + PARTICIPANT_BOOST
-    return [
-        hit.model_copy(
-            update={
-                "score": (hit.score + (PARTICIPANT_BOOST if speaker_of(hit.memory) in named else 0.0)) / scale
-            }
-        )
-        for hit in hits
-    ]
+        return dict(scores)
+    lifted = {
+        key: score + (PARTICIPANT_BOOST if speakers.get(key) in named else 0.0)
+        for key, score in scores.items()
+    }
+    return {key: score / (1.0 + PARTICIPANT_BOOST) for key, score in lifted.items()}
 
 
 def named_participants(text: str, speakers: set[str | None]) -> set[str]:
