@@ -7,6 +7,8 @@ shipped static MiniLM, feature hashing, and MiniLM itself when the `minilm` extr
 plus two other ways to index a turn (hybrid search only): the turn alone, and its neighbours
 folded into its content at full weight. "default" is the product's offline default: hybrid search
 with its rerank stage, the static embedder, neighbours as context.
+Candidates beyond the default (pseudo-relevance feedback, expansion, priors, other fusions) are
+compared with it in `bench/recall_variants.py`.
 
     python bench/recall.py [--data PATH] [--json]
 """
