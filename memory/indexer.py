@@ -9,13 +9,21 @@ task that states it meets one record: `agents` lists the tasks that stated it an
 counts them. The count grows only when a task not yet among `agents` stores the rule, so a task
 that repeats it, or a `reindex`, never inflates it (see `_count_new_statements`).
 
+What a person says to a task (`UserMessage` with role `feedback`, or `review` from a review form) is
+a dialog turn (`cairn.memory.dialog`) in the `shared` tenant: spoken by `user`, in the task's
+thread (`thread_id` = task id), with the goal and the earlier messages as its context, and the
+task in `agents`. Every later task searches `shared`, so it can find what was said to an earlier
+one ("we agreed to use PostgreSQL"); the task itself searches `shared` too, so one copy serves both.
+
 >>> from cairn.memory.events import TaskCreated  # doctest: +SKIP
 """
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
 
+from cairn.memory.dialog import SUBTYPE, Turn, turn_memories
 from cairn.memory.events import (
     ConstraintExtracted,
     ConstraintRetired,
@@ -23,6 +31,7 @@ from cairn.memory.events import (
     EvidenceRecorded,
     FileRecorded,
     ToolCallRecorded,
+    UserMessage,
 )
 from cairn.memory.file_index import file_records
 from cairn.memory.models import Memory
@@ -31,6 +40,9 @@ from cairn.memory.state import HotIssue, TaskState, replay, update_hot_issues
 from cairn.memory.store import MemoryStore
 
 SHARED = "shared"
+# Roles of user messages indexed as conversation (the goal is the task itself, indexed elsewhere).
+CONVERSATION_ROLES = frozenset({"feedback", "review"})
+USER = "user"  # the speaker of a person's messages to a task
 
 
 def records_for(state: TaskState, envelope: Envelope, artifacts: Path) -> list[Memory]:
@@ -72,12 +84,31 @@ def records_for(state: TaskState, envelope: Envelope, artifacts: Path) -> list[M
             return [line, *_hot_issue_records(state, update_hot_issues(state.hot_issues, call), base)]
         case FileRecorded():
             return _file_records(event, artifacts, base)
+        case UserMessage() if event.role in CONVERSATION_ROLES:
+            return [_message_record(state, envelope, event)]
         case ConstraintExtracted(rule=str(rule), key=str(key)):
             shared = {**base, "tenant": SHARED, "agents": [state.task_id]}
             return [
                 _memory(shared, key=key, kind="constraint", content=rule, level="semantic", domain="rules")
             ]
     return []
+
+
+def _message_record(state: TaskState, envelope: Envelope, message: UserMessage) -> Memory:
+    """A person's message as the last turn of the task's conversation: the goal and the earlier
+    messages are the turns before it (its context)."""
+    earlier = [Turn(speaker=USER, text=m.text, session=state.task_id) for m in state.messages]
+    said = Turn(
+        speaker=USER,
+        text=message.text,
+        turn_id=f"{state.task_id}:{envelope.seq}",
+        session=state.task_id,
+        when=datetime.fromtimestamp(envelope.ts, UTC).strftime("%-d %B, %Y"),  # "22 November, 2026"
+        timestamp=envelope.ts,
+    )
+    turns = [*earlier, said]
+    memory = turn_memories(turns, SHARED, domain="conversation", task_type=state.task_type)[-1]
+    return memory.model_copy(update={"agents": [state.task_id]})
 
 
 def _memory(base: dict[str, object], **fields: object) -> Memory:
@@ -121,6 +152,7 @@ def index(store: MemoryStore, state: TaskState, envelope: Envelope, artifacts: P
         _drop_stale_chunks(store, state, envelope.event.file.path, {r.key for r in records})
     if isinstance(envelope.event, ConstraintRetired):
         _retire(store, envelope.event.key)
+        _retire_statements(store, state, envelope.event.key)
     if records:
         stated = _new_statements(store, state.task_id, records)
         store.upsert(records)
@@ -132,7 +164,7 @@ def _new_statements(store: MemoryStore, task_id: str, records: list[Memory]) -> 
 
     Read before the upsert: only this task adds its own id to `agents`, so other tasks writing
     the same record at the same time cannot change the answer."""
-    shared = [r.key for r in records if r.tenant == SHARED]
+    shared = [r.key for r in records if r.tenant == SHARED and r.kind == "constraint"]
     return [key for key in shared if task_id not in _agents(store.get(key, SHARED))]
 
 
@@ -166,6 +198,18 @@ def _drop_stale_chunks(store: MemoryStore, state: TaskState, path: str, keep: se
     stale = [m.key for m in old if m.key not in keep]
     if stale:
         store.delete(stale, state.task_id)
+
+
+def _retire_statements(store: MemoryStore, state: TaskState, key: str) -> None:
+    """Mark inactive the task's conversation turns that stated a rule now retired: what was said
+    stays findable, but context no longer offers it as something to act on."""
+    from cairn.memory.store import SearchFilter
+
+    said = {f"{USER}: {c.message}" for c in state.constraints if c.key == key and c.message}
+    where = SearchFilter(tenants=[SHARED], subtypes=[SUBTYPE], thread_id=state.task_id, active=True)
+    stale = [m for m in store.list(where) if any(m.content.endswith(line) for line in said)]
+    if stale:
+        store.upsert([m.model_copy(update={"active": False}) for m in stale])
 
 
 def _retire(store: MemoryStore, key: str) -> None:

@@ -122,7 +122,8 @@ def search_snippets(
     # vector matrix, while a metadata filter costs a scan of every matching row per search
     # (11 ms at 10k memories). Over-fetching keeps k hits in all but odd cases.
     wide = SearchQuery(text=query[:2000], k=min(1000, k * OVERFETCH), filter=SearchFilter(tenants=tenants))
-    hits = [hit for hit in store.search(wide) if hit.memory.kind in SNIPPET_KINDS]
+    # Inactive: a retired rule's statement among what the user said (`cairn.memory.indexer`).
+    hits = [hit for hit in store.search(wide) if hit.memory.kind in SNIPPET_KINDS and hit.memory.active]
     if learner is None:
         return [hit.memory for hit in hits[:k]]
     values = learner.values.values(learner.goal, [hit.memory.key for hit in hits])

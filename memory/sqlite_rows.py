@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from cairn.memory.dialog import SUBTYPE, speaker_in
 from cairn.memory.models import Memory
 
 FIELDS = tuple(Memory.model_fields)
@@ -109,6 +110,12 @@ def to_memory(row: Sequence[Any]) -> Memory:
     data = dict(zip(FIELDS, row, strict=True))
     data.update(agents=json.loads(data["agents"]), active=bool(data["active"]))
     return Memory.model_validate(data)
+
+
+def speakers_by_id(conn: sqlite3.Connection, ids: list[int]) -> dict[int, str | None]:
+    """The speaker of each dialog turn among `ids` (other records are left out)."""
+    query = f"SELECT id, content FROM memories WHERE id IN ({marks(ids)}) AND subtype = ?"
+    return {row_id: speaker_in(content) for row_id, content in conn.execute(query, [*ids, SUBTYPE])}
 
 
 def memories_by_id(conn: sqlite3.Connection, ids: list[int]) -> dict[int, Memory]:

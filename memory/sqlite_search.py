@@ -22,10 +22,10 @@ from typing import Any
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
-from cairn.memory.embeddings import FUNCTION_WORDS
 from cairn.memory.fusion import CONTEXT_WEIGHT
 from cairn.memory.sqlite_rows import marks, tenant_tag
 from cairn.memory.store import SearchFilter
+from cairn.memory.words import FUNCTION_WORDS
 
 Scores = dict[int, float]  # row id -> raw leg score
 VectorRow = tuple[int, float | None, bytes]  # id, expires_at, vector blob

@@ -32,6 +32,7 @@ from cairn.memory import sqlite_search as legs
 from cairn.memory.embeddings import Embedder
 from cairn.memory.fusion import HYBRID_LEG_LIMIT, minmax, relative_score_fusion
 from cairn.memory.models import Memory, now
+from cairn.memory.rerank import participant_scores, rerank_depth
 from cairn.memory.sqlite_schema import open_database, write
 from cairn.memory.store import SearchFilter, SearchHit, SearchQuery
 from cairn.memory.store_checks import check_memories, check_query_vector, check_vectors
@@ -138,7 +139,8 @@ class SQLiteStore:
             fused = relative_score_fusion(
                 self._vector_leg(q, qvec, limit), self._keyword_leg(q, limit), alpha=q.alpha
             )
-            return self._hits(q, {i: (f.score, f.vector, f.keyword) for i, f in fused.items()})
+            scored = {i: (f.score, f.vector, f.keyword) for i, f in fused.items()}
+            return self._hits(q, self._reranked(q, scored) if q.rerank else scored)
 
     def _query_vector(self, q: SearchQuery, vector: Sequence[float] | None) -> np.ndarray[Any, Any] | None:
         if vector is not None:
@@ -179,6 +181,13 @@ class SQLiteStore:
         ]
         hits.sort(key=lambda h: (-h.score, h.memory.key, h.memory.tenant))
         return hits[: q.k]
+
+    def _reranked(self, q: SearchQuery, scored: dict[int, _Scored]) -> dict[int, _Scored]:
+        """The best `rerank_depth(k)` fused scores through the rerank stage (`cairn.memory.rerank`)."""
+        head = _best(scored, rerank_depth(q.k), 0.0)
+        speakers = rows.speakers_by_id(self._conn, head)
+        lifted = participant_scores(q.text, {i: scored[i][0] for i in head}, speakers)
+        return {i: (lifted[i], scored[i][1], scored[i][2]) for i in head}
 
     def close(self) -> None:
         with self._lock:

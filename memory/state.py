@@ -60,6 +60,7 @@ class Constraint(Frozen):
     key: str
     rule: str
     active: bool = True
+    message: str = ""  # the user message that stated it
 
 
 class CallStart(Frozen):
@@ -193,7 +194,8 @@ def _apply(s: TaskState, e: Event) -> TaskState:
             return s.model_copy(update={"messages": [*s.messages, e]})
         case ConstraintExtracted(rule=str(rule), key=str(key)):
             kept = [c for c in s.constraints if c.key != key]
-            return s.model_copy(update={"constraints": [*kept, Constraint(key=key, rule=rule)]})
+            stated = Constraint(key=key, rule=rule, message=e.message)
+            return s.model_copy(update={"constraints": [*kept, stated]})
         case ConstraintExtracted():
             return s
         case ConstraintRetired():

@@ -10,7 +10,8 @@ Semantics every backend honours (the contract suite in `tests/contract` checks t
   `1 - cosine_distance` clipped to [0, 1]; `keyword` is BM25F over `content` and `context` (a
   context word weighing `fusion.CONTEXT_WEIGHT` of a content word), min-max normalised over the hits;
   `hybrid` is Weaviate's relative-score fusion: each leg min-max normalised over its own results,
-  `alpha * vector + (1 - alpha) * keyword`, a record missing from a leg scoring 0 there.
+  `alpha * vector + (1 - alpha) * keyword`, a record missing from a leg scoring 0 there, then
+  (unless `rerank=False`) re-scored by `cairn.memory.rerank` over the fused head, still in [0, 1].
 - Bad input (wrong vector dimension, NaN, empty or oversized text, unknown filter field) raises
   `StoreError` and stores nothing.
 """
@@ -64,6 +65,7 @@ class SearchQuery(BaseModel):
     k: int = Field(default=10, ge=1, le=1000)
     min_score: float = Field(default=0.0, ge=0.0, le=1.0)
     filter: SearchFilter = SearchFilter()
+    rerank: bool = True  # hybrid only: the rerank stage over the fused head (`cairn.memory.rerank`)
 
 
 class SearchHit(BaseModel):

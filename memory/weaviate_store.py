@@ -20,7 +20,8 @@ when the filter names none) in the collections its kinds need. A hybrid search o
 is one server query, `hybrid(alpha=..., fusion_type=RELATIVE_SCORE)`. On several shards each shard
 answers `near_vector` and `bm25` (top `max(k, HYBRID_LEG_LIMIT)` each) and the client fuses the
 union with `cairn.memory.fusion.relative_score_fusion`, the same formula. BM25 statistics stay per shard,
-as Weaviate keeps them.
+as Weaviate keeps them. Either way the fused hits then go through `cairn.memory.rerank` in the
+client, as `SQLiteStore`'s do.
 
 >>> from cairn.memory.embeddings import HashingEmbedder
 >>> store = WeaviateStore("http://localhost:8080", HashingEmbedder(dim=64))  # doctest: +SKIP
@@ -36,6 +37,7 @@ from typing import Any
 
 from cairn.memory.embeddings import Embedder
 from cairn.memory.models import Memory
+from cairn.memory.rerank import rerank
 from cairn.memory.store import SearchFilter, SearchHit, SearchQuery
 from cairn.memory.store_checks import check_memories, check_query_vector, check_vectors
 from cairn.memory.weaviate_schema import (
@@ -227,6 +229,8 @@ class WeaviateStore:
         if not shards:
             return []
         hits = search_shards(shards, query, qvec, filter_of(query.filter, time.time()))
+        if query.mode == "hybrid" and query.rerank:
+            hits = rerank(query.text, hits)
         kept = [hit for hit in hits if hit.score >= query.min_score]
         return sorted(kept, key=lambda h: (-h.score, h.memory.key, h.memory.tenant))[: query.k]
 

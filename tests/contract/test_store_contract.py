@@ -277,6 +277,22 @@ def test_context_words_find_a_record_below_one_that_says_them(store: MemoryStore
     assert got is not None and got.context == "Bo: did you like the pottery class?"
 
 
+def test_hybrid_lifts_the_turns_of_the_participant_the_query_names(store: MemoryStore) -> None:
+    near = np.array(basis(0)) * 0.9 + np.array(basis(1)) * 0.3  # cosine 0.95 with the query
+    vectors = [basis(0), (near / np.linalg.norm(near)).tolist(), basis(2)]
+    turns = [("bo-tea", "Bo: green tea"), ("ann-tea", "Ann: tea, green"), ("ann-cat", "Ann: my cat")]
+    store.upsert(
+        [mem(key, text, kind="document_chunk", subtype="dialog_turn") for key, text in turns], vectors
+    )
+    asked = {"vector": basis(0), "alpha": 1.0}  # the vector leg alone sets the fused order
+    plain = search(store, "What green tea does Ann drink?", "hybrid", ["t1"], rerank=False, **asked)
+    assert keys(plain) == ["bo-tea", "ann-tea", "ann-cat"]
+    hits = search(store, "What green tea does Ann drink?", "hybrid", ["t1"], **asked)
+    assert keys(hits) == ["ann-tea", "bo-tea", "ann-cat"]  # 0.95 + the boost beats 1.0
+    assert all(0.0 <= h.score <= 1.0 for h in hits)
+    assert keys(search(store, "What green tea does Cy drink?", "hybrid", ["t1"], **asked)) == keys(plain)
+
+
 def test_oversized_context_is_refused(store: MemoryStore) -> None:
     with pytest.raises(StoreError, match="context"):
         store.upsert([GOOD, mem("b", "fine text", context="x" * (MAX_TEXT_CHARS + 1))])

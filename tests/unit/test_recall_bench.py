@@ -53,8 +53,26 @@ def test_recall_bench_reads_data_and_prints_json(tmp_path: Path) -> None:
     )
     report = json.loads(run.stdout)
     assert set(report["default"]) == {"recall@5", "recall@10", "recall@25"}
-    assert report["default"] == report["hybrid/hashing"]
+    assert report["default"] == report["hybrid/static-minilm"]
     assert {"keyword/hashing", "vector/hashing", "hybrid-turn-only/hashing"} <= set(report)
+    assert {"hybrid-no-rerank/static-minilm", "vector/static-minilm"} <= set(report)
     # One of the two counted questions is found, the other cannot be: (1 + 0) / 2.
     assert report["keyword/hashing"] == {"recall@5": 0.5, "recall@10": 0.5, "recall@25": 0.5}
     assert all(0.5 <= value <= 1.0 for config in report.values() for value in config.values())
+
+
+def test_recall_variants_rebuild_the_default_from_its_legs(tmp_path: Path) -> None:
+    """`bench/recall_variants.py` compares candidates with a `product` row that ranks as the store's
+    own hybrid search does: the same recall as `bench/recall.py`'s default on the same data."""
+    data = tmp_path / "tiny.json"
+    data.write_text(json.dumps([_conversation()]))
+
+    def report(script: str) -> dict[str, dict[str, float]]:
+        command = [sys.executable, str(ROOT / "bench" / script), "--data", str(data), "--json"]
+        out = subprocess.run(command, capture_output=True, text=True, timeout=120, check=True).stdout
+        return dict(json.loads(out))
+
+    variants, default = report("recall_variants.py"), report("recall.py")["default"]
+    assert {k: variants["product"][k] for k in default} == default
+    assert variants["product"]["delta@10"] == 0.0
+    assert {"vector-prf", "expansion", "short-turn-prior", "rrf-fusion"} <= set(variants)
