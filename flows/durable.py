@@ -14,6 +14,7 @@ from typing import Any
 from prefect import flow
 from prefect.futures import PrefectFuture
 
+from cairn.flows.console import printable
 from cairn.flows.executor import ToolResult, ToolRun
 from cairn.flows.iteration import IterationSummary, run_iteration
 from cairn.flows.session import open_session
@@ -69,4 +70,6 @@ def bfs_iteration(
 def run_name(tool: str, params: dict[str, Any]) -> str:
     """`read_file-source:corpus/reservoir.md`: the tool and its main argument."""
     arg = main_argument(params)
-    return f"{tool}-{arg}" if arg else tool
+    # A run name goes to Prefect's API and its terminal log: control characters and the bytes of
+    # a name that is not UTF-8 are written as escapes.
+    return printable(f"{tool}-{arg}") if arg else tool

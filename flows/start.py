@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from cairn.flows.executor import Executor
+from cairn.flows.preflight import ready_to_continue
 from cairn.flows.rules import constraint_event
 from cairn.flows.session import Session, open_session
 from cairn.memory.errors import NotFound, UsageError
@@ -31,8 +32,9 @@ def start_task(
 ) -> Session:
     """`related`: earlier tasks whose evidence and memories this task's searches include (labelled)."""
     deps = deps_for(config)
-    if task_id in deps.workspace.task_ids():
-        return open_session(config, task_id)  # resume: the log says where we are
+    if task_id in deps.workspace.task_ids():  # resume: the log says where we are
+        ready_to_continue(deps.workspace.task(task_id), config.accept_tampered)
+        return open_session(config, task_id)
     related_ids = check_related(deps, related or [])  # before any model call: a typo fails fast
     detected = task_type or detect_task_type(executor, task_id, goal)
     created = TaskCreated(

@@ -10,13 +10,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from cairn.memory.embeddings import Embedder, make_embedder
-from cairn.memory.store import MemoryStore
 from cairn.memory.workspace import Workspace
+
+if TYPE_CHECKING:  # imported on first use: numpy alone costs a CLI that refuses an argument 0.2 s
+    from cairn.memory.embeddings import Embedder
+    from cairn.memory.store import MemoryStore
 
 
 class RunConfig(BaseModel):
@@ -35,6 +37,7 @@ class RunConfig(BaseModel):
     record: str | None = None  # cassette path to record model responses
     context_tokens: int | None = None  # reasoning-context budget; derived from the model when None
     validators_dir: str | None = None
+    accept_tampered: bool = False  # continue a task whose history's hash chain is broken
 
 
 @dataclass
@@ -52,6 +55,7 @@ class Deps:
 def deps_for(config: RunConfig) -> Deps:
     """One set of live services per configuration per process."""
     from cairn.memory.backends import open_store
+    from cairn.memory.embeddings import make_embedder
 
     workspace = Workspace(Path(config.workspace))
     workspace.root.mkdir(parents=True, exist_ok=True)
