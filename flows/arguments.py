@@ -129,9 +129,9 @@ def check_model(model: str) -> str:
         try:
             load_cassette(path)
         except CassetteError as exc:
-            raise UsageError(f"--model {model}: {exc}") from None
+            raise UsageError(f"--model replay: {exc}") from None
         except OSError as exc:
-            raise UsageError(f"--model {model}: cannot read {path}: {exc.strerror}") from None
+            raise UsageError(f"--model replay: cannot read {path}: {exc.strerror}") from None
     return model
 
 

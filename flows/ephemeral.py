@@ -142,7 +142,7 @@ def _failure(server: EphemeralServer, status: int, timeout: float, log: Path | N
     where = f" (its log: {log})" if log else ""
     if status == -1:
         return (
-            f"the temporary Prefect server did not answer within {timeout:.0f} s{where}; the machine "
+            f"the temporary Prefect server did not answer within {timeout:g} s{where}; the machine "
             "may be busy: start one with `cairn server start` (runs then use it), or raise "
             "CAIRN_SERVER_START_TIMEOUT"
         )

@@ -127,7 +127,7 @@ class TaskRepo:
         """None when the task's git repository works; else what is wrong with it, in a few words."""
         if not (self.root / ".git").exists():
             return "missing"
-        proc = self._git("rev-parse", "--verify", "--quiet", "HEAD", check=False)
+        proc = self._git("rev-parse", "--verify", "--quiet", "HEAD^{commit}", check=False)
         if proc.returncode != 0:
             return "damaged (" + (proc.stderr.strip().splitlines() or ["no commit at HEAD"])[-1] + ")"
         return None

@@ -63,7 +63,7 @@ def _in_another_thread(action: Callable[[], object]) -> None:
     def target() -> None:
         try:
             action()
-        except BaseException as exc:  # noqa: BLE001 - handed back to the test
+        except BaseException as exc:  # handed back to the test
             errors.append(exc)
 
     thread = threading.Thread(target=target)

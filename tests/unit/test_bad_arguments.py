@@ -1,0 +1,136 @@
+"""Careless and hostile arguments: one line on stderr, a documented exit code, nothing created.
+
+The CLI runs in process (Typer's runner: the same group, handler and exit codes as the console
+script, in milliseconds), and in a subprocess where only the real script can tell (a read-only
+mount, the worst case of all: a task id that names a file). `PREFECT_API_URL` points at a port
+where nothing listens: a command that got as far as Prefect would say more than one line. Nothing
+may appear on disk either, neither in the workspace nor beside it. How fast a refusal is, is
+measured by `bench/bad_arguments.py`, not here.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import CORPUS, ROOT
+from tests.unit.cli_runs import cli, cli_here, one_line, tree
+from tests.unit.readonly import read_only
+
+CASSETTE = ROOT / "tests" / "cassettes" / "coding_task.jsonl"
+
+
+@pytest.mark.parametrize("task_id", ["/ABSOLUTE/important", "../../escape"])
+def test_a_task_id_that_is_a_path_is_refused_and_writes_nothing(tmp_path: Path, task_id: str) -> None:
+    """`--task-id /some/dir/important` once truncated `/some/dir/important.lock`."""
+    deep = tmp_path / "a" / "b"
+    deep.mkdir(parents=True)
+    victim = tmp_path / "important"
+    victim.write_text("the user's file", encoding="utf-8")
+    task_id = task_id.replace("/ABSOLUTE/important", str(victim))
+    before = tree(tmp_path)
+    proc = cli(["run", "hello", "--task-id", task_id, "--workspace", str(deep / "ws")], tmp_path)
+    one_line(proc, 2, "invalid task id")
+    assert tree(tmp_path) == before
+    assert victim.read_text(encoding="utf-8") == "the user's file"
+
+
+def bad_runs(tmp: Path) -> dict[str, tuple[list[str], list[str]]]:
+    """name -> (arguments after `run GOAL`, words the one line must hold)."""
+    first = CASSETTE.read_bytes().splitlines(keepends=True)[0]
+    (tmp / "bad-byte.jsonl").write_bytes(first + b'{"position": 1, \xff\xfe}\n')
+    (tmp / "a-file").write_text("x", encoding="utf-8")
+    return {
+        "negative iterations": (["--max-iterations", "-5"], ["--max-iterations", "-5"]),
+        "zero iterations": (["--max-iterations", "0"], ["--max-iterations"]),
+        "not a number": (["--max-iterations", "many"], ["--max-iterations", "integer"]),
+        "unknown task type": (["--task-type", "nonsense"], ["--task-type", "nonsense", "research_task"]),
+        "missing source": (["--source", str(tmp / "nowhere")], ["--source", "no such directory"]),
+        "source is a file": (["--source", str(tmp / "a-file")], ["--source", "not a directory"]),
+        "missing cassette": (["--model", f"replay:{tmp}/gone.jsonl"], ["gone.jsonl", "not found"]),
+        "cassette with a bad byte": (
+            ["--model", f"replay:{tmp}/bad-byte.jsonl"],
+            ["bad-byte.jsonl:2", "0xff"],
+        ),
+        "record into a directory": (["--record", str(tmp)], ["--record", "directory"]),
+        "unknown related task": (["--related", "no-such-task"], ["--related", "no-such-task"]),
+        "bad compress": (["--compress", "sometimes"], ["--compress"]),
+        "unknown option": (["--bogus"], ["No such option", "--bogus", "cairn run --help"]),
+    }
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        "negative iterations",
+        "zero iterations",
+        "not a number",
+        "unknown task type",
+        "missing source",
+        "source is a file",
+        "missing cassette",
+        "cassette with a bad byte",
+        "record into a directory",
+        "unknown related task",
+        "bad compress",
+        "unknown option",
+    ],
+)
+def test_a_bad_run_argument_is_one_line_and_creates_nothing(tmp_path: Path, case: str) -> None:
+    args, words = bad_runs(tmp_path)[case]
+    ws = tmp_path / "ws"
+    before = tree(tmp_path)
+    proc = cli_here(["run", "How big?", "--source", str(CORPUS), "--workspace", str(ws), *args], tmp_path)
+    one_line(proc, 2, *words)
+    assert tree(tmp_path) == before, "a refused run created files"
+
+
+def test_an_empty_goal_and_a_missing_goal_are_one_line(tmp_path: Path) -> None:
+    one_line(cli_here(["run", "  ", "--workspace", str(tmp_path / "ws")], tmp_path), 2, "goal is empty")
+    one_line(cli(["run"], tmp_path), 2, "Missing argument", "cairn run --help")
+    one_line(cli_here(["frobnicate"], tmp_path), 2, "No such command")
+    assert not (tmp_path / "ws").exists()
+
+
+def test_a_bad_setting_in_the_environment_is_one_line_naming_it(tmp_path: Path) -> None:
+    ws = str(tmp_path / "ws")
+    env = {"CAIRN_MAX_ITERATIONS": "-5"}
+    one_line(cli_here(["run", "hi", "-w", ws], tmp_path, **env), 2, "CAIRN_MAX_ITERATIONS")
+    one_line(cli_here(["search", "hi", "-w", ws], tmp_path, CAIRN_STORE="mongo"), 2, "CAIRN_STORE")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["run", "hello"],
+        ["search", "reservoir"],
+        ["feedback", "some-task", "use metres"],
+        ["show", "some-task"],
+        ["resume", "some-task"],
+        ["reindex", "some-task"],
+        ["rules"],
+    ],
+)
+def test_a_workspace_that_is_a_file_is_one_line(tmp_path: Path, args: list[str]) -> None:
+    ws = tmp_path / "ws"
+    ws.write_text("not a directory", encoding="utf-8")
+    one_line(cli_here([*args, "--workspace", str(ws)], tmp_path), 2, "workspace is not a directory", str(ws))
+    assert ws.read_text(encoding="utf-8") == "not a directory"
+
+
+@pytest.mark.parametrize("args", [["run", "hello"], ["search", "reservoir"], ["feedback", "some-task", "hi"]])
+def test_a_read_only_workspace_is_one_line(tmp_path: Path, args: list[str]) -> None:
+    ws = tmp_path / "ws"
+    (ws / "tasks").mkdir(parents=True)
+    with read_only(ws) as prefix:
+        proc = cli([*args, "--workspace", str(ws)], tmp_path, prefix=prefix)
+    one_line(proc, 2, "read-only", str(ws))
+    assert tree(ws) == ["tasks"]
+
+
+def test_search_options_out_of_range_are_one_line(tmp_path: Path) -> None:
+    ws = str(tmp_path / "ws")
+    one_line(cli_here(["search", "x", "--mode", "fuzzy", "-w", ws], tmp_path), 2, "--mode")
+    one_line(cli_here(["search", "x", "-k", "0", "-w", ws], tmp_path), 2, "-k")
+    one_line(cli_here(["search", "x", "--min-confidence", "7", "-w", ws], tmp_path), 2, "--min-confidence")
