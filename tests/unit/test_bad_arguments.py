@@ -10,6 +10,7 @@ measured by `bench/bad_arguments.py`, not here.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -41,6 +42,8 @@ def bad_runs(tmp: Path) -> dict[str, tuple[list[str], list[str]]]:
     first = CASSETTE.read_bytes().splitlines(keepends=True)[0]
     (tmp / "bad-byte.jsonl").write_bytes(first + b'{"position": 1, \xff\xfe}\n')
     (tmp / "a-file").write_text("x", encoding="utf-8")
+    odd = Path(os.fsdecode(bytes(tmp) + b"/src-\xe9"))
+    odd.mkdir()
     return {
         "negative iterations": (["--max-iterations", "-5"], ["--max-iterations", "-5"]),
         "zero iterations": (["--max-iterations", "0"], ["--max-iterations"]),
@@ -48,6 +51,7 @@ def bad_runs(tmp: Path) -> dict[str, tuple[list[str], list[str]]]:
         "unknown task type": (["--task-type", "nonsense"], ["--task-type", "nonsense", "research_task"]),
         "missing source": (["--source", str(tmp / "nowhere")], ["--source", "no such directory"]),
         "source is a file": (["--source", str(tmp / "a-file")], ["--source", "not a directory"]),
+        "source path not UTF-8": (["--source", str(odd)], ["--source", "src-\\xe9", "not valid UTF-8"]),
         "missing cassette": (["--model", f"replay:{tmp}/gone.jsonl"], ["gone.jsonl", "not found"]),
         "cassette with a bad byte": (
             ["--model", f"replay:{tmp}/bad-byte.jsonl"],
@@ -69,6 +73,7 @@ def bad_runs(tmp: Path) -> dict[str, tuple[list[str], list[str]]]:
         "unknown task type",
         "missing source",
         "source is a file",
+        "source path not UTF-8",
         "missing cassette",
         "cassette with a bad byte",
         "record into a directory",
