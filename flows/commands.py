@@ -41,8 +41,8 @@ def run_command(
             ready_to_continue(Workspace(workspace).task(task_id), config.accept_tampered, say)
         where = prepare(workspace)
         err.print(f"[bold]cairn[/] task [cyan]{task_id}[/] · {where} · workspace {safe(config.workspace)}")
-        sources_ = [str(s) for s in args.sources]
-        _run(config, goal, task_id, sources_, args.task_type, as_json, args.related)
+        paths = [str(source) for source in args.sources]
+        _run(config, goal, task_id, paths, args.task_type, as_json, args.related)
 
 
 def demo_command(config: RunConfig, as_json: bool) -> None:
