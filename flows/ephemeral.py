@@ -28,24 +28,33 @@ import socket
 import subprocess
 import sys
 import time
+import tomllib
 import urllib.request
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from cairn.memory.errors import CairnError
 
 START_TIMEOUT_S = 120.0
 PORT_IN_USE = 3  # uvicorn's exit status when it cannot bind
 
-# Run by the child before it becomes uvicorn: die with the parent, even one killed by SIGKILL.
+# Run by the child before it becomes the server: die with the parent, even one killed by SIGKILL.
 _DIE_WITH_PARENT = """\
 import ctypes, os, signal, sys
 if sys.platform.startswith("linux"):
     ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM, 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
 if os.getppid() != int(sys.argv[1]):
     sys.exit(0)  # the parent died before the request took effect
-os.execv(sys.executable, [sys.executable, *sys.argv[2:]])
+os.execv(sys.argv[2], sys.argv[2:])
 """
+
+
+def dying_with_this_process(command: list[str]) -> list[str]:
+    """`command` (an absolute program path first) as a child that gets SIGTERM when the thread
+    that starts it ends, however the process ends; call it from the main thread."""
+    return [sys.executable, "-c", _DIE_WITH_PARENT, str(os.getpid()), *command]
 
 
 class ServerStartError(CairnError):
@@ -73,6 +82,52 @@ _owned: list[EphemeralServer] = []
 def owns(api_url: str) -> bool:
     """Whether `api_url` is a server this process started (it dies with us: no watchdog needed)."""
     return any(server.api_url == api_url for server in _owned)
+
+
+def configured_api_url(env: Mapping[str, str], cwd: Path) -> str | None:
+    """A Prefect API URL set where Prefect itself would find it without `PREFECT_API_URL` in the
+    environment: a `.env`, `prefect.toml` or `pyproject.toml` in `cwd`, or the active profile.
+    Cairn then starts no server of its own and leaves the choice to Prefect (read here, because
+    importing Prefect to ask it takes seconds and freezes its settings before `prepare` is done).
+
+    >>> configured_api_url({"PREFECT_HOME": "/nonexistent"}, Path("/nonexistent")) is None
+    True
+    """
+    dotenv = _read(cwd / ".env")
+    for line in dotenv.splitlines():
+        name, _, value = line.strip().partition("=")
+        if name.strip() == "PREFECT_API_URL" and value.strip():
+            return value.strip().strip("'\"")
+    for path, keys in (
+        (cwd / "prefect.toml", ("api",)),
+        (cwd / "pyproject.toml", ("tool", "prefect", "api")),
+    ):
+        table: Any = _toml(path)
+        for key in keys:
+            table = table.get(key) if isinstance(table, dict) else None
+        url = table.get("url") if isinstance(table, dict) else None
+        if isinstance(url, str) and url:
+            return url
+    home = Path(env.get("PREFECT_HOME") or Path.home() / ".prefect").expanduser()
+    profiles = _toml(Path(env.get("PREFECT_PROFILES_PATH") or home / "profiles.toml").expanduser())
+    active = env.get("PREFECT_PROFILE") or profiles.get("active")
+    profile = profiles.get("profiles", {}).get(active) if isinstance(active, str) else None
+    url = profile.get("PREFECT_API_URL") if isinstance(profile, dict) else None
+    return url if isinstance(url, str) and url else None
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return ""
+
+
+def _toml(path: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(_read(path))
+    except tomllib.TOMLDecodeError:
+        return {}
 
 
 def start_ephemeral(timeout: float = START_TIMEOUT_S, log: Path | None = None) -> EphemeralServer:
@@ -106,7 +161,7 @@ def _spawn(port: int, log: Path | None) -> subprocess.Popen[bytes]:
     output = open(log, "ab") if log else subprocess.DEVNULL  # noqa: SIM115 - the child keeps it
     try:
         return subprocess.Popen(
-            [sys.executable, "-c", _DIE_WITH_PARENT, str(os.getpid()), *uvicorn, *flags],
+            dying_with_this_process([sys.executable, *uvicorn, *flags]),
             env=env,
             stdin=subprocess.DEVNULL,
             stdout=output,

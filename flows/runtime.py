@@ -27,6 +27,7 @@ QUIET = {
 def prepare(workspace: Path) -> str:
     """Point Prefect at the workspace's result storage and at `cairn server`'s server when one is
     running (else ephemeral mode); returns where runs go, for the user."""
+    from cairn.flows.ephemeral import configured_api_url
     from cairn.flows.server import SERVER_TUNING, healthy, read_info
     from cairn.flows.settings import cairn_home
 
@@ -39,6 +40,9 @@ def prepare(workspace: Path) -> str:
     api = os.environ.get("PREFECT_API_URL")
     if api:
         return f"Prefect server at {api}"
+    configured = configured_api_url(os.environ, Path.cwd())
+    if configured:  # a profile, .env or prefect.toml names a server: Prefect will use it
+        return f"Prefect server at {configured} (Prefect's settings)"
     server = read_info(cairn_home())
     if server is not None and healthy(server.api_url):
         os.environ["PREFECT_API_URL"] = server.api_url
