@@ -19,6 +19,7 @@ from cairn.flows.durable import run_name
 from cairn.memory.events import ToolCallRecorded, UserMessage
 from cairn.memory.fsnames import displayable, from_displayable
 from cairn.memory.history import HistoryLog, envelope_line
+from cairn.memory.sources import index_source
 from cairn.memory.store import SearchFilter, SearchQuery
 from cairn.memory.workspace import Workspace
 from cairn.tasks.deps import deps_for
@@ -71,6 +72,12 @@ def test_the_agent_read_it_by_the_name_it_was_shown(run: Path) -> None:
 
 def test_search_finds_it_and_reindex_rebuilds_the_same_records(run: Path, tmp_path: Path) -> None:
     store = deps_for(config_for(run)).store
+    shown = "source:corpus/" + displayable(os.fsdecode(NOT_UTF8))
+    state = Workspace(run).task(TASK).state()
+    for _ in range(2):  # indexed once, and found unchanged the second time (not dropped as gone)
+        assert index_source(store, Path(state.sources["corpus"])) == 0
+        registry = store.list(SearchFilter(file_path=shown, subtypes=["file"]))
+        assert [m.file_path for m in registry] == [shown]
     query = SearchQuery(text="capacity days", mode="keyword", k=50, filter=SearchFilter())
     before = {h.memory.key for h in store.search(query)}
     assert any("\\xe9" in key for key in before), before
