@@ -11,7 +11,7 @@ from rich.console import Console
 from cairn.flows.arguments import check_model, check_run, check_workspace, one_of
 from cairn.flows.console import emit, err, safe, say
 from cairn.flows.liveness import TaskLock
-from cairn.flows.preflight import check_untampered, ready_to_continue
+from cairn.flows.reopen import check_untampered, ready_to_continue
 from cairn.flows.runtime import prepare
 from cairn.memory.errors import UsageError
 from cairn.memory.fsnames import displayable
@@ -54,7 +54,7 @@ def demo_command(config: RunConfig, as_json: bool) -> None:
 
 def resume_command(config: RunConfig, task_id: str, as_json: bool) -> None:
     """Continue a task; refused in one line, its log untouched, when it cannot go on
-    (`cairn.flows.preflight`) or another process runs it."""
+    (`cairn.flows.reopen`) or another process runs it."""
     workspace = check_workspace(Path(config.workspace), write=True)
     repo = Workspace(workspace).task(task_id)
     with TaskLock(workspace, task_id):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from cairn.flows.executor import Executor
-from cairn.flows.preflight import ready_to_continue
+from cairn.flows.reopen import ready_to_continue
 from cairn.flows.rules import constraint_event
 from cairn.flows.session import Session, open_session
 from cairn.memory.errors import NotFound, UsageError

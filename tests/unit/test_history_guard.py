@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from cairn.flows.liveness import TaskLock
-from cairn.flows.preflight import ready_to_continue
+from cairn.flows.reopen import ready_to_continue
 from cairn.memory.events import UserMessage
 from cairn.memory.history import HistoryTampered
 from cairn.memory.workspace import Workspace
@@ -115,7 +115,7 @@ def test_a_deleted_git_is_rebuilt_from_the_history_and_the_task_goes_on(tmp_path
     root = tmp_path / "ws" / "tasks" / TASK
     outputs = sorted(p.name for p in (root / "outputs").iterdir())
     shutil.rmtree(root / ".git")
-    result = run_offline(config, TASK, [CORPUS])  # start_task finds the task, its preflight rebuilds .git
+    result = run_offline(config, TASK, [CORPUS])  # start_task finds the task and rebuilds .git
     assert result.status == "complete"
     log = subprocess.run(["git", "-C", str(root), "log", "--format=%s"], capture_output=True, text=True)
     assert "repository rebuilt from history.jsonl" in log.stdout

@@ -1,4 +1,4 @@
-"""What must hold before a task continues: its history intact, its git repository working.
+"""Reopening a task: what must hold before it continues (its history intact, its git repository).
 
 `cairn resume` (and `cairn run` naming a task that exists) check these before Prefect starts, so a
 task that cannot go on is refused in one line and its log gains nothing; `start_task` checks them
