@@ -72,6 +72,13 @@ WorkspaceOpt = Annotated[
     Path | None, typer.Option("--workspace", "-w", help="Where Cairn keeps tasks (CAIRN_WORKSPACE)")
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object")]
+MaxUsdOpt = Annotated[
+    float | None, typer.Option("--max-usd", help="Budget for the task's model calls (CAIRN_MAX_USD)")
+]
+MaxTokensOpt = Annotated[
+    int | None,
+    typer.Option("--max-tokens", help="Token budget for the task's model calls (CAIRN_MAX_TOKENS)"),
+]
 
 
 def settings(workspace: Path | None) -> Settings:
@@ -113,6 +120,8 @@ def run(
         list[str] | None,
         typer.Option("--related", help="An earlier task whose memories to search (repeatable)"),
     ] = None,
+    max_usd: MaxUsdOpt = None,
+    max_tokens: MaxTokensOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Run a task until its validator says it is complete or the loop policy stops it."""
@@ -127,6 +136,8 @@ def run(
         record=str(record.resolve()) if record else None,
         compress=compress,
         skip_compress=tool_list(skip_compress),
+        max_usd=max_usd,
+        max_tokens=max_tokens,
     )
     run_command(conf, goal, source or [], task_id, task_type, as_json, related or [])
 
@@ -153,13 +164,18 @@ AcceptTamperedOpt = Annotated[
 def resume(
     task_id: str,
     workspace: WorkspaceOpt = None,
+    max_usd: MaxUsdOpt = None,
+    max_tokens: MaxTokensOpt = None,
     accept_tampered: AcceptTamperedOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """Continue a stopped, failed or killed task from its first unfinished call."""
+    """Continue a stopped, failed or killed task from its first unfinished call (with a new budget)."""
     from cairn.flows.commands import resume_command
 
-    resume_command(settings(workspace).run_config(accept_tampered=accept_tampered), task_id, as_json)
+    conf = settings(workspace).run_config(
+        max_usd=max_usd, max_tokens=max_tokens, accept_tampered=accept_tampered
+    )
+    resume_command(conf, task_id, as_json)
 
 
 @app.command()

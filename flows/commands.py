@@ -8,9 +8,11 @@ from pathlib import Path
 from pydantic import BaseModel
 from rich.console import Console
 
-from cairn.flows.arguments import check_model, check_run, check_workspace, one_of
+from cairn.flows.arguments import check_run, check_workspace, one_of
 from cairn.flows.console import emit, err, safe, say
 from cairn.flows.liveness import TaskLock
+from cairn.flows.policy import BUDGET, MODEL_UNAVAILABLE
+from cairn.flows.preflight import preflight
 from cairn.flows.reopen import check_untampered, ready_to_continue
 from cairn.flows.runtime import prepare
 from cairn.memory.errors import UsageError
@@ -19,6 +21,7 @@ from cairn.memory.history import HistoryError
 from cairn.memory.redact import redact
 from cairn.memory.workspace import TaskRepo, Workspace, new_task_id
 from cairn.tasks.deps import RunConfig, deps_for
+from cairn.tasks.llm import BudgetExhausted, ModelUnavailable
 
 
 def run_command(
@@ -34,6 +37,7 @@ def run_command(
     # The goal becomes a flow-run parameter, the run's name and every prompt: a key pasted into it
     # must stop here, before Prefect or a model sees it.
     goal = redact(args.goal)
+    preflight(config)  # an unknown model or a silent server: one line, before anything is created
     workspace = Path(config.workspace)
     task_id = args.task_id or new_task_id(goal)
     with TaskLock(workspace, task_id):  # a second runner of this task is refused here, in one line
@@ -54,24 +58,20 @@ def demo_command(config: RunConfig, as_json: bool) -> None:
 
 def resume_command(config: RunConfig, task_id: str, as_json: bool) -> None:
     """Continue a task; refused in one line, its log untouched, when it cannot go on
-    (`cairn.flows.reopen`) or another process runs it."""
+    (`cairn.flows.reopen`), its model cannot be called, or another process runs it."""
     workspace = check_workspace(Path(config.workspace), write=True)
     repo = Workspace(workspace).task(task_id)
     with TaskLock(workspace, task_id):
         state = ready_to_continue(repo, config.accept_tampered, say)
-        model = check_model(state.model if config.model == "cairn/offline" else config.model)
+        config = config.model_copy(
+            update={"model": state.model if config.model == "cairn/offline" else config.model}
+        )
+        preflight(config)
         where = prepare(workspace)
         err.print(
             f"[bold]cairn[/] resuming [cyan]{task_id}[/] after {len(state.iterations)} iterations · {where}"
         )
-        _run(
-            config.model_copy(update={"model": model}),
-            state.goal,
-            task_id,
-            list(state.sources.values()),
-            state.task_type,
-            as_json,
-        )
+        _run(config, state.goal, task_id, list(state.sources.values()), state.task_type, as_json)
 
 
 def _run(
@@ -104,6 +104,15 @@ def _run(
         from cairn.flows.report import print_result
 
         print_result(result)
+    reason = result.stop_reason or ""
+    if reason.startswith(MODEL_UNAVAILABLE):
+        raise ModelUnavailable(
+            f"{reason}; continue with: cairn resume {task_id} --workspace {config.workspace}"
+        )
+    if reason.startswith(BUDGET):
+        raise BudgetExhausted(
+            f"{reason}; raise it with: cairn resume {task_id} --max-usd N or --max-tokens N"
+        )
     if result.status not in ("complete", "stopped"):
         sys.exit(1)
 

@@ -71,6 +71,15 @@ INSTRUCTIONS: Final[dict[CallKind, str]] = {
         "`learning`, `relevance` (high, medium or low) and `next_suggested_actions`. A result that "
         "bears on a rule or hot issue in `context` is high relevance."
     ),
+    "deliver": (
+        "Decide whether the `notes` already hold what the goal asks. If they do, set `ready` to true "
+        "and write `answer`: for a question, the answer itself with its figures (work out any figure "
+        "the goal asks for from the numbers in the notes, showing the arithmetic); for a report or a "
+        "summary, the whole report in Markdown, one point per file. List in `sources` the paths of "
+        "the files the facts come from, exactly as the notes name them. Use only facts from the "
+        "notes. If the notes do not answer the goal yet, set `ready` to false and leave the rest "
+        "empty. Address every item in `missing` and respect every rule in `context`."
+    ),
     "synthesize": (
         "Summarise how this iteration's calls advance the goal in one or two sentences, and assess "
         "progress: `advancing` (new evidence or new relevant findings), `stuck` (nothing new) or "
