@@ -59,6 +59,8 @@ def plan_batch(
         retry = payload.model_copy(update={"rejected": _why(payload, proposed, state)})
         again = _propose(session, executor, iteration, retry, 1) or []
         candidates, batch, rest = _choose(session, state, [*proposed, *again], missing)
+        if not batch and (answer := _delivery(session, executor, iteration, missing, context, force=True)):
+            candidates, batch = [answer], [answer]  # nothing new to do: answer with what is known
     session.recorder.record(
         PlanRecorded(iteration=iteration, candidates=candidates, batch=batch, frontier=rest)
     )
@@ -66,16 +68,22 @@ def plan_batch(
 
 
 def _delivery(
-    session: Session, executor: Executor, iteration: int, missing: list[str], context: str
+    session: Session,
+    executor: Executor,
+    iteration: int,
+    missing: list[str],
+    context: str,
+    force: bool = False,
 ) -> PlannedCall | None:
     """The `answer` call, when the model says its notes already answer the goal (see `DeliverInput`).
 
-    Asked once notes exist and the last iteration added to them, for tasks whose deliverable is an
-    answer or a report (a coding task delivers code and passing tests instead).
+    Asked once notes exist and the last iteration added to them (or, `force`, when the planner
+    has nothing new to propose), for tasks whose deliverable is an answer or a report (a coding
+    task delivers code and passing tests instead).
     """
     state = session.state
     notes = planning.notes(state)
-    if state.task_type == "coding_task" or not notes or not _worth_asking(state):
+    if state.task_type == "coding_task" or not notes or not (force or _worth_asking(state)):
         return None
     if "answer" not in {spec.name for spec in tool_specs(state.task_type)}:
         return None
@@ -84,14 +92,16 @@ def _delivery(
         task_type=state.task_type,
         deliverable=deliverable(state.task_type),
         notes=notes,
+        excerpts=planning.excerpts(state),
         missing=missing,
         context=rules_block(state, session.deps.store),
     )
-    key = CallKey(task_id=session.task_id, iteration=iteration, index=0, kind="deliver")
-    result = ask(session, executor, key, "deliver", payload, f"deliver-{iteration}")
+    key = CallKey(task_id=session.task_id, iteration=iteration, index=int(force), kind="deliver")
+    name = f"deliver-{iteration}" + ("-after-plan" if force else "")
+    result = ask(session, executor, key, "deliver", payload, name)
     out = result.output if result.ok and isinstance(result.output, DeliverOutput) else None
-    if out is None or not out.ready or not out.answer.strip():
-        return None
+    if out is None or not out.answer.strip() or not (out.ready or force):
+        return None  # forced, the best answer known beats planning nothing
     return PlannedCall(
         tool="answer",
         params={"answer": out.answer, "sources": list(out.sources)},

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 from cairn.memory.models import EvidenceType, IterationMode, JsonValue, PlannedCall, ToolCall
 from cairn.memory.state import TaskState
-from cairn.tasks.schemas import Candidate, DoneCall, KnownFile, Note, PlanInput, ToolSpec
+from cairn.tasks.schemas import Candidate, DoneCall, Excerpt, KnownFile, Note, PlanInput, ToolSpec
 
 # Which evidence types a requirement name points at (validators' `meta.requirement`).
 _REQUIREMENT_EVIDENCE: dict[str, tuple[EvidenceType, ...]] = {
@@ -29,6 +29,7 @@ _REQUIREMENT_EVIDENCE: dict[str, tuple[EvidenceType, ...]] = {
 RERUN_AFTER_WRITE = frozenset({"run_tests", "lint", "run_python"})  # their result depends on the files
 MODES: dict[IterationMode, tuple[int, int]] = {"fast": (4, 3), "deep": (8, 5)}  # (candidates, beam)
 SHOWN_CHARS = 300  # a long argument (a file's whole content) is shown cut in the planner's prompt
+EXCERPT_CHARS = 6000  # the files' own words an answer may quote (about 1,500 tokens)
 
 
 def score(candidate: PlannedCall, missing: list[str], done: set[str]) -> float:
@@ -214,6 +215,24 @@ def notes(state: TaskState, limit: int = 40) -> list[Note]:
         if c.insights and c.outcome == "success" and c.tool in ("read_file", "search_memory", "run_python")
     ]
     return found[-limit:]
+
+
+def excerpts(state: TaskState, budget_chars: int = EXCERPT_CHARS) -> list[Excerpt]:
+    """The words of the files read that bear on the goal (not low relevance), the latest reading
+    of each, most relevant first, within a budget: what an answer quotes its figures from."""
+    latest = {
+        c.paths[0]: c
+        for c in state.calls
+        if c.tool == "read_file" and c.outcome == "success" and c.paths and c.relevance != "low"
+    }
+    ranked = sorted(latest.values(), key=lambda c: (c.relevance != "high", -c.iteration, c.index))
+    found: list[Excerpt] = []
+    for call in ranked:
+        if budget_chars <= 0:
+            break
+        found.append(Excerpt(source=call.paths[0], text=call.raw_output[:budget_chars]))
+        budget_chars -= len(found[-1].text)
+    return found
 
 
 def _wrote(call: ToolCall) -> bool:

@@ -119,6 +119,13 @@ class SynthesizeInput(Schema):
     feedback: list[str] = Field(default_factory=list)  # user feedback this iteration took in
 
 
+class Excerpt(Schema):
+    """A file's own words, as read (the start of it): figures a compressed note may have lost."""
+
+    source: str
+    text: str
+
+
 class DeliverInput(Schema):
     """Do the notes answer the goal yet? Asked before planning once notes exist, so a model that
     holds the answer says so in one focused reply instead of planning yet another read."""
@@ -127,6 +134,7 @@ class DeliverInput(Schema):
     task_type: TaskType
     deliverable: str  # the file the answer goes to
     notes: list[Note]
+    excerpts: list[Excerpt] = Field(default_factory=list)
     missing: list[str] = Field(default_factory=list)  # requirements not met yet
     context: str = ""  # active rules and hot issues
 
@@ -170,9 +178,11 @@ class SynthesizeOutput(Schema):
 
 
 class DeliverOutput(Schema):
-    ready: bool
+    # The answer comes first and the judgement last: a model decoding under a schema writes in
+    # this order, and one asked to judge before it has tried an answer tends to say "not yet".
     answer: str = ""  # the answer, or the whole report (Markdown)
     sources: list[str] = Field(default_factory=list)  # paths of the files the facts come from
+    ready: bool = False  # the notes support the answer: deliver it
 
 
 class ExtractConstraintOutput(Schema):

@@ -21,9 +21,10 @@ Mode = Literal["ok", "fail", "stall"]
 
 
 class ModelServer:
-    def __init__(self, stall_seconds: float = 30.0) -> None:
+    def __init__(self, stall_seconds: float = 30.0, fail_after: int | None = None) -> None:
         self.mode: Mode = "ok"
         self.stall_seconds = stall_seconds
+        self.fail_after = fail_after  # answer this many requests, then fail until told otherwise
         self.requests: list[dict[str, Any]] = []
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self._server.daemon_threads = True
@@ -43,6 +44,8 @@ class ModelServer:
 
     def reply(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
         self.requests.append(body)
+        if self.fail_after is not None and len(self.requests) > self.fail_after:
+            self.mode, self.fail_after = "fail", None
         if self.mode == "fail":
             return 500, {"error": {"message": "the model is loading", "type": "server_error"}}
         if self.mode == "stall":
