@@ -12,6 +12,9 @@ Exit codes (README, "Exit codes"):
 - 2: a bad argument, option, setting or input file, or something named that does not exist
   (`UsageError`, `NotFound`), always found before anything was created or Prefect started;
 - 3: a damaged or tampered `history.jsonl` (`HistoryError`, `HistoryTampered`);
+- 4: the model cannot be used (`cairn.tasks.llm.ModelUnavailable`: refused before anything was
+  created, or the task stopped with `model_unavailable`, resumable);
+- 5: the task spent its budget (`cairn.tasks.llm.BudgetExhausted`);
 - 70: an internal error, a bug: one line naming the file that holds the traceback;
 - 130: interrupted (Ctrl-C); the task is saved.
 
