@@ -5,9 +5,9 @@ answers in a fraction of a second with one line (`UsageError`, `NotFound`: exit 
 command has written nothing, not a lock, not a results folder. Paths derived from a task id are
 built only after `check_task_id` accepted it, so they stay inside the workspace.
 
->>> check_max_iterations(-5)
+>>> check_source(Path("/no/such/folder"))
 Traceback (most recent call last):
-cairn.memory.errors.UsageError: --max-iterations must be between 1 and 10000, not -5
+cairn.memory.errors.UsageError: --source /no/such/folder: no such directory
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ from cairn.memory.workspace import Workspace, check_task_id
 from cairn.tasks.cassette import CassetteError, load_cassette
 from cairn.tasks.deps import RunConfig
 
-MAX_ITERATIONS = 10_000
 REPLAY = "replay:"
 
 
@@ -98,12 +97,6 @@ def check_task_type(task_type: str | None) -> TaskType | None:
         if task_type == known:
             return known
     raise UsageError(f"--task-type must be one of {', '.join(TASK_TYPES)}; not {task_type!r}")
-
-
-def check_max_iterations(value: int | None) -> int | None:
-    if value is not None and not 1 <= value <= MAX_ITERATIONS:
-        raise UsageError(f"--max-iterations must be between 1 and {MAX_ITERATIONS}, not {value}")
-    return value
 
 
 def check_source(source: Path) -> Path:

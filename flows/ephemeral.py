@@ -52,8 +52,8 @@ os.execv(sys.argv[2], sys.argv[2:])
 
 
 def dying_with_this_process(command: list[str]) -> list[str]:
-    """`command` (an absolute program path first) as a child that gets SIGTERM when the thread
-    that starts it ends, however the process ends; call it from the main thread."""
+    """`command` (an absolute program path first) wrapped so that, started with `Popen` from the
+    main thread, the child gets SIGTERM when this process ends, however it ends."""
     return [sys.executable, "-c", _DIE_WITH_PARENT, str(os.getpid()), *command]
 
 
