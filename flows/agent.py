@@ -29,7 +29,10 @@ from cairn.flows.ephemeral import owns
 from cairn.flows.liveness import TaskLock, mark_stale_runs
 from cairn.flows.loop import TaskResult, run_loop
 from cairn.flows.start import start_task
+from cairn.flows.task_tools import record_tools
+from cairn.flows.uncertain import check_before_run
 from cairn.memory.models import IterationMode, TaskType
+from cairn.memory.tool_config import ToolsConfig
 from cairn.tasks._prefect import task_run_settings
 from cairn.tasks.deps import RunConfig
 
@@ -59,13 +62,17 @@ def run_task(
     sources: list[str] | None = None,
     task_type: TaskType | None = None,
     related: list[str] | None = None,
+    tools: ToolsConfig | None = None,
 ) -> TaskResult:
-    """Run a task (or resume it, when `task_id` names one the workspace holds) to its end."""
+    """Run a task (or resume it, when `task_id` names one the workspace holds) to its end.
+    `tools`: Python tools and MCP servers beyond the built-ins (None: what the task has)."""
     task_id = task_id or _derived_id(goal)
     executor = PrefectExecutor(config)
     with _claim(config, task_id), tags(f"task:{task_id}"), task_run_settings(config.workspace):
         paths = [Path(s) for s in sources or []]
         session = start_task(config, task_id, goal, paths, task_type, related, executor)
+        record_tools(session, tools)
+        check_before_run(config, session.state)  # uncertain calls wait for a person's decision
 
         def iterate(n: int, mode: IterationMode, recovery: bool) -> None:
             bfs_iteration(config, task_id, n, mode=mode, recovery=recovery)

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from cairn.memory.errors import NotFound, UsageError
 from cairn.memory.fsnames import displayable, has_surrogates
 from cairn.memory.models import TASK_TYPES, TaskType
+from cairn.memory.tool_config import ToolsConfig
 from cairn.memory.workspace import Workspace, check_task_id
 from cairn.tasks.cassette import CassetteError, load_cassette
 from cairn.tasks.deps import RunConfig
@@ -144,6 +145,16 @@ def check_record(path: Path) -> Path:
     if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
         raise UsageError(f"--record {path}: cannot write in {parent}")
     return path
+
+
+def check_tools(tools: ToolsConfig | None) -> None:
+    """The task's tools built strictly: an allow-list entry that matches nothing, a Python tool
+    that does not import, an MCP server that does not start is one line (`UsageError` or
+    `McpUnavailable`). Prefect is not imported: it would freeze its settings before `prepare`."""
+    if tools is not None:
+        from cairn.tasks.tools.toolset import toolset_for  # the MCP SDK: seconds, only when needed
+
+        toolset_for(tools, strict=True)  # kept for the run: each server starts once
 
 
 def config_error(exc: ValidationError) -> UsageError:

@@ -8,7 +8,7 @@ from pathlib import Path
 from pydantic import BaseModel
 from rich.console import Console
 
-from cairn.flows.arguments import check_run, check_workspace, one_of
+from cairn.flows.arguments import check_run, check_tools, check_workspace, one_of
 from cairn.flows.console import emit, err, safe, say
 from cairn.flows.liveness import TaskLock
 from cairn.flows.policy import BUDGET, MODEL_UNAVAILABLE
@@ -19,6 +19,7 @@ from cairn.memory.errors import UsageError
 from cairn.memory.fsnames import displayable
 from cairn.memory.history import HistoryError
 from cairn.memory.redact import redact
+from cairn.memory.tool_config import ToolsConfig
 from cairn.memory.workspace import TaskRepo, Workspace, new_task_id
 from cairn.tasks.deps import RunConfig, deps_for
 from cairn.tasks.llm import BudgetExhausted, ModelUnavailable
@@ -32,21 +33,26 @@ def run_command(
     task_type: str | None,
     as_json: bool,
     related: list[str] | None = None,
+    tools: ToolsConfig | None = None,
 ) -> None:
     args = check_run(config, goal, sources, task_id, task_type, related or [])  # before anything is created
     # The goal becomes a flow-run parameter, the run's name and every prompt: a key pasted into it
     # must stop here, before Prefect or a model sees it.
     goal = redact(args.goal)
     preflight(config)  # an unknown model or a silent server: one line, before anything is created
+    check_tools(tools)  # Python tools import, MCP servers start: before anything is created
     workspace = Path(config.workspace)
     task_id = args.task_id or new_task_id(goal)
     with TaskLock(workspace, task_id):  # a second runner of this task is refused here, in one line
         if task_id in Workspace(workspace).task_ids():  # naming a task that exists continues it
             ready_to_continue(Workspace(workspace).task(task_id), config.accept_tampered, say)
         where = prepare(workspace)
+        from cairn.flows.task_tools import ready_to_run  # after `prepare`: it imports Prefect
+
+        tools = ready_to_run(config, task_id, tools)  # uncertain calls nobody decided on: one line
         err.print(f"[bold]cairn[/] task [cyan]{task_id}[/] · {where} · workspace {safe(config.workspace)}")
         paths = [str(source) for source in args.sources]
-        _run(config, goal, task_id, paths, args.task_type, as_json, args.related)
+        _run(config, goal, task_id, paths, args.task_type, as_json, args.related, tools)
 
 
 def demo_command(config: RunConfig, as_json: bool) -> None:
@@ -58,7 +64,8 @@ def demo_command(config: RunConfig, as_json: bool) -> None:
 
 def resume_command(config: RunConfig, task_id: str, as_json: bool) -> None:
     """Continue a task; refused in one line, its log untouched, when it cannot go on
-    (`cairn.flows.reopen`), its model cannot be called, or another process runs it."""
+    (`cairn.flows.reopen`), its model cannot be called, its tools cannot work, it has uncertain
+    calls nobody decided on, or another process runs it."""
     workspace = check_workspace(Path(config.workspace), write=True)
     repo = Workspace(workspace).task(task_id)
     with TaskLock(workspace, task_id):
@@ -67,7 +74,11 @@ def resume_command(config: RunConfig, task_id: str, as_json: bool) -> None:
             update={"model": state.model if config.model == "cairn/offline" else config.model}
         )
         preflight(config)
+        check_tools(state.tools)
         where = prepare(workspace)
+        from cairn.flows.task_tools import ready_to_run  # after `prepare`: it imports Prefect
+
+        ready_to_run(config, task_id, None)
         err.print(
             f"[bold]cairn[/] resuming [cyan]{task_id}[/] after {len(state.iterations)} iterations · {where}"
         )
@@ -82,6 +93,7 @@ def _run(
     task_type: str | None,
     as_json: bool,
     related: list[str] | None = None,
+    tools: ToolsConfig | None = None,
 ) -> None:
     from cairn.flows.agent import run_task
 
@@ -93,6 +105,7 @@ def _run(
             sources=sources,
             task_type=task_type,  # type: ignore[arg-type]
             related=related or None,
+            tools=tools,
         )
     except KeyboardInterrupt:
         err.print(f"\ninterrupted. task [cyan]{task_id}[/] is saved; continue with:")

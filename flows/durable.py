@@ -2,9 +2,10 @@
 
 `bfs_iteration` is the iteration's Prefect shell (retries, a persisted result, the run name
 `iteration-{n}`); it hands `run_iteration` a `PrefectExecutor`, whose tool calls are submitted at
-once as task runs named `{tool}-{argument}` and whose model calls are task runs named for what
-they do (`plan-2`, `compress-2-1`). Every call is cached under its `CallKey`, so a retried or
-resumed iteration reuses what finished.
+once as task runs named `{tool}-{argument}` (`mcp:{server}.{tool}-{argument}` for an MCP server's
+tool) and whose model calls are task runs named for what they do (`plan-2`, `compress-2-1`). Every
+call is cached under its `CallKey`, so a retried or resumed iteration reuses what finished. A call
+with side effects is not retried by Prefect: it runs at most once (`cairn.flows.uncertain`).
 """
 
 # No `from __future__ import annotations`: Prefect validates flow parameters from the annotations.
@@ -18,13 +19,16 @@ from cairn.flows.console import printable
 from cairn.flows.executor import ToolResult, ToolRun
 from cairn.flows.iteration import IterationSummary, run_iteration
 from cairn.flows.session import open_session
-from cairn.memory.models import IterationMode, main_argument
+from cairn.memory.models import IterationMode, PlannedCall
+from cairn.tasks._prefect import has_cached_result
 from cairn.tasks.call_key import CallKey
 from cairn.tasks.deps import RunConfig
 from cairn.tasks.llm import LLMResult
 from cairn.tasks.schemas import CallKind, Schema
 from cairn.tasks.steps import ModelCallFailed, call_model, run_tool
 from cairn.tasks.tools.base import ToolContext, ToolOutput
+from cairn.tasks.tools.definition import Tool
+from cairn.tasks.tools.toolset import Toolset, toolset_for
 
 
 class PrefectExecutor:
@@ -46,13 +50,18 @@ class PrefectExecutor:
 
     def submit(self, runs: Sequence[ToolRun], ctx: ToolContext) -> list[PrefectFuture[ToolOutput]]:
         """Start every call at once, each a task run named for the tool and its main argument."""
+        tools = toolset_for(ctx.tools)
         return [
             run_tool.with_options(
-                task_run_name=run_name(call.tool, call.params),
-                tags=[f"tool:{call.tool}"],
+                task_run_name=run_name(tools, call),
+                tags=tool_tags(tools.get(call.tool), call.tool),
+                retries=1 if tools.read_only(call.tool) else 0,
             ).submit(key, call, ctx)
             for key, call in runs
         ]
+
+    def cached(self, key: CallKey) -> bool:
+        return has_cached_result(self.config.workspace, key)
 
 
 @flow(
@@ -70,9 +79,14 @@ def bfs_iteration(
     return run_iteration(session, iteration, mode, recovery, PrefectExecutor(config))
 
 
-def run_name(tool: str, params: dict[str, Any]) -> str:
-    """`read_file-source:corpus/reservoir.md`: the tool and its main argument."""
-    arg = main_argument(params)
-    # A run name goes to Prefect's API and its terminal log: control characters and the bytes of
-    # a name that is not UTF-8 are written as escapes.
-    return printable(f"{tool}-{arg}") if arg else tool
+def run_name(tools: Toolset, call: PlannedCall) -> str:
+    """`read_file-source:corpus/reservoir.md`: the tool and its main argument. A run name goes to
+    Prefect's API and its terminal log: control characters and the bytes of a name that is not
+    UTF-8 are written as escapes."""
+    return printable(tools.run_name(call))
+
+
+def tool_tags(tool: Tool | None, name: str) -> list[str]:
+    """`tool:{name}`, and `mcp:{server}` for an MCP server's tool."""
+    server = [f"mcp:{tool.server}"] if tool is not None and tool.server else []
+    return [f"tool:{name}", *server]

@@ -49,6 +49,9 @@ class RunConfig(BaseModel):
     max_usd: float | None = Field(default=None, ge=0)
     max_tokens: int | None = Field(default=None, ge=0)
     accept_tampered: bool = False  # continue a task whose history's hash chain is broken
+    # A side-effecting call interrupted before its result was recorded: ask (stop and say how to
+    # decide), skip it, or run it again (`cairn.flows.uncertain`).
+    on_uncertain: Literal["ask", "skip", "rerun"] = "ask"
 
 
 @dataclass

@@ -23,12 +23,15 @@ from cairn.flows.start import start_task
 from cairn.memory.events import ToolCallRecorded, UserMessage
 from cairn.memory.fsnames import displayable, from_displayable
 from cairn.memory.history import HistoryLog, envelope_line
+from cairn.memory.models import PlannedCall
 from cairn.memory.sources import index_source
 from cairn.memory.store import SearchFilter, SearchQuery
+from cairn.memory.tool_config import ToolsConfig
 from cairn.memory.workspace import Workspace
 from cairn.tasks.deps import deps_for
 from cairn.tasks.llm import ModelClient
 from cairn.tasks.schemas import Candidate
+from cairn.tasks.tools.toolset import toolset_for
 from tests.conftest import CORPUS
 from tests.unit.cli_runs import cli_here
 from tests.unit.offline_run import QUESTION, config_for, run_offline
@@ -142,6 +145,7 @@ def test_a_log_line_round_trips_any_lone_surrogate(tmp_path: Path) -> None:
 
 
 def test_run_names_sent_to_prefect_are_valid_text() -> None:
-    name = run_name("read_file", {"path": "source:c/a-\udce9-\x1b[2J.md"})
+    call = PlannedCall(tool="read_file", params={"path": "source:c/a-\udce9-\x1b[2J.md"})
+    name = run_name(toolset_for(ToolsConfig()), call)
     assert name == "read_file-source:c/a-\\xe9-\\x1b[2J.md"
     name.encode("utf-8")
