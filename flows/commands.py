@@ -12,7 +12,6 @@ from cairn.flows.arguments import check_run, check_tools, check_workspace, one_o
 from cairn.flows.console import emit, err, safe, say
 from cairn.flows.liveness import TaskLock
 from cairn.flows.policy import BUDGET, MODEL_UNAVAILABLE
-from cairn.flows.preflight import preflight
 from cairn.flows.reopen import check_untampered, ready_to_continue
 from cairn.flows.runtime import prepare
 from cairn.memory.errors import UsageError
@@ -39,6 +38,8 @@ def run_command(
     # The goal becomes a flow-run parameter, the run's name and every prompt: a key pasted into it
     # must stop here, before Prefect or a model sees it.
     goal = redact(args.goal)
+    from cairn.flows.preflight import preflight  # imports the tools (MCP's SDK: 1 s), once args are fine
+
     preflight(config)  # an unknown model or a silent server: one line, before anything is created
     check_tools(tools)  # Python tools import, MCP servers start: before anything is created
     workspace = Path(config.workspace)
@@ -68,6 +69,8 @@ def resume_command(config: RunConfig, task_id: str, as_json: bool) -> None:
     calls nobody decided on, or another process runs it."""
     workspace = check_workspace(Path(config.workspace), write=True)
     repo = Workspace(workspace).task(task_id)
+    from cairn.flows.preflight import preflight  # see run_command
+
     with TaskLock(workspace, task_id):
         state = ready_to_continue(repo, config.accept_tampered, say)
         config = config.model_copy(
@@ -173,7 +176,7 @@ def feedback_command(config: RunConfig, task_id: str, message: str, as_json: boo
 
     if not message.strip():
         raise UsageError("the feedback message is empty")
-    check_workspace(Path(config.workspace), write=True)
+    Workspace(check_workspace(Path(config.workspace), write=True)).task(task_id)  # before the index opens
     result = give_feedback(config, task_id, redact(displayable(message)))
     if as_json:
         emit(result.model_dump(mode="json"))

@@ -2,11 +2,12 @@
 
 No server runs (a private `PREFECT_HOME` and `CAIRN_HOME`, no `PREFECT_API_URL`), so each `cairn`
 process starts its own temporary Prefect server. The test watches `history.jsonl` and kills the
-process when the log reaches a chosen number of lines: `cairn run` with SIGKILL, then `cairn
-resume` with SIGKILL, then a resume with SIGTERM, then a last resume runs to the end. After each
-kill no Prefect server of this test may be left running; at the end the task must be what an
-uninterrupted run made (the session's `reference_run`): the same events, none twice, and the same
-report, byte for byte.
+process when the log reaches a chosen number of lines (`kill_plans`): one task's `cairn run` early
+with SIGKILL, then its `cairn resume` with SIGKILL, then a resume with SIGTERM; another task's
+`cairn run` late, with SIGKILL; a last resume runs each to the end. After each kill no Prefect
+server of this test may be left running; at the end each task must be what an uninterrupted run
+made (the session's `reference_run`): the same events, none twice, and the same report, byte for
+byte.
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ from cairn.memory.workspace import Workspace
 from tests.conftest import BIN, CORPUS, QUESTION_FILE
 
 pytestmark = pytest.mark.e2e
-TASK = "crash-loop"
 VOLATILE = {"timestamp", "created_at", "modified_at", "seconds", "execution_time", "usd"}
 
 
@@ -75,25 +75,50 @@ def run_until(args: list[str], env: dict[str, str], log: Path, lines: int, sig: 
     return proc.returncode
 
 
-@pytest.fixture(scope="module")
-def crash_loop(ephemeral: dict[str, str], tmp_path_factory: pytest.TempPathFactory) -> Path:
+Kill = tuple[str, int, signal.Signals]  # the command, at how many lines of history, with what
+
+
+def kill_plans(reference_lines: int) -> dict[str, list[Kill]]:
+    """Where each task is killed: `cairn run` early (SIGKILL), then each resume at a later line
+    count (SIGKILL, SIGTERM); another task's `cairn run` late, at two thirds of a whole run."""
+    return {
+        "early-then-resumes": [
+            ("run", 5, signal.SIGKILL),
+            ("resume", 12, signal.SIGKILL),
+            ("resume", 18, signal.SIGTERM),
+        ],
+        "late": [("run", reference_lines * 2 // 3, signal.SIGKILL)],
+    }
+
+
+@pytest.fixture(scope="module", params=["early-then-resumes", "late"])
+def crash_loop(
+    request: pytest.FixtureRequest,
+    ephemeral: dict[str, str],
+    reference_run: tuple[Path, str],
+    tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[Path, str]:
+    """A task killed where its plan says, resumed after each kill, then resumed to the end:
+    (workspace, task id)."""
+    ref_ws, ref_id = reference_run
+    reference_lines = Workspace(ref_ws).task(ref_id).history.path.read_bytes().count(b"\n")
     ws = tmp_path_factory.mktemp("crash-loop-ws")
-    log = ws / "tasks" / TASK / "history.jsonl"
+    task = f"crash-{request.param}"
+    log = ws / "tasks" / task / "history.jsonl"
     question = QUESTION_FILE.read_text(encoding="utf-8").strip()
-    run = ["run", question, "--source", str(CORPUS), "--workspace", str(ws), "--task-id", TASK]
-    resume = ["resume", TASK, "--workspace", str(ws)]
-    run_until(run, ephemeral, log, 5, signal.SIGKILL)
-    assert_no_server_left(ephemeral)
-    run_until(resume, ephemeral, log, 12, signal.SIGKILL)
-    assert_no_server_left(ephemeral)
-    run_until(resume, ephemeral, log, 18, signal.SIGTERM)
-    assert_no_server_left(ephemeral)
+    commands = {
+        "run": ["run", question, "--source", str(CORPUS), "--workspace", str(ws), "--task-id", task],
+        "resume": ["resume", task, "--workspace", str(ws)],
+    }
+    for command, lines, sig in kill_plans(reference_lines)[request.param]:
+        run_until(commands[command], ephemeral, log, lines, sig)
+        assert_no_server_left(ephemeral)
     last = subprocess.run(
-        [str(BIN / "cairn"), *resume], env=ephemeral, capture_output=True, text=True, timeout=300
+        [str(BIN / "cairn"), *commands["resume"]], env=ephemeral, capture_output=True, text=True, timeout=300
     )
     assert last.returncode == 0, last.stderr[-3000:]
     assert_no_server_left(ephemeral)
-    return ws
+    return ws, task
 
 
 def events(ws: Path, task_id: str) -> list[dict[str, object]]:
@@ -113,19 +138,21 @@ def _steady(value: object, ws: str) -> object:
 
 
 def test_the_killed_and_resumed_task_has_the_events_of_an_uninterrupted_run(
-    crash_loop: Path, reference_run: tuple[Path, str]
+    crash_loop: tuple[Path, str], reference_run: tuple[Path, str]
 ) -> None:
-    ref_ws, ref_id = reference_run
-    got = [json.dumps(e, sort_keys=True) for e in events(crash_loop, TASK)]
-    want = [json.dumps(e, sort_keys=True).replace(ref_id, TASK) for e in events(ref_ws, ref_id)]
+    (ws, task), (ref_ws, ref_id) = crash_loop, reference_run
+    got = [json.dumps(e, sort_keys=True) for e in events(ws, task)]
+    want = [json.dumps(e, sort_keys=True).replace(ref_id, task) for e in events(ref_ws, ref_id)]
     assert len(set(got)) == len(got), "an event was recorded twice"
     assert got == want
-    assert Workspace(crash_loop).task(TASK).history.verify().ok
+    assert Workspace(ws).task(task).history.verify().ok
 
 
-def test_the_report_is_the_same_byte_for_byte(crash_loop: Path, reference_run: tuple[Path, str]) -> None:
-    ref_ws, ref_id = reference_run
-    got = Workspace(crash_loop).task(TASK).state()
+def test_the_report_is_the_same_byte_for_byte(
+    crash_loop: tuple[Path, str], reference_run: tuple[Path, str]
+) -> None:
+    (ws, task), (ref_ws, ref_id) = crash_loop, reference_run
+    got = Workspace(ws).task(task).state()
     ref = Workspace(ref_ws).task(ref_id).state()
     assert got.status == ref.status == "complete"
     assert got.report_path and ref.report_path

@@ -61,6 +61,12 @@ def bad_runs(tmp: Path) -> dict[str, tuple[list[str], list[str]]]:
         "unknown related task": (["--related", "no-such-task"], ["--related", "no-such-task"]),
         "bad compress": (["--compress", "sometimes"], ["--compress"]),
         "unknown option": (["--bogus"], ["No such option", "--bogus", "cairn run --help"]),
+        "missing tools file": (["--tools", str(tmp / "none.toml")], ["tools file not found", "none.toml"]),
+        "tools file not TOML": (["--tools", str(tmp / "a-file")], ["a-file", "invalid TOML"]),
+        "mcp without a command": (["--mcp", "time"], ["--mcp", "NAME=COMMAND"]),
+        "mcp server that cannot start": (["--mcp", "x=/no/such/server"], ["MCP server 'x'", "did not start"]),
+        "allow-list matching nothing": (["--allow-tools", "nosuch"], ["--allow-tools", "nosuch"]),
+        "bad on-uncertain": (["--on-uncertain", "maybe"], ["--on-uncertain", "maybe"]),
     }
 
 
@@ -80,6 +86,12 @@ def bad_runs(tmp: Path) -> dict[str, tuple[list[str], list[str]]]:
         "unknown related task",
         "bad compress",
         "unknown option",
+        "missing tools file",
+        "tools file not TOML",
+        "mcp without a command",
+        "mcp server that cannot start",
+        "allow-list matching nothing",
+        "bad on-uncertain",
     ],
 )
 def test_a_bad_run_argument_is_one_line_and_creates_nothing(tmp_path: Path, case: str) -> None:
@@ -87,7 +99,7 @@ def test_a_bad_run_argument_is_one_line_and_creates_nothing(tmp_path: Path, case
     ws = tmp_path / "ws"
     before = tree(tmp_path)
     proc = cli_here(["run", "How big?", "--source", str(CORPUS), "--workspace", str(ws), *args], tmp_path)
-    one_line(proc, 2, *words)
+    one_line(proc, 1 if "cannot start" in case else 2, *words)
     assert tree(tmp_path) == before, "a refused run created files"
 
 
@@ -139,3 +151,55 @@ def test_search_options_out_of_range_are_one_line(tmp_path: Path) -> None:
     one_line(cli_here(["search", "x", "--mode", "fuzzy", "-w", ws], tmp_path), 2, "--mode")
     one_line(cli_here(["search", "x", "-k", "0", "-w", ws], tmp_path), 2, "-k")
     one_line(cli_here(["search", "x", "--min-confidence", "7", "-w", ws], tmp_path), 2, "--min-confidence")
+
+
+@pytest.mark.parametrize(
+    ("arguments", "code", "words"),
+    [
+        (["read_file", "not json"], 2, ["not JSON"]),
+        (["read_file", "[1, 2]"], 2, ["JSON object"]),
+        (["no_such_tool"], 2, ["no tool 'no_such_tool'"]),
+        (["\x1b[2Jevil"], 2, ["\\x1b[2Jevil"]),  # escaped: the terminal is not cleared
+        (["read_file", '{"path": "/etc/passwd"}'], 1, ["read_file failure", "absolute paths"]),
+        (["read_file", '{"path": "../../secret"}'], 1, ["read_file failure", "'..'"]),
+        (["read_file", '{"path": "\\u001b[2Jx"}'], 1, ["control character", "\\x1b[2Jx"]),
+        (["read_file", '{"path": "\\udce9"}'], 1, ["not valid unicode"]),
+        (["read_file", '{"path": 5}'], 1, ["read_file error", "bad arguments"]),
+        (["read_file", '{"path": "absent.md"}'], 1, ["read_file failure", "absent.md"]),
+        (["write_file", '{"path": "a\\u0000b", "content": "x"}'], 1, ["control character"]),
+    ],
+)
+def test_tools_call_with_bad_or_hostile_input_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, arguments: list[str], code: int, words: list[str]
+) -> None:
+    """`cairn tools call` acts on the current directory: whatever it is given, one line on stderr,
+    a non-zero exit, and nothing written there or beside it."""
+    here = tmp_path / "here"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    before = tree(tmp_path)
+    proc = cli_here(["tools", "call", *arguments, "--workspace", str(tmp_path / "ws")], tmp_path)
+    one_line(proc, code, *words)
+    assert not proc.stdout
+    assert tree(tmp_path) == before
+
+
+@pytest.mark.parametrize("task_id", ["../../escape", "no-such-task"])
+def test_feedback_to_a_bad_or_missing_task_is_one_line_and_creates_nothing(
+    tmp_path: Path, task_id: str
+) -> None:
+    """Feedback once opened (created) the workspace's index before it looked at the task id."""
+    ws = tmp_path / "ws"
+    (ws / "tasks").mkdir(parents=True)
+    proc = cli_here(["feedback", task_id, "use metres", "--workspace", str(ws)], tmp_path)
+    one_line(proc, 2, repr(task_id))
+    assert tree(ws) == ["tasks"]
+
+
+def test_ui_is_one_line_for_a_bad_task_id_and_for_a_server_it_cannot_reach(tmp_path: Path) -> None:
+    """`cairn ui` checks the task before Prefect; a server that does not answer was exit 70."""
+    ws = tmp_path / "ws"
+    (ws / "tasks" / "t1").mkdir(parents=True)
+    (ws / "tasks" / "t1" / "history.jsonl").write_bytes(b"")
+    one_line(cli(["ui", "../x", "--workspace", str(ws)], tmp_path), 2, "invalid task id")
+    one_line(cli(["ui", "t1", "--workspace", str(ws)], tmp_path), 1, "cannot reach the Prefect server")
