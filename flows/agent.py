@@ -25,6 +25,7 @@ from prefect.settings import PREFECT_API_URL
 
 from cairn.flows.artifacts import TaskArtifacts
 from cairn.flows.durable import PrefectExecutor, bfs_iteration
+from cairn.flows.ephemeral import owns
 from cairn.flows.liveness import TaskLock, mark_stale_runs
 from cairn.flows.loop import TaskResult, run_loop
 from cairn.flows.start import start_task
@@ -88,6 +89,6 @@ def _claim(config: RunConfig, task_id: str) -> Iterator[None]:
         reason = f"superseded: task {task_id} was continued by flow run {run_id}; its previous runner died"
         mark_stale_runs(task_id, keep={run_id}, reason=reason)
         api = PREFECT_API_URL.value()
-        if api:  # ephemeral mode: the server dies with this process, the next run marks the rest
+        if api and not owns(api):  # an ephemeral server dies with this process: the next run marks the rest
             lock.watch(api)
         yield

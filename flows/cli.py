@@ -6,11 +6,18 @@ on stderr and an exit code (`cairn.memory.errors`). Nothing below this module im
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
 import typer
+from pydantic import ValidationError
 from typer.core import TyperGroup
+
+try:  # Typer 0.2x vendors click; earlier versions use click itself
+    from typer._click import exceptions as click_errors
+except ImportError:  # pragma: no cover
+    from click import exceptions as click_errors  # type: ignore[no-redef]
 
 from cairn.flows.settings import Settings
 from cairn.memory.errors import CairnError, UsageError
@@ -20,7 +27,24 @@ from cairn.memory.tool_config import ToolsConfig
 class CairnGroup(TyperGroup):
     """The command group whose `invoke` is the CLI's one error handler: a known error (a
     `CairnError`) is one line on stderr and its exit code; anything else is one line plus the
-    path of a file holding the traceback (exit 70)."""
+    path of a file holding the traceback (exit 70). `main` makes a usage error one line too."""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        # Not standalone: click's usage errors come back here instead of a multi-line box.
+        try:
+            code = super().main(*args, **{**kwargs, "standalone_mode": False})
+        except click_errors.UsageError as exc:
+            context = getattr(exc, "ctx", None)
+            if type(exc).__name__ == "NoArgsIsHelpError":  # a group given no command: its help
+                typer.echo(exc.format_message())
+                sys.exit(exc.exit_code)
+            where = f" (see `{context.command_path} --help`)" if context is not None else ""
+            _die(f"{exc.format_message()}{where}", exc.exit_code, exit_now=True)
+        except click_errors.ClickException as exc:
+            _die(exc.format_message(), exc.exit_code, exit_now=True)
+        except typer.Abort:
+            _die("aborted", 1, exit_now=True)
+        sys.exit(code if isinstance(code, int) else 0)
 
     def invoke(self, ctx: Any) -> Any:  # Typer's vendored click Context
         try:
@@ -83,7 +107,12 @@ def settings(workspace: Path | None) -> Settings:
     from cairn.flows.runtime import protect_secrets
 
     protect_secrets()
-    base = Settings()
+    try:
+        base = Settings()
+    except ValidationError as exc:  # a CAIRN_ variable pydantic refuses: one line naming it
+        from cairn.flows.arguments import config_error
+
+        raise config_error(exc) from None
     return base.model_copy(update={"workspace": workspace}) if workspace else base
 
 
@@ -152,12 +181,19 @@ def demo(
     demo_command(settings(workspace).run_config(model=model), as_json)
 
 
+AcceptTamperedOpt = Annotated[
+    bool,
+    typer.Option("--accept-tampered", help="Go on although an earlier line of the history was changed"),
+]
+
+
 @app.command()
 def resume(
     task_id: str,
     workspace: WorkspaceOpt = None,
     max_usd: MaxUsdOpt = None,
     max_tokens: MaxTokensOpt = None,
+    accept_tampered: AcceptTamperedOpt = False,
     on_uncertain: UncertainOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -165,7 +201,10 @@ def resume(
     from cairn.flows.commands import resume_command
 
     conf = settings(workspace).run_config(
-        max_usd=max_usd, max_tokens=max_tokens, on_uncertain=uncertain_policy(on_uncertain)
+        max_usd=max_usd,
+        max_tokens=max_tokens,
+        accept_tampered=accept_tampered,
+        on_uncertain=uncertain_policy(on_uncertain),
     )
     resume_command(conf, task_id, as_json)
 
@@ -231,11 +270,16 @@ def files(
 
 
 @app.command()
-def reindex(task_id: str, workspace: WorkspaceOpt = None, as_json: JsonOpt = False) -> None:
+def reindex(
+    task_id: str,
+    workspace: WorkspaceOpt = None,
+    accept_tampered: AcceptTamperedOpt = False,
+    as_json: JsonOpt = False,
+) -> None:
     """Rebuild a task's memory index from its history.jsonl."""
     from cairn.flows.commands import reindex_command
 
-    reindex_command(settings(workspace).run_config(), task_id, as_json)
+    reindex_command(settings(workspace).run_config(accept_tampered=accept_tampered), task_id, as_json)
 
 
 @app.command()
@@ -411,10 +455,12 @@ def main() -> None:
     app()
 
 
-def _die(message: str, code: int) -> NoReturn:
+def _die(message: str, code: int, exit_now: bool = False) -> NoReturn:
     from cairn.flows.console import printable
     from cairn.memory.redact import redact
 
     first = " ".join(message.split()) or "failed"
     typer.echo(f"cairn: error: {printable(redact(first))}", err=True)
+    if exit_now:
+        sys.exit(code)
     raise typer.Exit(code)

@@ -8,11 +8,14 @@ from pathlib import Path
 from pydantic import BaseModel
 from rich.console import Console
 
-from cairn.flows.console import emit, err
+from cairn.flows.arguments import check_run, check_tools, check_workspace, one_of
+from cairn.flows.console import emit, err, safe, say
+from cairn.flows.liveness import TaskLock
 from cairn.flows.policy import BUDGET, MODEL_UNAVAILABLE
-from cairn.flows.preflight import preflight
+from cairn.flows.reopen import check_untampered, ready_to_continue
 from cairn.flows.runtime import prepare
 from cairn.memory.errors import UsageError
+from cairn.memory.fsnames import displayable
 from cairn.memory.history import HistoryError
 from cairn.memory.redact import redact
 from cairn.memory.tool_config import ToolsConfig
@@ -31,19 +34,26 @@ def run_command(
     related: list[str] | None = None,
     tools: ToolsConfig | None = None,
 ) -> None:
-    if not goal.strip():
-        raise UsageError("the goal is empty")
+    args = check_run(config, goal, sources, task_id, task_type, related or [])  # before anything is created
     # The goal becomes a flow-run parameter, the run's name and every prompt: a key pasted into it
     # must stop here, before Prefect or a model sees it.
-    goal = redact(goal)
-    preflight(config)  # an unknown model or a silent server: one line, before anything is created
-    where = prepare(Path(config.workspace))
-    task_id = task_id or new_task_id(goal)
-    from cairn.flows.task_tools import ready_to_run  # after `prepare`: it imports Prefect
+    goal = redact(args.goal)
+    from cairn.flows.preflight import preflight  # imports the tools (MCP's SDK: 1 s), once args are fine
 
-    tools = ready_to_run(config, task_id, tools)
-    err.print(f"[bold]cairn[/] task [cyan]{task_id}[/] · {where} · workspace {config.workspace}")
-    _run(config, goal, task_id, [str(s) for s in sources], task_type, as_json, related or [], tools)
+    preflight(config)  # an unknown model or a silent server: one line, before anything is created
+    check_tools(tools)  # Python tools import, MCP servers start: before anything is created
+    workspace = Path(config.workspace)
+    task_id = args.task_id or new_task_id(goal)
+    with TaskLock(workspace, task_id):  # a second runner of this task is refused here, in one line
+        if task_id in Workspace(workspace).task_ids():  # naming a task that exists continues it
+            ready_to_continue(Workspace(workspace).task(task_id), config.accept_tampered, say)
+        where = prepare(workspace)
+        from cairn.flows.task_tools import ready_to_run  # after `prepare`: it imports Prefect
+
+        tools = ready_to_run(config, task_id, tools)  # uncertain calls nobody decided on: one line
+        err.print(f"[bold]cairn[/] task [cyan]{task_id}[/] · {where} · workspace {safe(config.workspace)}")
+        paths = [str(source) for source in args.sources]
+        _run(config, goal, task_id, paths, args.task_type, as_json, args.related, tools)
 
 
 def demo_command(config: RunConfig, as_json: bool) -> None:
@@ -54,26 +64,28 @@ def demo_command(config: RunConfig, as_json: bool) -> None:
 
 
 def resume_command(config: RunConfig, task_id: str, as_json: bool) -> None:
-    state = Workspace(Path(config.workspace)).task(task_id).state()
-    config = config.model_copy(
-        update={"model": state.model if config.model == "cairn/offline" else config.model}
-    )
-    preflight(config)
-    where = prepare(Path(config.workspace))
-    from cairn.flows.task_tools import ready_to_run  # after `prepare`: it imports Prefect
+    """Continue a task; refused in one line, its log untouched, when it cannot go on
+    (`cairn.flows.reopen`), its model cannot be called, its tools cannot work, it has uncertain
+    calls nobody decided on, or another process runs it."""
+    workspace = check_workspace(Path(config.workspace), write=True)
+    repo = Workspace(workspace).task(task_id)
+    from cairn.flows.preflight import preflight  # see run_command
 
-    ready_to_run(config, task_id, None)
-    err.print(
-        f"[bold]cairn[/] resuming [cyan]{task_id}[/] after {len(state.iterations)} iterations · {where}"
-    )
-    _run(
-        config,
-        state.goal,
-        task_id,
-        list(state.sources.values()),
-        state.task_type,
-        as_json,
-    )
+    with TaskLock(workspace, task_id):
+        state = ready_to_continue(repo, config.accept_tampered, say)
+        config = config.model_copy(
+            update={"model": state.model if config.model == "cairn/offline" else config.model}
+        )
+        preflight(config)
+        check_tools(state.tools)
+        where = prepare(workspace)
+        from cairn.flows.task_tools import ready_to_run  # after `prepare`: it imports Prefect
+
+        ready_to_run(config, task_id, None)
+        err.print(
+            f"[bold]cairn[/] resuming [cyan]{task_id}[/] after {len(state.iterations)} iterations · {where}"
+        )
+        _run(config, state.goal, task_id, list(state.sources.values()), state.task_type, as_json)
 
 
 def _run(
@@ -124,12 +136,12 @@ def _run(
 def show_command(config: RunConfig, task_id: str, as_json: bool) -> None:
     from cairn.flows.report import print_task, task_view
 
-    repo = Workspace(Path(config.workspace)).task(task_id)
+    repo = Workspace(check_workspace(Path(config.workspace), write=False)).task(task_id)
     try:
         replay = repo.read()
     except HistoryError as exc:  # damage in the middle of the log: `cairn verify` says where
         raise HistoryError(f"{exc}; run `cairn verify {task_id}`") from None
-    view = task_view(repo, replay)
+    view = task_view(repo, replay, tampering=repo.history.tampering())
     if as_json:
         emit(view.model_dump(mode="json"))
     else:
@@ -141,6 +153,14 @@ def search_command(
 ) -> None:
     """`filters`: kind, subtype, min_confidence, source (see `cairn.flows.files.search_hits`)."""
     from cairn.flows.files import search_hits
+
+    one_of(mode, ("hybrid", "vector", "keyword"), "--mode")
+    if not 1 <= k <= 1000:
+        raise UsageError(f"-k must be between 1 and 1000, not {k}")
+    confidence = filters.get("min_confidence")
+    if isinstance(confidence, float) and not 0.0 <= confidence <= 1.0:
+        raise UsageError(f"--min-confidence must be between 0 and 1, not {confidence}")
+    check_workspace(Path(config.workspace), write=True)  # the index is opened for writing
 
     hits = search_hits(config, query, task, mode, k, **filters)  # type: ignore[arg-type]
     if as_json:
@@ -154,11 +174,16 @@ def search_command(
 def feedback_command(config: RunConfig, task_id: str, message: str, as_json: bool) -> None:
     from cairn.flows.rules import give_feedback
 
-    result = give_feedback(config, task_id, redact(message))
+    if not message.strip():
+        raise UsageError("the feedback message is empty")
+    Workspace(check_workspace(Path(config.workspace), write=True)).task(task_id)  # before the index opens
+    result = give_feedback(config, task_id, redact(displayable(message)))
     if as_json:
         emit(result.model_dump(mode="json"))
         return
-    rule = f"; rule [green]{result.rule}[/] ({result.key})" if result.rule else "; no standing rule in it"
+    rule = (
+        f"; rule [green]{safe(result.rule)}[/] ({result.key})" if result.rule else "; no standing rule in it"
+    )
     when = "its next iteration takes it in" if result.status == "running" else f"task is {result.status}"
     err.print(f"feedback recorded for [cyan]{task_id}[/] ({when}){rule}")
 
@@ -166,12 +191,13 @@ def feedback_command(config: RunConfig, task_id: str, message: str, as_json: boo
 def rules_command(config: RunConfig, retire: str | None, as_json: bool) -> None:
     from cairn.flows.rules import list_rules, retire_rule
 
+    check_workspace(Path(config.workspace), write=True)  # the index is opened for writing
     if retire is not None:
         retired = retire_rule(config, retire)
         if as_json:
             emit({"retired": retired.model_dump(mode="json")})
         else:
-            err.print(f"retired [cyan]{retired.key}[/]: {retired.rule} (in {len(retired.tasks)} tasks)")
+            err.print(f"retired [cyan]{retired.key}[/]: {safe(retired.rule)} (in {len(retired.tasks)} tasks)")
         return
     found = list_rules(config)
     if as_json:
@@ -182,14 +208,15 @@ def rules_command(config: RunConfig, retire: str | None, as_json: bool) -> None:
     for r in found:
         state = "active " if r.active else "retired"
         where = ", ".join(r.tasks) or "no task"
-        Console().print(f"{state}  {r.key}  {r.rule}  [dim]({where})[/]", highlight=False)
+        Console().print(f"{state}  {r.key}  {safe(r.rule)}  [dim]({where})[/]", highlight=False)
 
 
 def reindex_command(config: RunConfig, task_id: str, as_json: bool) -> None:
     from cairn.memory.indexer import reindex
 
-    repo = Workspace(Path(config.workspace)).task(task_id)
-    replay = repo.read()
+    repo = Workspace(check_workspace(Path(config.workspace), write=True)).task(task_id)
+    replay = repo.read()  # junk in the middle: HistoryError naming the line
+    check_untampered(repo, config.accept_tampered, "reindex")
     store = deps_for(config).store
     count = reindex(store, replay.envelopes, repo.artifacts)
     from cairn.memory.store import SearchFilter
@@ -203,7 +230,7 @@ def reindex_command(config: RunConfig, task_id: str, as_json: bool) -> None:
 
 def verify_command(config: RunConfig, task_id: str, as_json: bool) -> None:
     """Check the task's hash chain; exit 1 if a line was changed, removed or reordered."""
-    repo = Workspace(Path(config.workspace)).task(task_id)
+    repo = Workspace(check_workspace(Path(config.workspace), write=False)).task(task_id)
     report = integrity(repo)
     if as_json:
         emit(report.model_dump(mode="json"))
@@ -225,12 +252,10 @@ class Integrity(BaseModel):
 
 
 def integrity(repo: TaskRepo) -> Integrity:
-    chain = repo.history.verify()
-    torn = _torn_tail(repo)
-    last = f"line {_last_line_number(repo.history.path)}:"
-    problems = [p for p in chain.problems if not (torn and p.startswith(last))]
+    problems = repo.history.tampering()
+    lines = repo.history.verify().lines
     return Integrity(
-        task_id=repo.task_id, ok=not problems, lines=chain.lines, problems=problems, torn_tail=torn
+        task_id=repo.task_id, ok=not problems, lines=lines, problems=problems, torn_tail=_torn_tail(repo)
     )
 
 
@@ -241,16 +266,11 @@ def _torn_tail(repo: TaskRepo) -> str | None:
         return None  # the damage is in the middle: the chain check names it
 
 
-def _last_line_number(path: Path) -> int:
-    data = path.read_bytes()
-    return data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
-
-
 def _print_integrity(report: Integrity) -> None:
     out = Console(highlight=False)
     status = "[green]intact[/]" if report.ok else "[red]TAMPERED[/]"
     out.print(f"{report.task_id}: history {status} ({report.lines} lines)")
     for problem in report.problems:
-        out.print(f"  [red]{problem}[/]")
+        out.print(f"  [red]{safe(problem)}[/]")
     if report.torn_tail:
         out.print(f"  [yellow]{report.torn_tail} (a crash while appending; the next append cuts it)[/]")

@@ -21,14 +21,17 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
+from cairn.memory.fsnames import displayable, has_surrogates
+
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 err = Console(stderr=True, highlight=False)
 
 
 def printable(text: str) -> str:
-    """`text` with control characters (but tabs and newlines) written as escapes."""
-    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
+    """`text` with control characters (but tabs and newlines) written as escapes, and the bytes
+    of a name that is not UTF-8 as `\\xNN` (a terminal takes valid Unicode only)."""
+    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], displayable(text))
 
 
 def safe(text: object) -> str:
@@ -37,8 +40,15 @@ def safe(text: object) -> str:
 
 
 def emit(payload: object) -> None:
-    """The one JSON object of a `--json` command."""
-    sys.stdout.write(json.dumps(payload, default=str, ensure_ascii=False) + "\n")
+    """The one JSON object of a `--json` command. A name that is not UTF-8 is written as JSON
+    escapes (`\\udce9`), which read back to the very same string."""
+    text = json.dumps(payload, default=str, ensure_ascii=False) + "\n"
+    if has_surrogates(text):
+        sys.stdout.flush()
+        sys.stdout.buffer.write(text.encode("utf-8", "backslashreplace"))
+        sys.stdout.buffer.flush()
+    else:
+        sys.stdout.write(text)
 
 
 def say(message: str) -> None:

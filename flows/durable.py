@@ -15,10 +15,11 @@ from typing import Any
 from prefect import flow
 from prefect.futures import PrefectFuture
 
+from cairn.flows.console import printable
 from cairn.flows.executor import ToolResult, ToolRun
 from cairn.flows.iteration import IterationSummary, run_iteration
 from cairn.flows.session import open_session
-from cairn.memory.models import IterationMode
+from cairn.memory.models import IterationMode, PlannedCall
 from cairn.tasks._prefect import has_cached_result
 from cairn.tasks.call_key import CallKey
 from cairn.tasks.deps import RunConfig
@@ -27,7 +28,7 @@ from cairn.tasks.schemas import CallKind, Schema
 from cairn.tasks.steps import ModelCallFailed, call_model, run_tool
 from cairn.tasks.tools.base import ToolContext, ToolOutput
 from cairn.tasks.tools.definition import Tool
-from cairn.tasks.tools.toolset import toolset_for
+from cairn.tasks.tools.toolset import Toolset, toolset_for
 
 
 class PrefectExecutor:
@@ -52,7 +53,7 @@ class PrefectExecutor:
         tools = toolset_for(ctx.tools)
         return [
             run_tool.with_options(
-                task_run_name=tools.run_name(call),
+                task_run_name=run_name(tools, call),
                 tags=tool_tags(tools.get(call.tool), call.tool),
                 retries=1 if tools.read_only(call.tool) else 0,
             ).submit(key, call, ctx)
@@ -76,6 +77,13 @@ def bfs_iteration(
 ) -> IterationSummary:
     session = open_session(config, task_id)
     return run_iteration(session, iteration, mode, recovery, PrefectExecutor(config))
+
+
+def run_name(tools: Toolset, call: PlannedCall) -> str:
+    """`read_file-source:corpus/reservoir.md`: the tool and its main argument. A run name goes to
+    Prefect's API and its terminal log: control characters and the bytes of a name that is not
+    UTF-8 are written as escapes."""
+    return printable(tools.run_name(call))
 
 
 def tool_tags(tool: Tool | None, name: str) -> list[str]:

@@ -11,7 +11,7 @@ from typing import get_args
 
 from rich.console import Console
 
-from cairn.flows.console import emit
+from cairn.flows.console import emit, safe
 from cairn.memory import query
 from cairn.memory.errors import UsageError
 from cairn.memory.models import FileType, MemoryKind
@@ -49,14 +49,12 @@ def files_command(
         Console(stderr=True).print(f"no files match in [cyan]{task_id}[/]")
     for f in found:
         lang = f.metadata.language or "-"
-        console.print(
-            f"{f.path}  [dim]{f.file_type} {lang} {f.size} B sha256:{f.checksum[:12]} by {f.created_by}[/]"
-        )
+        facts = f"{f.file_type} {lang} {f.size} B sha256:{f.checksum[:12]} by {f.created_by}"
+        console.print(f"{safe(f.path)}  [dim]{facts}[/]")
         for item in query.code_items(state, f.path):
             doc = f" — {item.description.splitlines()[0]}" if item.description else ""
-            console.print(
-                f"    {item.signature}  [dim]{item.line_start}-{item.line_end} c{item.complexity}[/]{doc}"
-            )
+            lines = f"{item.line_start}-{item.line_end} c{item.complexity}"
+            console.print(f"    {safe(item.signature)}  [dim]{lines}[/]{safe(doc)}")
 
 
 def search_hits(

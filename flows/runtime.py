@@ -13,6 +13,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from cairn.memory.errors import UsageError
+
 QUIET = {
     "LITELLM_LOCAL_MODEL_COST_MAP": "True",  # no network fetch of the cost map at import
     "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
@@ -31,6 +33,7 @@ QUIET = {
 def prepare(workspace: Path) -> str:
     """Point Prefect at the workspace's result storage and at `cairn server`'s server when one is
     running (else ephemeral mode); returns where runs go, for the user."""
+    from cairn.flows.ephemeral import configured_api_url
     from cairn.flows.server import SERVER_TUNING, healthy, read_info
     from cairn.flows.settings import cairn_home
 
@@ -45,12 +48,32 @@ def prepare(workspace: Path) -> str:
     api = os.environ.get("PREFECT_API_URL")
     if api:
         return f"Prefect server at {api}"
+    configured = configured_api_url(os.environ, Path.cwd())
+    if configured:  # a profile, .env or prefect.toml names a server: Prefect will use it
+        return f"Prefect server at {configured} (Prefect's settings)"
     server = read_info(cairn_home())
     if server is not None and healthy(server.api_url):
         os.environ["PREFECT_API_URL"] = server.api_url
         os.environ.setdefault("PREFECT_UI_URL", server.ui_url)
         return f"Prefect server at {server.api_url} (cairn server; UI {server.ui_url})"
-    return "Prefect ephemeral mode (no server running; `cairn server start` starts one)"
+    return _start_ephemeral()
+
+
+def _start_ephemeral() -> str:
+    """Prefect's ephemeral mode, with a server this process owns: it dies with us, however we die
+    (`cairn.flows.ephemeral`)."""
+    from cairn.flows.ephemeral import START_TIMEOUT_S, start_ephemeral
+    from cairn.flows.settings import cairn_home
+
+    try:
+        timeout = float(os.environ.get("CAIRN_SERVER_START_TIMEOUT") or START_TIMEOUT_S)
+    except ValueError:
+        raise UsageError("CAIRN_SERVER_START_TIMEOUT must be a number of seconds") from None
+    home = cairn_home()
+    home.mkdir(parents=True, exist_ok=True)
+    server = start_ephemeral(timeout, log=home / "ephemeral-server.log")
+    os.environ["PREFECT_API_URL"] = server.api_url
+    return "Prefect ephemeral mode (a temporary server; `cairn server start` keeps one running)"
 
 
 def protect_secrets(env: Mapping[str, str] = os.environ) -> int:

@@ -86,14 +86,23 @@ def task_flow_run_url(task_id: str) -> str | None:
 
 
 def ui_command(config: RunConfig, task_id: str, open_browser: bool) -> None:
+    from cairn.flows.arguments import check_workspace
     from cairn.flows.runtime import prepare
+    from cairn.memory.workspace import Workspace
 
-    where = prepare(Path(config.workspace))
+    workspace = check_workspace(Path(config.workspace), write=False)
+    Workspace(workspace).task(task_id)  # a bad id or no such task: one line, before Prefect
+    where = prepare(workspace)
     if "ephemeral" in where:
         raise ServerError(
             "no Prefect server is running: start one with `cairn server start`, then run or resume the task"
         )
-    url = task_flow_run_url(task_id)
+    import httpx  # Prefect's HTTP client
+
+    try:
+        url = task_flow_run_url(task_id)
+    except (OSError, httpx.TransportError) as exc:
+        raise ServerError(f"cannot reach the Prefect server ({where}): {exc}") from None
     if url is None:
         raise NotFound(f"the server has no flow run for task {task_id!r}")
     print(url)

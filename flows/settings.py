@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Literal
 
-from pydantic import AliasChoices, Field
+from pydantic import AliasChoices, Field, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from cairn.tasks.deps import RunConfig
@@ -67,7 +67,12 @@ class Settings(BaseSettings):
         if self.skip_compress is not None:  # unset: RunConfig's default skip list
             values["skip_compress"] = tool_list(self.skip_compress)
         values.update({k: v for k, v in overrides.items() if v is not None})
-        return RunConfig.model_validate(values)
+        try:
+            return RunConfig.model_validate(values)
+        except ValidationError as exc:  # `--max-iterations -5`, `CAIRN_MAX_ITERATIONS=0`: one line
+            from cairn.flows.arguments import config_error
+
+            raise config_error(exc) from None
 
 
 def cairn_home(env: Mapping[str, str] | None = None) -> Path:

@@ -8,6 +8,7 @@ from typing import Any
 
 from cairn.flows.executor import Executor
 from cairn.flows.model_calls import ask, record_model_call
+from cairn.flows.reopen import ready_to_continue
 from cairn.flows.rules import constraint_event
 from cairn.flows.session import Session, open_session
 from cairn.memory.errors import NotFound, UsageError
@@ -67,7 +68,9 @@ def start_task(
 
 
 def _reopened(config: RunConfig, task_id: str) -> Session:
-    """The task as its log left it; a budget given to this run replaces the recorded one."""
+    """The task as its log left it; a budget given to this run replaces the recorded one. Refused
+    if its history was tampered with (unless accepted); a missing `.git` is rebuilt."""
+    ready_to_continue(deps_for(config).workspace.task(task_id), config.accept_tampered)
     session = open_session(config, task_id)
     state = session.state
     if config.max_usd is not None or config.max_tokens is not None:

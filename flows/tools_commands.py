@@ -9,14 +9,13 @@ file tools read and write there), through the same path as a task's calls (limit
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 from rich.console import Console
 
 from cairn.flows.console import emit, printable, safe
 from cairn.flows.settings import tool_list
-from cairn.memory.errors import NotFound, UsageError
+from cairn.memory.errors import CairnError, NotFound, UsageError
 from cairn.memory.models import JsonValue, PlannedCall
 from cairn.memory.tool_config import ToolsConfig
 from cairn.tasks.deps import RunConfig
@@ -81,10 +80,15 @@ def call_command(config: RunConfig, tools: ToolsConfig, name: str, arguments: st
         emit(
             {"tool": name, **output.model_dump(mode="json", include={"outcome", "text", "error", "seconds"})}
         )
-    else:
-        print(printable(output.text))
+    elif output.outcome in ("success", "failure") and output.text != output.error:
+        print(printable(output.text))  # what the tool said, a failing test run's output included
     if output.outcome != "success":
-        sys.exit(1)
+        reason = " ".join((output.error or output.text or "no output").split())
+        raise ToolCallFailed(f"{name} {output.outcome}: {reason[:300]}")
+
+
+class ToolCallFailed(CairnError):
+    """A tool called from the command line did not succeed (refused arguments included): one line."""
 
 
 def parse_arguments(text: str) -> dict[str, JsonValue]:

@@ -4,9 +4,22 @@ Domain code raises a `CairnError` subclass with a message fit for a person; the 
 (`cairn.flows.cli.main`) prints it as one line on stderr and exits with its `exit_code`. Anything
 else that escapes is a bug: one line too, and the traceback goes to a file.
 
-Exit codes (README, "Exit codes"): 0 done; 1 a known error, or a task that could not go on;
-2 bad arguments or input; 3 a tampered or damaged history; 4 a call with side effects was interrupted
-and awaits a decision (`--on-uncertain`, `cairn.flows.uncertain`); 70 an internal error; 130 interrupted.
+Exit codes (README, "Exit codes"):
+
+- 0: done (the task completed or its loop policy stopped it; `cairn verify`: the history is intact);
+- 1: a known error (`CairnError`): a task that failed, another process running it (`TaskBusy`), a
+  damaged `.git`, a Prefect server that did not start; `cairn verify`: the history was changed;
+- 2: a bad argument, option, setting or input file, or something named that does not exist
+  (`UsageError`, `NotFound`), always found before anything was created or Prefect started;
+- 3: a damaged or tampered `history.jsonl` (`HistoryError`, `HistoryTampered`);
+- 4: the model cannot be used (`cairn.tasks.llm.ModelUnavailable`: refused before anything was
+  created, or the task stopped with `model_unavailable`, resumable); or a call with side effects
+  was interrupted and awaits a decision (`cairn.flows.uncertain.UncertainCalls`, `--on-uncertain`);
+- 5: the task spent its budget (`cairn.tasks.llm.BudgetExhausted`);
+- 70: an internal error, a bug: one line naming the file that holds the traceback;
+- 130: interrupted (Ctrl-C); the task is saved.
+
+Typer's own usage errors (an unknown option, a missing argument) are one line and exit 2 too.
 
 >>> raise UsageError("--max-iterations must be at least 1, not -5")
 Traceback (most recent call last):

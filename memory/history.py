@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic_core import PydanticSerializationError
 
 from cairn.memory.errors import CairnError
 from cairn.memory.events import EVENT_ADAPTER, Envelope, Event
@@ -32,6 +33,10 @@ class HistoryError(CairnError, ValueError):
     """The log cannot be read as written (tampering or corruption in the middle)."""
 
     exit_code = 3
+
+
+class HistoryTampered(HistoryError):
+    """An earlier line of the log was changed, removed or reordered (the hash chain breaks)."""
 
 
 class Replay(BaseModel):
@@ -57,7 +62,20 @@ class ChainReport(BaseModel):
 
 def event_hash(prev: str, event: Event) -> str:
     body = json.dumps(EVENT_ADAPTER.dump_python(event, mode="json"), sort_keys=True, ensure_ascii=False)
-    return hashlib.sha256(f"{prev}\n{body}".encode()).hexdigest()
+    # surrogatepass: a file name that is not UTF-8 reaches us as lone surrogates (Python's
+    # surrogateescape); hash them as they are, so the name is kept exactly (docs/design.md).
+    return hashlib.sha256(f"{prev}\n{body}".encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def envelope_line(envelope: Envelope) -> bytes:
+    """One line of the log. Lone surrogates (a name that is not UTF-8) become JSON escapes
+    (`\\udce9`): the line stays valid UTF-8 and reads back to the very same string."""
+    try:
+        return (envelope.model_dump_json() + "\n").encode("utf-8")
+    except PydanticSerializationError:
+        data = envelope.model_dump(mode="json")
+        text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+        return (text + "\n").encode("utf-8", "backslashreplace")  # only surrogates need escaping
 
 
 class HistoryLog:
@@ -76,7 +94,7 @@ class HistoryLog:
                     seq=seq + 1, ts=time.time(), prev=prev, hash=event_hash(prev, event), event=event
                 )
                 handle.seek(0, os.SEEK_END)
-                handle.write((envelope.model_dump_json() + "\n").encode("utf-8"))
+                handle.write(envelope_line(envelope))
                 handle.flush()
                 os.fsync(handle.fileno())
             finally:
@@ -125,6 +143,19 @@ class HistoryLog:
             prev = env.hash
         return ChainReport(ok=not problems, lines=count, problems=problems)
 
+    def tampering(self) -> list[str]:
+        """`verify`'s problems, each naming its line, except a damaged *last* line: that is what a
+        crash while appending leaves (`read` reports it as `torn_tail`; the next append cuts it)."""
+        problems = self.verify().problems
+        if not problems:
+            return []
+        try:
+            torn = self.read().torn_tail is not None
+        except HistoryError:
+            return problems  # damage in the middle: every problem counts
+        last = f"line {_line_count(self.path.read_bytes())}:"
+        return [p for p in problems if not (torn and p.startswith(last))]
+
     def _tail(self, handle: BinaryIO) -> tuple[int, str]:
         """(seq, hash) of the last intact line, cutting a damaged tail first (caller holds the lock)."""
         last = _last_line(handle)
@@ -164,6 +195,10 @@ def _last_line(handle: BinaryIO, block: int = 65536) -> bytes | None:
     return tail
 
 
+def _line_count(data: bytes) -> int:
+    return data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
+
+
 def _offset_after_lines(data: bytes, count: int) -> int:
     offset = 0
     for _ in range(count):
@@ -175,5 +210,10 @@ def _parse(raw: bytes) -> Envelope:
     try:
         return Envelope.model_validate_json(raw)
     except (ValidationError, ValueError) as exc:
+        if b"\\ud" in raw:  # pydantic's parser refuses escaped lone surrogates; json does not
+            try:
+                return Envelope.model_validate(json.loads(raw))
+            except (ValidationError, ValueError):
+                pass
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise HistoryError(f"unreadable event ({first})") from None

@@ -13,7 +13,9 @@ import hashlib
 import time
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from cairn.memory.fsnames import displayable
 
 TaskType = Literal["simple_question", "coding_task", "research_task", "general_task"]
 TASK_TYPES: tuple[TaskType, ...] = ("simple_question", "coding_task", "research_task", "general_task")
@@ -315,6 +317,12 @@ class Memory(Frozen):
     updated_at: float = Field(default_factory=now)
     expires_at: float | None = None
     context: str | None = None
+
+    @field_validator("key", "content", "source", "file_path", "context")
+    @classmethod
+    def _valid_unicode(cls, value: str | None) -> str | None:
+        # A name that is not UTF-8 (lone surrogates) as `\xNN`: stores hold valid Unicode only.
+        return displayable(value) if value else value
 
 
 def memory_key(content: str, domain: str | None = None, task_type: str | None = None) -> str:

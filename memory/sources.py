@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from cairn.memory.file_index import file_records
+from cairn.memory.fsnames import displayable
 from cairn.memory.models import Memory, content_hash, now
 from cairn.memory.redact import redact
 from cairn.memory.store import MemoryStore, SearchFilter
@@ -65,7 +66,7 @@ def index_source(store: MemoryStore, root: Path) -> int:
     seen: set[str] = set()
     changed = 0
     for rel, text in _text_files(root):
-        path = f"{label}/{rel}"
+        path = displayable(f"{label}/{rel}")  # as the index holds it (a name that is not UTF-8: \xNN)
         seen.add(path)
         checksum = f"sha256:{content_hash(text, 64)}"
         if known.get(path) == checksum:

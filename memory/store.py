@@ -21,9 +21,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal, Protocol, TypeVar, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from cairn.memory.errors import CairnError
+from cairn.memory.fsnames import displayable
 from cairn.memory.models import Memory, MemoryKind
 
 SearchMode = Literal["vector", "keyword", "hybrid"]
@@ -52,6 +53,11 @@ class SearchFilter(BaseModel):
     domain: str | None = None
     task_type: str | None = None
 
+    @field_validator("file_path")
+    @classmethod
+    def _valid_unicode(cls, value: str | None) -> str | None:
+        return displayable(value) if value else value  # as `Memory.file_path` holds it
+
 
 class SearchQuery(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -66,6 +72,11 @@ class SearchQuery(BaseModel):
     min_score: float = Field(default=0.0, ge=0.0, le=1.0)
     filter: SearchFilter = SearchFilter()
     rerank: bool = True  # hybrid only: the rerank stage over the fused head (`cairn.memory.rerank`)
+
+    @field_validator("text")
+    @classmethod
+    def _valid_unicode(cls, value: str) -> str:
+        return displayable(value)  # a name that is not UTF-8, searched as the index holds it
 
 
 class SearchHit(BaseModel):

@@ -121,9 +121,34 @@ class TaskRepo:
         self.outputs.mkdir(exist_ok=True)
         (self.root / ".gitignore").write_text("outputs/\n", encoding="utf-8")
         if not (self.root / ".git").exists():
-            self._git("init", "-q", "-b", "main")
-            self._git("add", ".gitignore")
-            self._git("commit", "-q", "-m", f"Create task {self.task_id}")
+            self._create_git(f"Create task {self.task_id}")
+
+    def git_problem(self) -> str | None:
+        """None when the task's git repository works; else what is wrong with it, in a few words."""
+        if not (self.root / ".git").exists():
+            return "missing"
+        proc = self._git("rev-parse", "--verify", "--quiet", "HEAD^{commit}", check=False)
+        if proc.returncode != 0:
+            return "damaged (" + (proc.stderr.strip().splitlines() or ["no commit at HEAD"])[-1] + ")"
+        return None
+
+    def rebuild_git(self, files: list[str]) -> int:
+        """A new repository for a task whose `.git` was deleted: the history and the artifacts it
+        names (`files`, relative to `artifacts/`), committed as they are on disk now; the earlier
+        versions went with the old `.git`. Returns how many artifacts it committed. Nothing on
+        disk is removed or changed (`outputs/` included)."""
+        if not (self.root / ".gitignore").exists():
+            (self.root / ".gitignore").write_text("outputs/\n", encoding="utf-8")
+        self._create_git(f"Create task {self.task_id} (repository rebuilt from history.jsonl)")
+        present = [self.artifacts / name for name in files if (self.artifacts / name).is_file()]
+        message = f"The history and {len(present)} artifacts as found when the repository was rebuilt"
+        self.commit([self.history.path, *present], message)
+        return len(present)
+
+    def _create_git(self, message: str) -> None:
+        self._git("init", "-q", "-b", "main")
+        self._git("add", ".gitignore")
+        self._git("commit", "-q", "-m", message)
 
     def append(self, event: Event) -> Envelope:
         return self.history.append(event)
@@ -153,7 +178,14 @@ class TaskRepo:
                 ["git", "-C", str(self.root), *args],
                 capture_output=True,
                 text=True,
-                env={**_GIT_ENV, "PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(self.root)},
+                env={
+                    **_GIT_ENV,
+                    "PATH": "/usr/local/bin:/usr/bin:/bin",
+                    "HOME": str(self.root),
+                    # Never a repository above the task's: with its .git gone, git would otherwise
+                    # commit the task's files into whatever repository holds the workspace.
+                    "GIT_CEILING_DIRECTORIES": str(self.root.parent),
+                },
             )
             # Two writers on one repo (resume racing a retry) can meet on index.lock: wait and retry.
             if proc.returncode != 0 and "index.lock" in proc.stderr and attempt < 4:

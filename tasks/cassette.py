@@ -193,12 +193,20 @@ def load_cassette(path: Path) -> list[CassetteEntry]:
     if not path.is_file():
         raise CassetteError(f"cassette not found: {path}")
     entries: list[CassetteEntry] = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for number, line in enumerate(path.read_bytes().splitlines(), start=1):
         if line.strip():
-            try:
-                entries.append(CassetteEntry.model_validate_json(line))
-            except ValueError as exc:
-                raise CassetteError(
-                    f"{path.name}:{number}: not a cassette entry ({type(exc).__name__})"
-                ) from exc
+            entries.append(_entry(path, number, line))
     return entries
+
+
+def _entry(path: Path, number: int, line: bytes) -> CassetteEntry:
+    try:
+        line.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CassetteError(
+            f"{path}:{number}: not UTF-8 (byte 0x{line[exc.start]:02x} at column {exc.start + 1})"
+        ) from None
+    try:
+        return CassetteEntry.model_validate_json(line)
+    except ValueError as exc:
+        raise CassetteError(f"{path}:{number}: not a cassette entry ({type(exc).__name__})") from None

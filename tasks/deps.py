@@ -10,14 +10,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from cairn.memory.embeddings import Embedder, make_embedder
-from cairn.memory.store import MemoryStore
 from cairn.memory.workspace import Workspace
 from cairn.tasks.schemas import ResponseFormat
+
+if TYPE_CHECKING:  # imported on first use: numpy alone costs a CLI that refuses an argument 0.2 s
+    from cairn.memory.embeddings import Embedder
+    from cairn.memory.store import MemoryStore
 
 
 class RunConfig(BaseModel):
@@ -46,6 +48,7 @@ class RunConfig(BaseModel):
     # The task's budget for model calls (new tasks; `cairn resume` may set it again).
     max_usd: float | None = Field(default=None, ge=0)
     max_tokens: int | None = Field(default=None, ge=0)
+    accept_tampered: bool = False  # continue a task whose history's hash chain is broken
     # A side-effecting call interrupted before its result was recorded: ask (stop and say how to
     # decide), skip it, or run it again (`cairn.flows.uncertain`).
     on_uncertain: Literal["ask", "skip", "rerun"] = "ask"
@@ -66,6 +69,7 @@ class Deps:
 def deps_for(config: RunConfig) -> Deps:
     """One set of live services per configuration per process."""
     from cairn.memory.backends import open_store
+    from cairn.memory.embeddings import make_embedder
 
     workspace = Workspace(Path(config.workspace))
     workspace.root.mkdir(parents=True, exist_ok=True)

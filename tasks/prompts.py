@@ -21,7 +21,9 @@ import json
 from typing import Final, get_args
 
 from pydantic import ValidationError
+from pydantic_core import PydanticSerializationError
 
+from cairn.memory.fsnames import displayable_data
 from cairn.tasks.schemas import INPUTS, OUTPUTS, CallKind, Schema
 
 Message = dict[str, str]
@@ -118,7 +120,10 @@ def render(kind: CallKind, payload: Schema) -> list[Message]:
         "Reply with one JSON object and nothing else (no prose), valid against this JSON schema:\n"
         f"{schema}"
     )
-    data = payload.model_dump_json(indent=2)
+    try:
+        data = payload.model_dump_json(indent=2)
+    except PydanticSerializationError:  # a file name that is not UTF-8: the model reads it as \xNN
+        data = json.dumps(displayable_data(payload.model_dump(mode="json")), indent=2, ensure_ascii=False)
     user = f"{DATA_LABEL}\n\nInput for `{kind}`:\n```json\n{data}\n```"
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 

@@ -25,6 +25,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
 
+from cairn.memory.fsnames import from_displayable
+
 SOURCE_PREFIX = "source:"
 MAX_NAME_BYTES = 255  # NAME_MAX on Linux and macOS
 MAX_PATH_BYTES = 4096  # PATH_MAX on Linux
@@ -116,6 +118,10 @@ def _walk(real_base: Path, parts: list[str], user_path: str) -> Path:
     for part in parts:
         candidate = current / part
         info = _lstat(candidate, user_path)
+        if info is None and "\\x" in part:  # a name that is not UTF-8, written as it was shown
+            raw = current / from_displayable(part)
+            info = _lstat(raw, user_path)
+            candidate = raw if info is not None else candidate
         if info is not None and stat.S_ISLNK(info.st_mode):
             candidate = Path(os.path.realpath(candidate))
             if not candidate.is_relative_to(real_base):

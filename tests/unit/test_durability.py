@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -18,12 +20,13 @@ from cairn.flows.liveness import TaskBusy, TaskLock, read_holder
 from cairn.flows.server import _redact_url, read_info
 from cairn.memory.models import Evidence, IterationRecord, ToolCall, Verdict
 from cairn.memory.state import TaskState
+from cairn.memory.workspace import BadTaskId
 
 
 def test_a_second_runner_is_refused_and_named(tmp_path: Path) -> None:
     with TaskLock(tmp_path, "t1", flow_run_id="run-a"):
-        with pytest.raises(TaskBusy, match="run-a"), TaskLock(tmp_path, "t1", wait_s=0.2):
-            pass
+        with pytest.raises(TaskBusy, match="run-a"):
+            _in_another_thread(lambda: TaskLock(tmp_path, "t1", wait_s=0.2).__enter__())
         assert read_holder(tmp_path / "locks" / "t1.lock")["status"] == "running"
     assert read_holder(tmp_path / "locks" / "t1.lock")["status"] == "done"
     with TaskLock(tmp_path, "t1", flow_run_id="run-b"):  # free again once released
@@ -33,6 +36,41 @@ def test_a_second_runner_is_refused_and_named(tmp_path: Path) -> None:
 def test_other_tasks_are_not_blocked(tmp_path: Path) -> None:
     with TaskLock(tmp_path, "t1"), TaskLock(tmp_path, "t2", wait_s=0.1):
         pass
+
+
+def test_a_claim_nested_in_the_same_call_chain_shares_the_outer_one(tmp_path: Path) -> None:
+    """`cairn run` claims the task before Prefect starts; the flow's own claim then shares it."""
+    with TaskLock(tmp_path, "t1") as outer:
+        with TaskLock(tmp_path, "t1", flow_run_id="run-b", wait_s=0.1) as inner:
+            assert inner.token == outer.token
+            assert read_holder(tmp_path / "locks" / "t1.lock")["flow_run_id"] == "run-b"
+        assert read_holder(tmp_path / "locks" / "t1.lock")["status"] == "running"  # still held
+    assert read_holder(tmp_path / "locks" / "t1.lock")["status"] == "done"
+
+
+def test_a_task_id_that_is_a_path_never_names_a_lock_file(tmp_path: Path) -> None:
+    outside = tmp_path / "important"
+    for task_id in (str(outside), "../../escape", "a/b"):
+        with pytest.raises(BadTaskId):
+            TaskLock(tmp_path / "ws", task_id)
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def _in_another_thread(action: Callable[[], object]) -> None:
+    """Run `action` in a fresh thread (no claims of ours in its context); re-raise what it raised."""
+    errors: list[BaseException] = []
+
+    def target() -> None:
+        try:
+            action()
+        except BaseException as exc:  # handed back to the test
+            errors.append(exc)
+
+    thread = threading.Thread(target=target)
+    thread.start()
+    thread.join()
+    if errors:
+        raise errors[0]
 
 
 def _state() -> TaskState:

@@ -1,0 +1,35 @@
+"""Whole offline tasks in this process (`tests/unit/scripted.py: run_whole_task` with the offline
+model and the real tools over real source folders), and unfinished ones."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cairn.flows.executor import InProcessExecutor
+from cairn.flows.iteration import run_iteration
+from cairn.flows.loop import TaskResult
+from cairn.flows.session import open_session
+from cairn.flows.start import start_task
+from cairn.tasks.deps import RunConfig
+from cairn.tasks.llm import ModelClient
+from tests.conftest import QUESTION_FILE
+from tests.unit.scripted import run_whole_task
+
+QUESTION = QUESTION_FILE.read_text(encoding="utf-8").strip()
+
+
+def config_for(workspace: Path, **overrides: object) -> RunConfig:
+    return RunConfig.model_validate({"workspace": str(workspace), "max_iterations": 8, **overrides})
+
+
+def run_offline(config: RunConfig, task_id: str, sources: list[Path]) -> TaskResult:
+    """Create (or continue) the task and run it to its end, as `run_task` would."""
+    return run_whole_task(config, task_id, QUESTION, sources)
+
+
+def start_offline(config: RunConfig, task_id: str, sources: list[Path], iterations: int) -> None:
+    """Create the task and run its first `iterations` iterations only (an unfinished task)."""
+    executor = InProcessExecutor(ModelClient(config.model))
+    start_task(config, task_id, QUESTION, sources, None, None, executor)
+    for n in range(1, iterations + 1):
+        run_iteration(open_session(config, task_id), n, "fast", False, executor)
