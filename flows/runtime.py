@@ -21,9 +21,6 @@ QUIET = {
     "GX_ANALYTICS_ENABLED": "false",
     "PREFECT_UI_ENABLED": "false",  # an ephemeral server needs no UI assets
     "PREFECT_LOGGING_TO_API_BATCH_INTERVAL": "0.3",
-    # Prefect gives an ephemeral server 20 s to start; on a busy 2-core machine it took longer
-    # and the run died before it began.
-    "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "90",
     # Cairn's own loggers (`cairn.task`, `cairn.model`, ...) go where Prefect's go: the terminal and
     # the run's logs in the UI.
     "PREFECT_LOGGING_EXTRA_LOGGERS": "cairn",
