@@ -27,6 +27,7 @@ from pydantic import BaseModel
 
 T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)
+MAX_PASSES = 32  # see `redact`
 MIN_SECRET_LENGTH = 8  # shorter environment values ("1", "true", "en") would redact ordinary words
 _MARKER = "[REDACTED:{}]"
 _NOT_MARKER = r"(?!\[REDACTED:)"
@@ -114,12 +115,15 @@ def redact(text: str, known_secrets: Collection[str] = ()) -> str:
     'Authorization: Bearer [REDACTED:bearer]'
     """
     known = _known_pattern(_usable(frozenset(known_secrets) | _registered))
-    for _ in range(3):  # a replacement can only expose more secrets in contrived text; settle it
+    # A key glued to the end of another is not "at a word start" until the first is replaced, so
+    # each pass may expose one more of a chain: settle it. Markers never match again, so this ends;
+    # a text still changing after MAX_PASSES (that many keys glued together) is withheld whole.
+    for _ in range(MAX_PASSES):
         redacted = _redact_once(text, known)
         if redacted == text:
-            break
+            return text
         text = redacted
-    return text
+    return _MARKER.format("unsettled") if _redact_once(text, known) != text else text
 
 
 def redact_value(obj: T, known_secrets: Collection[str] = ()) -> T:
