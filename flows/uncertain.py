@@ -41,7 +41,7 @@ Decision = Literal["skip", "rerun"]
 class UncertainCalls(CairnError):
     """Calls with side effects were interrupted and nobody has said whether to run them again."""
 
-    exit_code = 4
+    exit_code = 6  # not 4: "the model is down" and "your decision is needed" call for different acts
 
 
 def uncertain(state: TaskState, cached: Callable[[CallKey], bool]) -> list[CallStart]:

@@ -13,9 +13,10 @@ Exit codes (README, "Exit codes"):
   (`UsageError`, `NotFound`), always found before anything was created or Prefect started;
 - 3: a damaged or tampered `history.jsonl` (`HistoryError`, `HistoryTampered`);
 - 4: the model cannot be used (`cairn.tasks.llm.ModelUnavailable`: refused before anything was
-  created, or the task stopped with `model_unavailable`, resumable); or a call with side effects
-  was interrupted and awaits a decision (`cairn.flows.uncertain.UncertainCalls`, `--on-uncertain`);
+  created, or the task stopped with `model_unavailable`, resumable);
 - 5: the task spent its budget (`cairn.tasks.llm.BudgetExhausted`);
+- 6: a call with side effects was interrupted and awaits a decision
+  (`cairn.flows.uncertain.UncertainCalls`, `--on-uncertain`);
 - 70: an internal error, a bug: one line naming the file that holds the traceback;
 - 130: interrupted (Ctrl-C); the task is saved.
 

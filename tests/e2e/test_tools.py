@@ -248,7 +248,7 @@ def test_a_kill_between_start_and_record_is_not_rerun_on_resume(prefect_server: 
     env = env_for(prefect_server, CAIRN_MODEL=f"replay:{rest}?match=kind", CAIRN_COMPRESS="each")
     before = len(Workspace(ws).task(task).read().events)
     asked = cairn(["resume", task, "--workspace", str(ws)], env)
-    assert asked.returncode == 4, asked.stderr[-3000:]
+    assert asked.returncode == 6, asked.stderr[-3000:]
     line = asked.stderr.strip().splitlines()[-1]
     assert "append_note" in line and "--on-uncertain skip" in line and "--on-uncertain rerun" in line
     assert len(Workspace(ws).task(task).read().events) == before  # nothing ran, nothing recorded
