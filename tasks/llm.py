@@ -99,6 +99,20 @@ class BudgetExhausted(CairnError):
     exit_code = 5
 
 
+# The longest reply each call kind needs, asked for unless `max_tokens` says otherwise. Without
+# a cap, Qwen2.5-Coder-1.5B once repeated itself for 3,000 tokens (over six minutes here) in
+# what should have been a two-sentence `synthesize` reply.
+REPLY_TOKENS: dict[CallKind, int] = {
+    "plan": 4096,  # may carry whole files to write
+    "deliver": 4096,  # may be a whole report
+    "compress_batch": 4096,
+    "compress": 1024,
+    "synthesize": 512,
+    "extract_constraint": 256,
+    "detect_task_type": 256,
+}
+
+
 class ModelClient:
     """Calls one model with Cairn's schemas; record or replay cassettes."""
 
@@ -255,8 +269,7 @@ class ModelClient:
         response_format = response_format_for(self.model, kind, self.response_format)
         if response_format is not None:
             extra["response_format"] = response_format
-        if self.max_tokens:
-            extra["max_tokens"] = self.max_tokens
+        extra["max_tokens"] = self.max_tokens or REPLY_TOKENS[kind]
         # num_retries / max_retries 0: litellm's client would otherwise re-send a timed-out call
         # on its own, unseen; Cairn's attempts are the only retries, and each is recorded.
         response = litellm.completion(
