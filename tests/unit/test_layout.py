@@ -98,7 +98,7 @@ def test_only_the_cli_imports_typer_and_no_module_reads_test_switches() -> None:
 
 
 def _python(code: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=cwd, timeout=60)
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=cwd, timeout=240)
 
 
 def test_a_users_tasks_memory_and_flows_do_not_shadow_cairn(tmp_path: Path) -> None:
