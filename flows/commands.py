@@ -57,6 +57,7 @@ def resume_command(config: RunConfig, task_id: str, as_json: bool) -> None:
         list(state.sources.values()),
         state.task_type,
         as_json,
+        resuming=True,
     )
 
 
@@ -68,22 +69,19 @@ def _run(
     task_type: str | None,
     as_json: bool,
     related: list[str] | None = None,
+    resuming: bool = False,
 ) -> None:
-    from cairn.flows.agent import run_task
+    from cairn.flows.launch import AwaitingReview, launch
 
     try:
-        result = run_task(
-            goal,
-            config,
-            task_id=task_id,
-            sources=sources,
-            task_type=task_type,  # type: ignore[arg-type]
-            related=related or None,
-        )
+        result = launch(config, goal, task_id, sources, task_type, related, resuming=resuming)
     except KeyboardInterrupt:
         err.print(f"\ninterrupted. task [cyan]{task_id}[/] is saved; continue with:")
         print(f"  cairn resume {task_id} --workspace {config.workspace}", file=sys.stderr)  # never wrapped
         sys.exit(130)
+    if isinstance(result, AwaitingReview):
+        _awaiting_review(result, config, as_json)
+        return
     if as_json:
         emit(result.model_dump(mode="json"))
     else:
@@ -92,6 +90,22 @@ def _run(
         print_result(result)
     if result.status not in ("complete", "stopped"):
         sys.exit(1)
+
+
+def _awaiting_review(waiting: object, config: RunConfig, as_json: bool) -> None:
+    from cairn.flows.launch import AwaitingReview
+
+    assert isinstance(waiting, AwaitingReview)
+    if as_json:
+        emit(waiting.model_dump(mode="json"))
+        return
+    err.print(f"task [cyan]{waiting.task_id}[/] is waiting for your review (the run is suspended):")
+    print(f"  open {waiting.url or waiting.flow_run_id} and submit the form; a worker continues it", file=sys.stderr)
+    print(
+        f'  or: cairn feedback {waiting.task_id} "..." && cairn resume {waiting.task_id} '
+        f"--workspace {config.workspace}",
+        file=sys.stderr,
+    )
 
 
 def show_command(config: RunConfig, task_id: str, as_json: bool) -> None:

@@ -13,10 +13,12 @@ from typing import Any
 
 from prefect import flow
 from prefect.futures import PrefectFuture
+from prefect.utilities.annotations import quote
 
 from cairn.flows.executor import ToolResult, ToolRun
 from cairn.flows.iteration import IterationSummary, run_iteration
 from cairn.flows.session import open_session
+from cairn.flows.story import NarratingRecorder, story_logger
 from cairn.memory.models import IterationMode, main_argument
 from cairn.tasks.call_key import CallKey
 from cairn.tasks.deps import RunConfig
@@ -33,7 +35,11 @@ class PrefectExecutor:
         self.config = config
 
     def ask(self, key: CallKey, kind: CallKind, payload: Schema, name: str) -> LLMResult[Any]:
-        return call_model.with_options(task_run_name=name)(key, kind, payload, self.config)
+        if kind in SLOW_STEPS:
+            story_logger().info("%s (%s)", SLOW_STEPS[kind], name)
+        # quote(): Prefect draws an edge from any argument that is (or holds) an object another task
+        # returned; the model name string in the config is one, so every call "depended" on the last.
+        return call_model.with_options(task_run_name=name)(key, kind, quote(payload), quote(self.config))
 
     def run_tools(self, runs: Sequence[ToolRun], ctx: ToolContext) -> Iterator[ToolResult]:
         futures = self.submit(runs, ctx)
@@ -46,9 +52,18 @@ class PrefectExecutor:
             run_tool.with_options(
                 task_run_name=run_name(call.tool, call.params),
                 tags=[f"tool:{call.tool}"],
-            ).submit(key, call, ctx)
+            ).submit(key, call, quote(ctx))
             for key, call in runs
         ]
+
+
+# The steps a person waits for: a line before each, so the log has no silent gap.
+SLOW_STEPS = {
+    "detect_task_type": "Asking the model for the task type",
+    "plan": "Asking the model for a plan",
+    "compress_batch": "Asking the model to compress the iteration's results",
+    "synthesize": "Asking the model how the iteration went",
+}
 
 
 @flow(
@@ -63,6 +78,7 @@ def bfs_iteration(
     config: RunConfig, task_id: str, iteration: int, mode: IterationMode = "fast", recovery: bool = False
 ) -> IterationSummary:
     session = open_session(config, task_id)
+    session.recorder = NarratingRecorder(session.recorder, story_logger().info)
     return run_iteration(session, iteration, mode, recovery, PrefectExecutor(config))
 
 

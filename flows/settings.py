@@ -32,6 +32,7 @@ class Settings(BaseSettings):
     context_tokens: int | None = None
     compress: Literal["each", "batch"] = "each"  # CAIRN_COMPRESS: a model call per tool call or per iteration
     skip_compress: str | None = None  # CAIRN_SKIP_COMPRESS: comma list of tools compressed without a model
+    review: Literal["never", "stuck", "every"] = "stuck"  # CAIRN_REVIEW: when a run waits for a person
 
     def run_config(self, **overrides: object) -> RunConfig:
         values: dict[str, object] = {
@@ -44,6 +45,7 @@ class Settings(BaseSettings):
             "validators_dir": str(self.validators_dir) if self.validators_dir else None,
             "context_tokens": self.context_tokens,
             "compress": self.compress,
+            "review": self.review,
         }
         if self.skip_compress is not None:  # unset: RunConfig's default skip list
             values["skip_compress"] = tool_list(self.skip_compress)

@@ -23,6 +23,7 @@ from cairn.memory.events import (
     IterationCompleted,
     IterationStarted,
     PlanRecorded,
+    ReviewDecided,
     TaskCreated,
     TaskFinished,
     ToolCallRecorded,
@@ -93,6 +94,7 @@ class TaskState(Frozen):
     verdicts: list[Verdict] = Field(default_factory=list)
     feedback_seen: int = 0  # feedback messages already taken in by an iteration
     iteration_feedback: list[str] = Field(default_factory=list)  # what the current iteration took in
+    reviews: list[ReviewDecided] = Field(default_factory=list)  # a person's decisions (`--review`)
 
     @property
     def calls(self) -> list[ToolCall]:
@@ -188,6 +190,8 @@ def _apply(s: TaskState, e: Event) -> TaskState:
             )
         case ValidationRecorded():
             return s.model_copy(update={"verdicts": [*s.verdicts, e.verdict]})
+        case ReviewDecided():
+            return s.model_copy(update={"reviews": [*s.reviews, e]})
         case TaskFinished():
             return s.model_copy(
                 update={"status": e.status, "stop_reason": e.stop_reason, "report_path": e.report_path}

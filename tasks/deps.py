@@ -35,6 +35,7 @@ class RunConfig(BaseModel):
     record: str | None = None  # cassette path to record model responses
     context_tokens: int | None = None  # reasoning-context budget; derived from the model when None
     validators_dir: str | None = None
+    review: Literal["never", "stuck", "every"] = "stuck"  # when a run waits for a person (issue 16)
 
 
 @dataclass
