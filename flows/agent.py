@@ -93,8 +93,13 @@ def _loop(session: Session, executor: PrefectExecutor, logger: Any) -> TaskResul
     config, task_id = session.config, session.task_id
     reviewer = PrefectReviewer(config.review, executor, logger)
 
+    previous: list[Any] = []  # the last iteration's state: the graph draws iterations as a chain
+
     def iterate(n: int, mode: IterationMode, recovery: bool) -> None:
-        state = bfs_iteration(quote(config), task_id, n, mode=mode, recovery=recovery, return_state=True)
+        state = bfs_iteration(
+            quote(config), task_id, n, mode=mode, recovery=recovery, return_state=True, wait_for=previous[-1:]
+        )
+        previous.append(state)
         artifacts.iteration_run(n, state.state_details.flow_run_id)
         state.result()  # raises what the iteration raised, as a plain call would
         if has_new_evidence(session.recorder.refresh()):

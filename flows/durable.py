@@ -37,9 +37,7 @@ class PrefectExecutor:
     def ask(self, key: CallKey, kind: CallKind, payload: Schema, name: str) -> LLMResult[Any]:
         if kind in SLOW_STEPS:
             story_logger().info("%s (%s)", SLOW_STEPS[kind], name)
-        # quote(): Prefect draws an edge from any argument that is (or holds) an object another task
-        # returned; the model name string in the config is one, so every call "depended" on the last.
-        return call_model.with_options(task_run_name=name)(key, kind, quote(payload), quote(self.config))
+        return call_model.with_options(task_run_name=name)(*_untracked(key, kind, payload, self.config))
 
     def run_tools(self, runs: Sequence[ToolRun], ctx: ToolContext) -> Iterator[ToolResult]:
         futures = self.submit(runs, ctx)
@@ -52,7 +50,7 @@ class PrefectExecutor:
             run_tool.with_options(
                 task_run_name=run_name(call.tool, call.params),
                 tags=[f"tool:{call.tool}"],
-            ).submit(key, call, quote(ctx))
+            ).submit(*_untracked(key, call, ctx))
             for key, call in runs
         ]
 
@@ -80,6 +78,14 @@ def bfs_iteration(
     session = open_session(config, task_id)
     session.recorder = NarratingRecorder(session.recorder, story_logger().info)
     return run_iteration(session, iteration, mode, recovery, PrefectExecutor(config))
+
+
+def _untracked(*args: Any) -> list[Any]:
+    """Arguments Prefect must not trace. It draws a graph edge from any argument that is, or holds,
+    an object another task run returned, by identity: an interned string such as the kind
+    "compress" in one call's result made every later compression "depend" on it. The tasks get
+    the values unwrapped (the cache key too: Prefect resolves parameters before computing it)."""
+    return [quote(arg) for arg in args]
 
 
 def run_name(tool: str, params: dict[str, Any]) -> str:
