@@ -111,3 +111,43 @@ def run_in_foreground(flow_run: FlowRun, parameters: dict[str, Any]) -> Any:
     from cairn.flows.agent import run_task
 
     return run_flow(run_task, flow_run=flow_run, parameters=parameters)
+
+
+def crash_message(task_id: str, pid: object, workspace: str, retryable: bool) -> str:
+    """What the run's log says when its process died.
+
+    >>> crash_message("t1", 42, "ws", retryable=True)[:60]
+    'The process running task t1 (pid 42) died. Nothing finished '
+    """
+    retry = (
+        "press Retry on this run in the Prefect UI (a worker continues this same flow run from its "
+        "first unfinished call), or run "
+        if retryable
+        else "run "
+    )
+    return (
+        f"The process running task {task_id} (pid {pid}) died. Nothing finished is lost: "
+        f"{retry}`cairn resume {task_id} --workspace {workspace}`."
+    )
+
+
+def log_crash(flow_run_id: str, task_id: str, pid: object, workspace: str) -> None:
+    """An ERROR line on the dead run's Logs tab, saying how to continue it."""
+    import logging
+    from datetime import datetime, timezone
+
+    from prefect.client.schemas.actions import LogCreate
+
+    run = read_run(flow_run_id)
+    if run is None:
+        return
+    message = crash_message(task_id, pid, workspace, retryable=run.deployment_id is not None)
+    line = LogCreate(
+        name="cairn.liveness",
+        level=logging.ERROR,
+        message=message,
+        timestamp=datetime.now(timezone.utc),
+        flow_run_id=run.id,
+    )
+    with get_client(sync_client=True) as client:
+        client.create_logs([line])
