@@ -55,7 +55,7 @@ def review_prompt(state: TaskState) -> str:
     """The markdown above the form: where the task stands, in a few lines."""
     last: IterationRecord = state.iterations[-1]
     verdict = state.verdict
-    missing = ", ".join(verdict.missing) if verdict and verdict.missing else "nothing listed"
+    missing = (", ".join(verdict.missing) or "nothing") if verdict else "not validated yet"
     return (
         f"## Review task `{state.task_id}` after iteration {last.iteration}\n\n"
         f"**Goal:** {state.goal}\n\n"
@@ -127,7 +127,9 @@ class PrefectReviewer:
 
 def _suspendable() -> bool:
     """A deployment run on a server: the only kind Prefect can suspend and reschedule."""
-    from prefect.runtime import flow_run
+    from prefect.context import FlowRunContext
     from prefect.settings import PREFECT_API_URL
 
-    return bool(PREFECT_API_URL.value()) and bool(flow_run.deployment_id)
+    context = FlowRunContext.get()
+    run = context.flow_run if context else None
+    return bool(PREFECT_API_URL.value()) and bool(run and run.deployment_id)
