@@ -86,7 +86,9 @@ def run(
     ] = None,
     review: Annotated[
         str | None,
-        typer.Option("--review", help="never | stuck | every: when the run waits for your review (CAIRN_REVIEW)"),
+        typer.Option(
+            "--review", help="never | stuck | every: when the run waits for your review (CAIRN_REVIEW)"
+        ),
     ] = None,
     as_json: JsonOpt = False,
 ) -> None:

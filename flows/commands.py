@@ -100,7 +100,10 @@ def _awaiting_review(waiting: object, config: RunConfig, as_json: bool) -> None:
         emit(waiting.model_dump(mode="json"))
         return
     err.print(f"task [cyan]{waiting.task_id}[/] is waiting for your review (the run is suspended):")
-    print(f"  open {waiting.url or waiting.flow_run_id} and submit the form; a worker continues it", file=sys.stderr)
+    print(
+        f"  open {waiting.url or waiting.flow_run_id} and submit the form; a worker continues it",
+        file=sys.stderr,
+    )
     print(
         f'  or: cairn feedback {waiting.task_id} "..." && cairn resume {waiting.task_id} '
         f"--workspace {config.workspace}",

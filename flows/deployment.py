@@ -31,7 +31,13 @@ FLOW_NAME = "cairn"
 DEPLOYMENT_NAME = "task"
 ENTRYPOINT = "cairn.flows.agent:run_task"
 # A run in one of these states can be continued as it is (the same flow run id).
-CONTINUABLE = {StateType.CRASHED, StateType.FAILED, StateType.CANCELLED, StateType.PAUSED, StateType.SCHEDULED}
+CONTINUABLE = {
+    StateType.CRASHED,
+    StateType.FAILED,
+    StateType.CANCELLED,
+    StateType.PAUSED,
+    StateType.SCHEDULED,
+}
 
 
 def task_run_name(task_id: str) -> str:
@@ -57,7 +63,9 @@ def ensure_deployment(api_url: str, pool: str = DEFAULT_POOL) -> UUID:
         )
 
 
-def create_task_run(deployment_id: UUID, task_id: str, parameters: dict[str, Any], tags: list[str]) -> FlowRun:
+def create_task_run(
+    deployment_id: UUID, task_id: str, parameters: dict[str, Any], tags: list[str]
+) -> FlowRun:
     """The task's flow run, Pending: this process runs it; no worker picks it up."""
     with get_client(sync_client=True) as client:
         return client.create_flow_run_from_deployment(
@@ -76,7 +84,9 @@ def latest_task_run(task_id: str) -> FlowRun | None:
 
     flow_filter = FlowRunFilter(name=FlowRunFilterName(any_=[task_run_name(task_id)]))
     with get_client(sync_client=True) as client:
-        runs = client.read_flow_runs(flow_run_filter=flow_filter, sort=FlowRunSort.EXPECTED_START_TIME_DESC, limit=1)
+        runs = client.read_flow_runs(
+            flow_run_filter=flow_filter, sort=FlowRunSort.EXPECTED_START_TIME_DESC, limit=1
+        )
     return runs[0] if runs else None
 
 
@@ -134,9 +144,9 @@ def crash_message(task_id: str, pid: object, workspace: str, retryable: bool) ->
 def log_crash(flow_run_id: str, task_id: str, pid: object, workspace: str) -> None:
     """An ERROR line on the dead run's Logs tab, saying how to continue it."""
     import logging
-    from datetime import datetime, timezone
 
     from prefect.client.schemas.actions import LogCreate
+    from prefect.types import DateTime
 
     run = read_run(flow_run_id)
     if run is None:
@@ -146,7 +156,7 @@ def log_crash(flow_run_id: str, task_id: str, pid: object, workspace: str) -> No
         name="cairn.liveness",
         level=logging.ERROR,
         message=message,
-        timestamp=datetime.now(timezone.utc),
+        timestamp=DateTime.now("UTC"),
         flow_run_id=run.id,
     )
     with get_client(sync_client=True) as client:

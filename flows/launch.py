@@ -11,11 +11,15 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
 from cairn.flows.loop import TaskResult
 from cairn.tasks.deps import RunConfig
+
+if TYPE_CHECKING:
+    from prefect.client.schemas.objects import FlowRun
 
 
 class AwaitingReview(BaseModel):
@@ -36,7 +40,7 @@ def launch(
     related: list[str] | None,
     resuming: bool = False,
 ) -> TaskResult | AwaitingReview:
-    params = {
+    params: dict[str, Any] = {
         "goal": goal,
         "config": config,
         "task_id": task_id,
@@ -48,7 +52,8 @@ def launch(
     if not api:
         from cairn.flows.agent import run_task
 
-        return run_task(**params)  # type: ignore[arg-type]
+        result: TaskResult = run_task(**params)
+        return result
     from prefect.exceptions import Pause
 
     from cairn.flows import deployment
@@ -60,14 +65,14 @@ def launch(
         tags = [f"resumed-from:{prior}"] if resuming and (prior := _prior_run(config, task_id)) else []
         run = deployment.create_task_run(deployment_id, task_id, stored, tags)
     try:
-        result = deployment.run_in_foreground(run, params)
+        done = deployment.run_in_foreground(run, params)
     except Pause:
         return AwaitingReview(task_id=task_id, flow_run_id=str(run.id), url=run_url(str(run.id)))
-    assert isinstance(result, TaskResult)
-    return result
+    assert isinstance(done, TaskResult)
+    return done
 
 
-def _continued(config: RunConfig, task_id: str) -> object | None:
+def _continued(config: RunConfig, task_id: str) -> FlowRun | None:
     """The task's last flow run, reopened, when the server holds it and it stopped short."""
     from cairn.flows import deployment
 

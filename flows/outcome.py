@@ -63,7 +63,8 @@ def report_excerpt(path: Path | None, limit: int = REPORT_CHARS) -> str | None:
     if len(text) <= limit:
         return text
     cut = text[:limit].rsplit("\n", 1)[0] if "\n" in text[:limit] else text[:limit]
-    return f"{cut}\n\n*… truncated: {len(cut):,} of {len(text):,} characters shown; the full text is in `{path}`.*"
+    note = f"*… truncated: {len(cut):,} of {len(text):,} characters shown; the full text is in `{path}`.*"
+    return f"{cut}\n\n{note}"
 
 
 def _verdict_lines(verdict: Verdict | None) -> list[str]:

@@ -79,7 +79,12 @@ def record_review(session: Session, executor: Executor, n: int, answer: ReviewIn
 class PrefectReviewer:
     """Suspends the current deployment run at a review point (see the module docstring)."""
 
-    def __init__(self, mode: ReviewMode, executor: Executor, logger: logging.Logger | logging.LoggerAdapter[logging.Logger]) -> None:
+    def __init__(
+        self,
+        mode: ReviewMode,
+        executor: Executor,
+        logger: logging.Logger | logging.LoggerAdapter[logging.Logger],
+    ) -> None:
         self.mode = mode
         self.executor = executor
         self.logger = logger

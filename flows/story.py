@@ -48,7 +48,9 @@ def call_text(call: PlannedCall) -> str:
 
 
 def plan_lines(event: PlanRecorded) -> str:
-    calls = "".join(f"\n  - {call_text(c)}: {_short(c.rationale, 160) or 'no rationale'}" for c in event.batch)
+    calls = "".join(
+        f"\n  - {call_text(c)}: {_short(c.rationale, 160) or 'no rationale'}" for c in event.batch
+    )
     return f"Iteration {event.iteration} plan: {len(event.batch)} calls{calls or ' (none)'}"
 
 
@@ -65,11 +67,13 @@ def story_line(event: Event, state: TaskState) -> str | None:
             said = call.insights or call.error or "(no insight)"
             return f"Call {call.call_id} {head} -> {call.outcome}: {_short(said)}"
         case IterationCompleted(record=record):
-            return f"Iteration {record.iteration} synthesis ({record.progress_assessment}): {_short(record.synthesis)}"
+            progress = record.progress_assessment
+            return f"Iteration {record.iteration} synthesis ({progress}): {_short(record.synthesis)}"
         case ValidationRecorded(verdict=v):
             status = "complete" if v.complete else "not complete"
             missing = f"; missing: {', '.join(v.missing)}" if v.missing else ""
-            return f"Verdict after iteration {v.iteration}: {status} ({v.confidence:.2f}): {_short(v.rationale)}{missing}"
+            head = f"Verdict after iteration {v.iteration}: {status} ({v.confidence:.2f})"
+            return f"{head}: {_short(v.rationale)}{missing}"
         case UserMessage(role="feedback"):
             return f"Feedback received: {_short(event.text)}"
         case ReviewDecided():

@@ -59,10 +59,23 @@ def page(browser: Any, request: pytest.FixtureRequest) -> Iterator[Any]:
 
 
 def _run_args(ws: Path, task_id: str, review: str) -> list[str]:
-    return ["run", QUESTION, "--source", str(CORPUS), "--workspace", str(ws), "--task-id", task_id, "--review", review]
+    return [
+        "run",
+        QUESTION,
+        "--source",
+        str(CORPUS),
+        "--workspace",
+        str(ws),
+        "--task-id",
+        task_id,
+        "--review",
+        review,
+    ]
 
 
-def test_retry_in_the_ui_continues_a_killed_task_in_the_same_flow_run(ui: UiServer, page: Any, tmp_path: Path) -> None:
+def test_retry_in_the_ui_continues_a_killed_task_in_the_same_flow_run(
+    ui: UiServer, page: Any, tmp_path: Path
+) -> None:
     ws, task = tmp_path / "ws", "ui-retry"
     # SIGKILLed in iteration 2, after its first iteration, with tool results not yet recorded.
     faults = [sys.executable, "-m", "tests.e2e.faults", "--kill-after-results", "4", "--"]
@@ -82,7 +95,11 @@ def test_retry_in_the_ui_continues_a_killed_task_in_the_same_flow_run(ui: UiServ
     assert [r["id"] for r in ui.runs_named(f"cairn-{task}")] == [run_id]  # continued, not replaced
     state = Workspace(ws).task(task).state()
     assert state.status == "complete" and len(state.iterations) > 1
-    calls = [e["call"]["call_id"] for e in history_events(ws / "tasks" / task / "history.jsonl") if e["type"] == "tool_call"]
+    calls = [
+        e["call"]["call_id"]
+        for e in history_events(ws / "tasks" / task / "history.jsonl")
+        if e["type"] == "tool_call"
+    ]
     assert calls and len(calls) == len(set(calls)), calls  # no call twice
     assert _cached_task_runs(ui, task), "the calls that finished before the kill show Cached"
 
@@ -95,7 +112,11 @@ def test_a_review_form_sends_feedback_into_the_next_plan(ui: UiServer, page: Any
     ws, task = tmp_path / "ws", "ui-review"
     history = ws / "tasks" / task / "history.jsonl"
     first = subprocess.run(
-        [str(BIN / "cairn"), *_run_args(ws, task, "every"), "--json"], env=ui.env, capture_output=True, text=True, timeout=300
+        [str(BIN / "cairn"), *_run_args(ws, task, "every"), "--json"],
+        env=ui.env,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert first.returncode == 0, first.stderr[-3000:]
     waiting = json.loads(first.stdout)
@@ -149,7 +170,10 @@ def _plan_prompt(events: list[dict[str, Any]], iteration: int) -> str:
 
 
 def _cached_task_runs(ui: UiServer, task: str) -> list[str]:
-    body = {"task_runs": {"tags": {"all_": [f"task:{task}"]}, "state": {"name": {"any_": ["Cached"]}}}, "limit": 50}
+    body = {
+        "task_runs": {"tags": {"all_": [f"task:{task}"]}, "state": {"name": {"any_": ["Cached"]}}},
+        "limit": 50,
+    }
     response = httpx.post(f"{ui.api_url}/task_runs/filter", json=body, timeout=10)
     response.raise_for_status()
     return [r["name"] for r in response.json()]
