@@ -112,17 +112,6 @@ def reopen(run: FlowRun) -> FlowRun:
         return client.read_flow_run(run.id)
 
 
-def run_in_foreground(flow_run: FlowRun, parameters: dict[str, Any]) -> Any:
-    """Execute the deployment's flow run in this process; returns the flow's result.
-
-    Raises `prefect.exceptions.Pause` when the run suspended itself for a review."""
-    from prefect.flow_engine import run_flow
-
-    from cairn.flows.agent import run_task
-
-    return run_flow(run_task, flow_run=flow_run, parameters=parameters)
-
-
 def crash_message(task_id: str, pid: object, workspace: str, retryable: bool) -> str:
     """What the run's log says when its process died.
 

@@ -65,7 +65,7 @@ def launch(
         tags = [f"resumed-from:{prior}"] if resuming and (prior := _prior_run(config, task_id)) else []
         run = deployment.create_task_run(deployment_id, task_id, stored, tags)
     try:
-        done = deployment.run_in_foreground(run, params)
+        done = run_in_foreground(run, params)
     except Pause:
         return AwaitingReview(task_id=task_id, flow_run_id=str(run.id), url=run_url(str(run.id)))
     assert isinstance(done, TaskResult)
@@ -90,6 +90,17 @@ def _prior_run(config: RunConfig, task_id: str) -> str | None:
         return str(latest.id)
     holder = read_holder(Path(config.workspace) / "locks" / f"{task_id}.lock")
     return str(holder.get("flow_run_id") or "") or None
+
+
+def run_in_foreground(flow_run: FlowRun, parameters: dict[str, Any]) -> Any:
+    """Execute the deployment's flow run in this process; returns the flow's result.
+
+    Raises `prefect.exceptions.Pause` when the run suspended itself for a review."""
+    from prefect.flow_engine import run_flow
+
+    from cairn.flows.agent import run_task
+
+    return run_flow(run_task, flow_run=flow_run, parameters=parameters)
 
 
 def run_url(flow_run_id: str) -> str | None:

@@ -26,7 +26,8 @@ QUESTION = QUESTION_FILE.read_text(encoding="utf-8").strip()
 
 
 def run(ui: UiServer, ws: Path, task: str, review: str, kill_after: int | None = None) -> str:
-    args = ["run", QUESTION, "--source", str(CORPUS), "--workspace", str(ws), "--task-id", task, "--review", review]
+    args = ["run", QUESTION, "--source", str(CORPUS), "--workspace", str(ws), "--task-id", task]
+    args += ["--review", review]
     if kill_after:
         faults = [sys.executable, "-m", "tests.e2e.faults", "--kill-after-results", str(kill_after), "--"]
         subprocess.run([*faults, *args], env=ui.env, cwd=ROOT, capture_output=True, timeout=300)
@@ -37,16 +38,22 @@ def run(ui: UiServer, ws: Path, task: str, review: str, kill_after: int | None =
 
 def shoot(page: Any, url: str, name: str, wait_for: str, tab: str | None = None) -> None:
     page.goto(url)
-    page.get_by_text(wait_for).first.wait_for(timeout=60_000)
+    seen = page.get_by_text(wait_for).first
+    seen.wait_for(timeout=60_000)
     if tab:
         page.get_by_role("tab", name=tab).click()
     page.wait_for_timeout(1500)
+    seen.scroll_into_view_if_needed()
     page.screenshot(path=str(OUT / f"{name}.png"))
     print(f"wrote {OUT / name}.png")
 
 
 def main() -> None:
-    with tempfile.TemporaryDirectory(prefix="cairn-shots-") as tmp, ui_server(Path(tmp)) as ui, chromium() as browser:
+    with (
+        tempfile.TemporaryDirectory(prefix="cairn-shots-") as tmp,
+        ui_server(Path(tmp)) as ui,
+        chromium() as browser,
+    ):
         ws = Path(tmp) / "ws"
         done = run(ui, ws, "alder-creek", "never")
         crashed = run(ui, ws, "alder-creek-killed", "never", kill_after=4)
@@ -55,7 +62,8 @@ def main() -> None:
         page = browser.new_page(viewport={"width": 1400, "height": 900})
         runs = f"{ui.ui_url}/runs/flow-run"
         shoot(page, f"{runs}/{done}", "run-graph-and-story", "Iteration 1 plan")
-        shoot(page, f"{ui.ui_url}/artifacts/artifact/{ui.artifact_id('alder-creek-result')}", "result", "Totals")
+        result = ui.artifact_id("alder-creek-result")
+        shoot(page, f"{ui.ui_url}/artifacts/artifact/{result}", "result", "Result of task")
         shoot(page, f"{runs}/{crashed}", "crashed-with-resume-line", "press Retry on this run")
         page.get_by_role("button", name="Retry").first.click()
         page.get_by_role("dialog").get_by_text("Retry").first.wait_for()
