@@ -36,14 +36,15 @@ def run(ui: UiServer, ws: Path, task: str, review: str, kill_after: int | None =
     return str(ui.runs_named(f"cairn-{task}")[0]["id"])
 
 
-def shoot(page: Any, url: str, name: str, wait_for: str, tab: str | None = None) -> None:
+def shoot(page: Any, url: str, name: str, wait_for: str, tab: str | None = None, scroll: bool = True) -> None:
     page.goto(url)
     seen = page.get_by_text(wait_for).first
     seen.wait_for(timeout=60_000)
     if tab:
         page.get_by_role("tab", name=tab).click()
     page.wait_for_timeout(1500)
-    seen.scroll_into_view_if_needed()
+    if scroll:
+        seen.scroll_into_view_if_needed()
     page.screenshot(path=str(OUT / f"{name}.png"))
     print(f"wrote {OUT / name}.png")
 
@@ -61,7 +62,8 @@ def main() -> None:
         waiting = run(ui, ws, "alder-creek-review", "every")
         page = browser.new_page(viewport={"width": 1400, "height": 900})
         runs = f"{ui.ui_url}/runs/flow-run"
-        shoot(page, f"{runs}/{done}", "run-graph-and-story", "Iteration 1 plan")
+        shoot(page, f"{runs}/{done}", "run-graph", "Iteration 1 plan", scroll=False)
+        shoot(page, f"{runs}/{done}", "story", "Iteration 1 plan")
         result = ui.artifact_id("alder-creek-result")
         shoot(page, f"{ui.ui_url}/artifacts/artifact/{result}", "result", "Result of task")
         shoot(page, f"{runs}/{crashed}", "crashed-with-resume-line", "press Retry on this run")
