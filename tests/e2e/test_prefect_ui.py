@@ -45,7 +45,7 @@ async def _read_back(task_id: str) -> tuple[list[Any], list[Any]]:
         ]
         of_task = TaskRunFilter(tags=TaskRunFilterTags(all_=[tag]))
         tasks = await client.read_task_runs(task_run_filter=of_task, **listing("task_runs"))
-    return flows, tasks
+    return list({run.id: run for run in flows}.values()), tasks  # the parent is named and tagged
 
 
 def _artifacts(api_url: str, task_id: str) -> list[Artifact]:
