@@ -103,8 +103,8 @@ class PrefectReviewer:
                 session.task_id,
             )
             return None
-        answer = self._ask(state, n)
-        record_review(session, self.executor, n, answer, "ui")
+        answer, reviewer = self._ask(state, n)
+        record_review(session, self.executor, n, answer, reviewer)
         self.logger.info(
             "Review after iteration %d: %s%s",
             n,
@@ -113,8 +113,9 @@ class PrefectReviewer:
         )
         return f"stopped by the reviewer after iteration {n}" if answer.decision == "stop" else None
 
-    def _ask(self, state: TaskState, n: int) -> ReviewInput:
-        """Suspend (the process exits); once resumed with the form's input, return it."""
+    def _ask(self, state: TaskState, n: int) -> tuple[ReviewInput, str]:
+        """Suspend (the process exits); once resumed with the form's input, return it ("ui").
+        A run continued without the form (`cairn resume` of a suspended run) goes on ("cli")."""
         from prefect.flow_runs import suspend_flow_run
 
         self.logger.info(
@@ -124,10 +125,10 @@ class PrefectReviewer:
         form = ReviewInput.with_initial_data(description=review_prompt(state))
         try:
             answer = suspend_flow_run(wait_for_input=form, key=f"review-{n}", timeout=None)
-        except (KeyError, ValueError, LookupError) as exc:  # resumed without the form (`cairn resume`)
-            self.logger.info("Resumed without a review form (%s): going on", type(exc).__name__)
-            return ReviewInput()
-        return answer if isinstance(answer, ReviewInput) else ReviewInput.model_validate(answer)
+        except Exception as exc:  # resumed without the form's input: no answer to load
+            self.logger.warning("Continued without a review of iteration %d (%s): going on", n, exc)
+            return ReviewInput(), "cli"
+        return (answer if isinstance(answer, ReviewInput) else ReviewInput.model_validate(answer)), "ui"
 
 
 def _suspendable() -> bool:

@@ -4,6 +4,7 @@ decision, the result artifact and the story lines (issue 16). The browser tests 
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,7 +14,7 @@ from cairn.flows.deployment import crash_message
 from cairn.flows.loop import NoArtifacts, run_loop
 from cairn.flows.outcome import REPORT_CHARS, report_excerpt, result_markdown, totals
 from cairn.flows.policy import Decision
-from cairn.flows.review import ReviewInput, record_review, review_due, review_prompt
+from cairn.flows.review import PrefectReviewer, ReviewInput, record_review, review_due, review_prompt
 from cairn.flows.session import Session, open_session
 from cairn.flows.story import NarratingRecorder, plan_lines, story_line
 from cairn.memory.events import PlanRecorded, ReviewDecided, TaskFinished, ToolCallRecorded, UserMessage
@@ -61,6 +62,19 @@ def test_the_form_says_where_the_task_stands() -> None:
     text = review_prompt(state)
     assert "after iteration 2" in text and "stuck" in text and "answer file" in text
     assert set(ReviewInput.model_json_schema()["properties"]) == {"feedback", "decision"}
+
+
+def test_without_a_server_a_review_point_says_how_to_give_feedback(
+    tmp_path: Path, scripted: ScriptedModel, caplog: pytest.LogCaptureFixture
+) -> None:
+    config = workspace_config(tmp_path, review="every")
+    create_task(config, "t", "Summarise the notes.")
+    session = drive_iteration(config, "t", 1, read)
+    reviewer = PrefectReviewer("every", executor_for(config), logging.getLogger("review-test"))
+    with caplog.at_level(logging.WARNING, logger="review-test"):
+        assert reviewer.review(session, Decision()) is None  # no flow run to suspend: it goes on
+    assert '`cairn feedback t "..."`' in caplog.text
+    assert session.state.reviews == []
 
 
 def plan(payload: PlanInput) -> list[Candidate]:
