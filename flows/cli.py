@@ -48,6 +48,13 @@ WorkspaceOpt = Annotated[
     Path | None, typer.Option("--workspace", "-w", help="Where Cairn keeps tasks (CAIRN_WORKSPACE)")
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object")]
+MaxUsdOpt = Annotated[
+    float | None, typer.Option("--max-usd", help="Budget for the task's model calls (CAIRN_MAX_USD)")
+]
+MaxTokensOpt = Annotated[
+    int | None,
+    typer.Option("--max-tokens", help="Token budget for the task's model calls (CAIRN_MAX_TOKENS)"),
+]
 
 
 def settings(workspace: Path | None) -> Settings:
@@ -90,6 +97,8 @@ def run(
             "--review", help="never | stuck | every: when the run waits for your review (CAIRN_REVIEW)"
         ),
     ] = None,
+    max_usd: MaxUsdOpt = None,
+    max_tokens: MaxTokensOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Run a task until its validator says it is complete or the loop policy stops it."""
@@ -107,6 +116,8 @@ def run(
         compress=compress,
         skip_compress=tool_list(skip_compress),
         review=review,
+        max_usd=max_usd,
+        max_tokens=max_tokens,
     )
     run_command(conf, goal, source or [], task_id, task_type, as_json, related or [])
 
@@ -124,11 +135,18 @@ def demo(
 
 
 @app.command()
-def resume(task_id: str, workspace: WorkspaceOpt = None, as_json: JsonOpt = False) -> None:
-    """Continue a stopped, failed or killed task from its first unfinished call."""
+def resume(
+    task_id: str,
+    workspace: WorkspaceOpt = None,
+    max_usd: MaxUsdOpt = None,
+    max_tokens: MaxTokensOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Continue a stopped, failed or killed task from its first unfinished call (with a new budget)."""
     from cairn.flows.commands import resume_command
 
-    resume_command(settings(workspace).run_config(), task_id, as_json)
+    conf = settings(workspace).run_config(max_usd=max_usd, max_tokens=max_tokens)
+    resume_command(conf, task_id, as_json)
 
 
 @app.command()

@@ -9,12 +9,15 @@ from pydantic import BaseModel
 from rich.console import Console
 
 from cairn.flows.console import emit, err
+from cairn.flows.policy import BUDGET, MODEL_UNAVAILABLE
+from cairn.flows.preflight import preflight
 from cairn.flows.runtime import prepare
 from cairn.memory.errors import UsageError
 from cairn.memory.history import HistoryError
 from cairn.memory.redact import redact
 from cairn.memory.workspace import TaskRepo, Workspace, new_task_id
 from cairn.tasks.deps import RunConfig, deps_for
+from cairn.tasks.llm import BudgetExhausted, ModelUnavailable
 
 
 def run_command(
@@ -31,6 +34,7 @@ def run_command(
     # The goal becomes a flow-run parameter, the run's name and every prompt: a key pasted into it
     # must stop here, before Prefect or a model sees it.
     goal = redact(goal)
+    preflight(config)  # an unknown model or a silent server: one line, before anything is created
     where = prepare(Path(config.workspace))
     task_id = task_id or new_task_id(goal)
     err.print(f"[bold]cairn[/] task [cyan]{task_id}[/] · {where} · workspace {config.workspace}")
@@ -45,13 +49,17 @@ def demo_command(config: RunConfig, as_json: bool) -> None:
 
 
 def resume_command(config: RunConfig, task_id: str, as_json: bool) -> None:
-    where = prepare(Path(config.workspace))
     state = Workspace(Path(config.workspace)).task(task_id).state()
+    config = config.model_copy(
+        update={"model": state.model if config.model == "cairn/offline" else config.model}
+    )
+    preflight(config)
+    where = prepare(Path(config.workspace))
     err.print(
         f"[bold]cairn[/] resuming [cyan]{task_id}[/] after {len(state.iterations)} iterations · {where}"
     )
     _run(
-        config.model_copy(update={"model": state.model if config.model == "cairn/offline" else config.model}),
+        config,
         state.goal,
         task_id,
         list(state.sources.values()),
@@ -88,6 +96,15 @@ def _run(
         from cairn.flows.report import print_result
 
         print_result(result)
+    reason = result.stop_reason or ""
+    if reason.startswith(MODEL_UNAVAILABLE):
+        raise ModelUnavailable(
+            f"{reason}; continue with: cairn resume {task_id} --workspace {config.workspace}"
+        )
+    if reason.startswith(BUDGET):
+        raise BudgetExhausted(
+            f"{reason}; raise it with: cairn resume {task_id} --max-usd N or --max-tokens N"
+        )
     if result.status not in ("complete", "stopped"):
         sys.exit(1)
 

@@ -24,7 +24,7 @@ from cairn.tasks.call_key import CallKey
 from cairn.tasks.deps import RunConfig
 from cairn.tasks.llm import LLMResult
 from cairn.tasks.schemas import CallKind, Schema
-from cairn.tasks.steps import call_model, run_tool
+from cairn.tasks.steps import ModelCallFailed, call_model, run_tool
 from cairn.tasks.tools.base import ToolContext, ToolOutput
 
 
@@ -37,7 +37,10 @@ class PrefectExecutor:
     def ask(self, key: CallKey, kind: CallKind, payload: Schema, name: str) -> LLMResult[Any]:
         if kind in SLOW_STEPS:
             story_logger().info("%s (%s)", SLOW_STEPS[kind], name)
-        return call_model.with_options(task_run_name=name)(*_untracked(key, kind, payload, self.config))
+        try:
+            return call_model.with_options(task_run_name=name)(*_untracked(key, kind, payload, self.config))
+        except ModelCallFailed as failed:  # a Failed task run in the UI; a failed result here
+            return failed.result
 
     def run_tools(self, runs: Sequence[ToolRun], ctx: ToolContext) -> Iterator[ToolResult]:
         futures = self.submit(runs, ctx)

@@ -17,7 +17,10 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from cairn.flows.executor import Executor
-from cairn.flows.session import Session, compress_results, plan_batch, record_call
+from cairn.flows.model_calls import ask
+from cairn.flows.planning import plan_batch
+from cairn.flows.results import compress_results, record_call
+from cairn.flows.session import Session
 from cairn.memory.events import IterationCompleted, IterationStarted
 from cairn.memory.models import IterationMode, IterationRecord, Progress
 from cairn.memory.relevant import rules_block
@@ -73,10 +76,12 @@ def synthesize(
         feedback=state.iteration_feedback,
     )
     key = CallKey(task_id=session.task_id, iteration=iteration, index=0, kind="synthesize")
-    result = executor.ask(key, "synthesize", payload, f"synthesize-{iteration}")
+    result = ask(session, executor, key, "synthesize", payload, f"synthesize-{iteration}")
     out = result.output if result.ok and isinstance(result.output, SynthesizeOutput) else None
     progress: Progress = out.progress_assessment if out else ("advancing" if new_evidence else "stuck")
     synthesis = out.synthesis if out else f"{len(calls)} calls, {new_evidence} new evidence"
+    if not new_evidence and not any(call.outcome == "success" for call in calls):
+        progress = "stuck"  # nothing worked and nothing was found, whatever the model says
     record = IterationRecord(
         iteration=iteration,
         mode=mode,

@@ -18,20 +18,18 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
-from pydantic import BaseModel
-
-from cairn.flows.policy import Decision, decide
+from cairn.flows.policy import Decision, LoopPolicy, decide
 from cairn.flows.session import Session, learner_for
 from cairn.memory.events import EvidenceRecorded, TaskFinished, ValidationRecorded
 from cairn.memory.levels import apply_promotions
-from cairn.memory.models import Evidence, IterationMode, IterationRecord, TaskStatus, Verdict
+from cairn.memory.models import Evidence, Frozen, IterationMode, IterationRecord, TaskStatus, Verdict
 from cairn.memory.state import TaskState
 from cairn.tasks.validate import has_tests, validate
 
 Iterate = Callable[[int, IterationMode, bool], object]
 
 
-class TaskResult(BaseModel):
+class TaskResult(Frozen):
     task_id: str
     status: str
     complete: bool
@@ -40,6 +38,11 @@ class TaskResult(BaseModel):
     report_path: str | None
     stop_reason: str | None
     verdict: Verdict | None
+    task_type: str = ""
+    model_calls: int = 0
+    failed_model_calls: int = 0
+    tokens: int = 0
+    usd: float = 0.0
 
 
 class Publisher(Protocol):
@@ -78,7 +81,8 @@ def run_loop(
     """Run the session's task until it is complete or the loop policy (or a reviewer) stops it."""
     reviewer = reviewer or NoReview()
     _catch_up(session, publisher)
-    decision = _reviewed(session, reviewer, decide(session.state))
+    policy = LoopPolicy(model_failures=session.config.model_failures)
+    decision = _reviewed(session, reviewer, decide(session.state, policy))
     while decision.stop is None:
         n = len(session.state.iterations) + 1
         iterate(n, decision.mode, decision.recovery)
@@ -86,7 +90,7 @@ def run_loop(
         if has_new_evidence(state):
             validate_now(session, n)
         publisher.publish_iteration(session.state, session.state.iterations[-1])
-        decision = _reviewed(session, reviewer, decide(session.state))
+        decision = _reviewed(session, reviewer, decide(session.state, policy))
     result = finish(session, decision.stop)
     publisher.publish_progress(session.state)
     return result
@@ -148,6 +152,7 @@ def finish(session: Session, reason: str | None) -> TaskResult:
         apply_promotions(session.deps.store, updates)
         session.recorder.repo.commit([session.recorder.repo.history.path], f"Task finished: {reason}")
     state = session.state
+    spent = state.model_cost
     return TaskResult(
         task_id=state.task_id,
         status=state.status,
@@ -157,6 +162,11 @@ def finish(session: Session, reason: str | None) -> TaskResult:
         report_path=report,
         stop_reason=state.stop_reason,
         verdict=state.verdict,
+        task_type=state.task_type,
+        model_calls=len(state.model_calls),
+        failed_model_calls=sum(not call.ok for call in state.model_calls),
+        tokens=spent.tokens,
+        usd=spent.usd,
     )
 
 

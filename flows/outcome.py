@@ -23,7 +23,7 @@ _ = IterationRecord  # named in the doctest
 
 
 class RunTotals(BaseModel):
-    """What the task took. Model calls, tokens and cost count what history records per call."""
+    """What the task took: iterations, calls, tokens, money and wall time."""
 
     iterations: int
     tool_calls: int
@@ -40,18 +40,16 @@ class RunTotals(BaseModel):
 
 
 def totals(state: TaskState, started: float, finished: float) -> RunTotals:
-    """Totals from the task state. Until history records every model call, the model figures are
-    those of the compression calls (`ToolCall.compression_cost`); `basis` says so."""
-    costs = [c.compression_cost for c in state.calls]
-    modelled = [c for c in costs if c.tokens or c.usd or c.seconds]
+    """Totals from the task state: every model call the history records (all runs of the task)."""
+    cost = state.model_cost
     return RunTotals(
         iterations=len(state.iterations),
         tool_calls=len(state.calls),
-        model_calls=len(modelled),
-        tokens=sum(c.tokens for c in costs),
-        usd=round(sum(c.usd for c in costs), 6),
+        model_calls=len(state.model_calls),
+        tokens=cost.tokens,
+        usd=round(cost.usd, 6),
         seconds=max(0.0, finished - started),
-        basis="compression calls (history records their cost per call)",
+        basis="every model call in the task's history",
     )
 
 

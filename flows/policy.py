@@ -24,6 +24,7 @@ class LoopPolicy(BaseModel):
     validation_limit: int = 5
     no_evidence_iterations: int = 5
     stuck_iterations: int = 3
+    model_failures: int = 3  # failed model calls in a row that stop the task
 
 
 class Decision(BaseModel):
@@ -35,16 +36,37 @@ class Decision(BaseModel):
 
 
 DEFAULT_POLICY = LoopPolicy()
+MODEL_UNAVAILABLE = "model_unavailable"  # stop reasons a caller acts on start with these words
+BUDGET = "budget"
 
 
 def decide(state: TaskState, policy: LoopPolicy = DEFAULT_POLICY) -> Decision:
     if state.verdict is not None and state.verdict.complete:
         return Decision(stop="complete: every requirement of the suite is met")
-    for rule in (_cap, _same_call, _validations, _no_evidence):
+    for rule in (_model_unavailable, _budget, _cap, _same_call, _validations, _no_evidence):
         reason = rule(state, policy)
         if reason:
             return Decision(stop=reason)
     return _stuck(state, policy)
+
+
+def _model_unavailable(state: TaskState, policy: LoopPolicy) -> str | None:
+    """The model keeps failing: stop (resumable) rather than iterate on nothing."""
+    failed = state.failed_calls_in_a_row
+    if failed >= policy.model_failures:
+        last = state.model_calls[-1]
+        return f"{MODEL_UNAVAILABLE}: {failed} model calls failed in a row (last, {last.kind}: {last.error})"
+    return None
+
+
+def _budget(state: TaskState, policy: LoopPolicy) -> str | None:
+    """Spent, counted from the log: a resume does not reset it, `--max-usd` on a resume raises it."""
+    spent = state.model_cost
+    if state.max_usd is not None and spent.usd >= state.max_usd:
+        return f"{BUDGET}: ${spent.usd:.4f} of ${state.max_usd:.4f} spent on model calls"
+    if state.max_tokens is not None and spent.tokens >= state.max_tokens:
+        return f"{BUDGET}: {spent.tokens} of {state.max_tokens} tokens spent on model calls"
+    return None
 
 
 def _cap(state: TaskState, policy: LoopPolicy) -> str | None:

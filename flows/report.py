@@ -6,8 +6,9 @@ from pydantic import BaseModel
 from rich.console import Console
 from rich.table import Table
 
+from cairn.flows.model_usage import usage_table
 from cairn.memory.history import Replay
-from cairn.memory.models import Evidence, IterationRecord, ToolCall, Verdict
+from cairn.memory.models import Evidence, IterationRecord, ModelCall, ToolCall, Verdict
 from cairn.memory.state import Constraint, HotIssue, replay
 from cairn.memory.store import SearchHit
 from cairn.memory.workspace import TaskRepo
@@ -29,6 +30,7 @@ class TaskView(BaseModel):
     constraints: list[Constraint]
     hot_issues: list[HotIssue]
     verdict: Verdict | None
+    model_calls: list[ModelCall] = []
     history_warning: str | None = None
 
 
@@ -48,6 +50,7 @@ def task_view(repo: TaskRepo, log: Replay) -> TaskView:
         constraints=state.constraints,
         hot_issues=state.hot_issues,
         verdict=state.verdict,
+        model_calls=state.model_calls,
         history_warning=log.torn_tail,
     )
 
@@ -69,6 +72,8 @@ def print_task(view: TaskView) -> None:
         out.print(f"rule: {c.rule} {'(retired)' if not c.active else ''}")
     for h in view.hot_issues:
         out.print(f"hot issue: {h.content} {'(resolved)' if not h.active else '[red](active)[/]'}")
+    if view.model_calls:
+        out.print(usage_table(view.model_calls))
     if view.verdict:
         print_verdict(view.verdict)
     if view.stop_reason:
@@ -107,7 +112,12 @@ def print_result(result: BaseModel) -> None:
     out.print(f"[bold]{data['task_id']}[/]: {data['status']} after {data['iterations']} iterations")
     if data.get("verdict"):
         print_verdict(Verdict.model_validate(data["verdict"]))
+    if data.get("stop_reason") and not data.get("complete"):
+        out.print(f"stopped: {data['stop_reason']}")
     out.print(f"report: {data['report_path'] or '(none)'}")
+    failed = f" ({data.get('failed_model_calls')} failed)" if data.get("failed_model_calls") else ""
+    spent = f"{data.get('tokens', 0):,} tokens, ${data.get('usd', 0.0):.4f}"
+    out.print(f"model: {data.get('model_calls', 0)} calls{failed}, {spent}")
     out.print(f"runs: Prefect flow run cairn-{data['task_id']} · details: cairn show {data['task_id']}")
 
 

@@ -71,7 +71,7 @@ def record_review(session: Session, executor: Executor, n: int, answer: ReviewIn
     if text:
         index = len(session.state.messages)
         session.recorder.record(UserMessage(text=text, role="feedback"))
-        session.recorder.record(extract_constraint(executor, session.task_id, text, index=index))
+        session.recorder.record(extract_constraint(session, executor, text, index=index))
     who: Literal["ui", "cli"] = "ui" if reviewer == "ui" else "cli"
     session.recorder.record(ReviewDecided(iteration=n, decision=answer.decision, feedback=text, reviewer=who))
 

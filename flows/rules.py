@@ -29,6 +29,7 @@ from cairn.memory.relevant import SHARED
 from cairn.memory.store import SearchFilter
 from cairn.tasks.deps import RunConfig, deps_for
 from cairn.tasks.llm import ModelClient
+from cairn.tasks.rule_check import stated
 from cairn.tasks.schemas import ExtractConstraintInput, ExtractConstraintOutput
 
 DEFAULT_MODEL = "cairn/offline"
@@ -61,8 +62,9 @@ def constraint_key(rule: str) -> str:
 
 
 def constraint_event(out: ExtractConstraintOutput | None, message: str) -> ConstraintExtracted:
-    """What an extraction reply means as an event: a rule with its key, or none."""
-    if out is None or not out.found:
+    """What an extraction reply means as an event: a rule with its key, or none. A rule the
+    message does not state in its own words is none (`cairn.tasks.rule_check`)."""
+    if out is None or not out.found or not stated(out.rule, message):
         return ConstraintExtracted(message=message)
     rule = out.rule.strip()
     return ConstraintExtracted(message=message, rule=rule, key=constraint_key(rule))

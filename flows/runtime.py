@@ -19,6 +19,9 @@ QUIET = {
     "GX_ANALYTICS_ENABLED": "false",
     "PREFECT_UI_ENABLED": "false",  # an ephemeral server needs no UI assets
     "PREFECT_LOGGING_TO_API_BATCH_INTERVAL": "0.3",
+    # Cairn's own loggers (`cairn.task`, `cairn.model`, ...) go where Prefect's go: the terminal and
+    # the run's logs in the UI.
+    "PREFECT_LOGGING_EXTRA_LOGGERS": "cairn",
 }
 
 
@@ -30,6 +33,8 @@ def prepare(workspace: Path) -> str:
 
     for name, value in {**QUIET, **SERVER_TUNING}.items():  # the tuning reaches an ephemeral server too
         os.environ.setdefault(name, value)
+    # The story of a run (task type, rules, failed model calls) at INFO, in the terminal and the UI.
+    logging.getLogger("cairn").setLevel(logging.INFO)
     results = workspace / "results"
     results.mkdir(parents=True, exist_ok=True)
     os.environ["PREFECT_RESULTS_LOCAL_STORAGE_PATH"] = str(results)

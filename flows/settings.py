@@ -15,6 +15,17 @@ from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from cairn.tasks.deps import RunConfig
+from cairn.tasks.schemas import ResponseFormat
+
+MODEL_SETTINGS = {
+    "model_timeout",
+    "model_max_tokens",
+    "model_attempts",
+    "model_response_format",
+    "model_failures",
+    "max_usd",
+    "max_tokens",
+}
 
 
 class Settings(BaseSettings):
@@ -33,6 +44,13 @@ class Settings(BaseSettings):
     compress: Literal["each", "batch"] = "each"  # CAIRN_COMPRESS: a model call per tool call or per iteration
     skip_compress: str | None = None  # CAIRN_SKIP_COMPRESS: comma list of tools compressed without a model
     review: Literal["never", "stuck", "every"] = "stuck"  # CAIRN_REVIEW: when a run waits for a person
+    model_timeout: float = 120.0  # CAIRN_MODEL_TIMEOUT: seconds one model request may take
+    model_max_tokens: int | None = None  # CAIRN_MODEL_MAX_TOKENS: longest reply asked for
+    model_attempts: int = 3  # CAIRN_MODEL_ATTEMPTS: tries per call (invalid replies, transient errors)
+    model_response_format: ResponseFormat = "auto"  # CAIRN_MODEL_RESPONSE_FORMAT
+    model_failures: int = 3  # CAIRN_MODEL_FAILURES: failed calls in a row that stop a task
+    max_usd: float | None = None  # CAIRN_MAX_USD: a task's budget for model calls
+    max_tokens: int | None = None  # CAIRN_MAX_TOKENS
 
     def run_config(self, **overrides: object) -> RunConfig:
         values: dict[str, object] = {
@@ -46,6 +64,7 @@ class Settings(BaseSettings):
             "context_tokens": self.context_tokens,
             "compress": self.compress,
             "review": self.review,
+            **self.model_dump(include=MODEL_SETTINGS),
         }
         if self.skip_compress is not None:  # unset: RunConfig's default skip list
             values["skip_compress"] = tool_list(self.skip_compress)

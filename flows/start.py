@@ -2,22 +2,29 @@
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
+from typing import Any
 
 from cairn.flows.executor import Executor
+from cairn.flows.model_calls import ask, record_model_call
 from cairn.flows.rules import constraint_event
 from cairn.flows.session import Session, open_session
 from cairn.memory.errors import NotFound, UsageError
-from cairn.memory.events import ConstraintExtracted, TaskCreated, UserMessage
+from cairn.memory.events import BudgetSet, ConstraintExtracted, TaskCreated, UserMessage
 from cairn.memory.models import TaskType
 from cairn.tasks.call_key import CallKey
 from cairn.tasks.deps import Deps, RunConfig, deps_for
+from cairn.tasks.llm import LLMResult
+from cairn.tasks.offline.rules import detect_task_type as rule_based_type
 from cairn.tasks.schemas import (
     DetectTaskTypeInput,
     DetectTaskTypeOutput,
     ExtractConstraintInput,
     ExtractConstraintOutput,
 )
+
+log = logging.getLogger("cairn.task")
 
 
 def start_task(
@@ -32,22 +39,42 @@ def start_task(
     """`related`: earlier tasks whose evidence and memories this task's searches include (labelled)."""
     deps = deps_for(config)
     if task_id in deps.workspace.task_ids():
-        return open_session(config, task_id)  # resume: the log says where we are
+        return _reopened(config, task_id)  # resume: the log says where we are
     related_ids = check_related(deps, related or [])  # before any model call: a typo fails fast
-    detected = task_type or detect_task_type(executor, task_id, goal)
+    detection = None
+    if task_type is None:
+        task_type, detection = detect_task_type(executor, task_id, goal)
+    else:
+        log.info("task type: %s (given)", task_type)
     created = TaskCreated(
         task_id=task_id,
         goal=goal,
-        task_type=detected,
+        task_type=task_type,
         sources=name_sources(sources),
         model=config.model,
         max_iterations=config.max_iterations,
         related=related_ids,
+        max_usd=config.max_usd,
+        max_tokens=config.max_tokens,
     )
     deps.workspace.create_task(created)
     session = open_session(config, task_id)
+    if detection is not None:  # the first model call, recorded once the task has a history
+        record_model_call(session, _detect_key(task_id), detection)
     session.recorder.record(UserMessage(text=goal, role="goal"))
-    session.recorder.record(extract_constraint(executor, task_id, goal, index=0))
+    session.recorder.record(extract_constraint(session, executor, goal, index=0))
+    return session
+
+
+def _reopened(config: RunConfig, task_id: str) -> Session:
+    """The task as its log left it; a budget given to this run replaces the recorded one."""
+    session = open_session(config, task_id)
+    state = session.state
+    if config.max_usd is not None or config.max_tokens is not None:
+        usd = config.max_usd if config.max_usd is not None else state.max_usd
+        tokens = config.max_tokens if config.max_tokens is not None else state.max_tokens
+        if (usd, tokens) != (state.max_usd, state.max_tokens):
+            session.recorder.record(BudgetSet(max_usd=usd, max_tokens=tokens))
     return session
 
 
@@ -74,17 +101,46 @@ def name_sources(sources: list[Path]) -> dict[str, str]:
     return named
 
 
-def detect_task_type(executor: Executor, task_id: str, goal: str) -> TaskType:
-    key = CallKey(task_id=task_id, iteration=0, index=0, kind="detect_task_type")
-    result = executor.ask(key, "detect_task_type", DetectTaskTypeInput(goal=goal), "detect-task-type")
+def _detect_key(task_id: str) -> CallKey:
+    return CallKey(task_id=task_id, iteration=0, index=0, kind="detect_task_type")
+
+
+def detect_task_type(executor: Executor, task_id: str, goal: str) -> tuple[TaskType, LLMResult[Any]]:
+    """The model's reading of the goal, checked against the goal's own words (`checked_type`)."""
+    log.info("detecting the task type (a model call)")
+    payload = DetectTaskTypeInput(goal=goal)
+    result = executor.ask(_detect_key(task_id), "detect_task_type", payload, "detect-task-type")
     out = result.output if result.ok and isinstance(result.output, DetectTaskTypeOutput) else None
-    return out.task_type if out else "general_task"
+    task_type, why = checked_type(goal, out.task_type if out else None)
+    log.info("task type: %s (%s)", task_type, why if out else f"detection failed: {result.error}; {why}")
+    return task_type, result
 
 
-def extract_constraint(executor: Executor, task_id: str, message: str, index: int) -> ConstraintExtracted:
+def checked_type(goal: str, detected: TaskType | None) -> tuple[TaskType, str]:
+    """The task type to use, and why. A model's `coding_task` stands only if the goal asks for
+    code; when detection failed, the goal's words decide (`cairn.tasks.offline.rules`).
+
+    >>> checked_type("How many days of water does the reservoir hold?", "coding_task")[0]
+    'simple_question'
+    """
+    by_words = rule_based_type(goal)
+    if detected is None:
+        return by_words.task_type, f"from the goal's words: {by_words.rationale}"
+    if detected == "coding_task" and by_words.task_type != "coding_task":
+        return (
+            by_words.task_type,
+            f"the model said coding_task, but the goal asks for no code ({by_words.rationale})",
+        )
+    return detected, "detected by the model"
+
+
+def extract_constraint(session: Session, executor: Executor, message: str, index: int) -> ConstraintExtracted:
     """Only people make rules: this runs on user messages (the goal, feedback), never tool output."""
-    key = CallKey(task_id=task_id, iteration=0, index=index, kind="extract_constraint")
+    key = CallKey(task_id=session.task_id, iteration=0, index=index, kind="extract_constraint")
     payload = ExtractConstraintInput(message=message)
-    result = executor.ask(key, "extract_constraint", payload, f"extract-constraint-{index}")
+    result = ask(session, executor, key, "extract_constraint", payload, f"extract-constraint-{index}")
     out = result.output if result.ok and isinstance(result.output, ExtractConstraintOutput) else None
-    return constraint_event(out, message)
+    event = constraint_event(out, message)
+    if event.rule:
+        log.info("rule from the user: %s", event.rule)
+    return event

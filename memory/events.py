@@ -17,6 +17,7 @@ from cairn.memory.models import (
     Frozen,
     IterationMode,
     IterationRecord,
+    ModelCall,
     PlannedCall,
     TaskStatus,
     TaskType,
@@ -34,6 +35,21 @@ class TaskCreated(Frozen):
     model: str = "cairn/offline"
     max_iterations: int = 40
     related: list[str] = Field(default_factory=list)
+    max_usd: float | None = None  # budget for the task's model calls, counted from this log
+    max_tokens: int | None = None
+
+
+class BudgetSet(Frozen):
+    """A person set the task's budget again (`cairn resume --max-usd/--max-tokens`)."""
+
+    type: Literal["budget_set"] = "budget_set"
+    max_usd: float | None = None
+    max_tokens: int | None = None
+
+
+class ModelCallRecorded(Frozen):
+    type: Literal["model_call"] = "model_call"
+    call: ModelCall
 
 
 class UserMessage(Frozen):
@@ -132,7 +148,9 @@ Event = Annotated[
     | IterationCompleted
     | ValidationRecorded
     | ReviewDecided
-    | TaskFinished,
+    | TaskFinished
+    | BudgetSet
+    | ModelCallRecorded,
     Field(discriminator="type"),
 ]
 EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)

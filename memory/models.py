@@ -79,6 +79,20 @@ class CallCost(Frozen):
         )
 
 
+class ModelCall(Frozen):
+    """One model call of any kind (plan, compress, synthesize, detect, extract): what it was for,
+    whether it worked, why not, and what it cost. Every one is in the task's history."""
+
+    key: str  # task_id/iteration/index/kind: one record per call, however often a run resumes
+    kind: str
+    model: str
+    iteration: int = 0
+    ok: bool = True
+    error: str | None = None
+    attempts: int = 1
+    cost: CallCost = CallCost()
+
+
 class Compression(Frozen):
     """The model's reading of one tool result (seed: context-management-reflection)."""
 

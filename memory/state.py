@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from pydantic import Field
 
 from cairn.memory.events import (
+    BudgetSet,
     ConstraintExtracted,
     ConstraintRetired,
     Event,
@@ -22,6 +23,7 @@ from cairn.memory.events import (
     FileRecorded,
     IterationCompleted,
     IterationStarted,
+    ModelCallRecorded,
     PlanRecorded,
     ReviewDecided,
     TaskCreated,
@@ -31,6 +33,7 @@ from cairn.memory.events import (
     ValidationRecorded,
 )
 from cairn.memory.models import (
+    CallCost,
     CheckOutcome,
     CodeReference,
     Evidence,
@@ -38,6 +41,7 @@ from cairn.memory.models import (
     Frozen,
     IterationMode,
     IterationRecord,
+    ModelCall,
     PlannedCall,
     TaskStatus,
     TaskType,
@@ -95,6 +99,32 @@ class TaskState(Frozen):
     feedback_seen: int = 0  # feedback messages already taken in by an iteration
     iteration_feedback: list[str] = Field(default_factory=list)  # what the current iteration took in
     reviews: list[ReviewDecided] = Field(default_factory=list)  # a person's decisions (`--review`)
+    model_calls: list[ModelCall] = Field(default_factory=list)
+    run_start: int = 0  # model calls made before the last stop: a resume counts failures afresh
+    max_usd: float | None = None
+    max_tokens: int | None = None
+
+    @property
+    def model_cost(self) -> CallCost:
+        """What every model call of the task cost so far (all runs, resumed ones included)."""
+        total = CallCost()
+        for call in self.model_calls:
+            total += call.cost
+        return total
+
+    @property
+    def failed_calls_in_a_row(self) -> int:
+        """Model calls that failed since the last one that worked, in this run."""
+        count = 0
+        for call in reversed(self.model_calls[self.run_start :]):
+            if call.ok:
+                break
+            count += 1
+        return count
+
+    @property
+    def recorded_model_keys(self) -> set[str]:
+        return {call.key for call in self.model_calls}
 
     @property
     def calls(self) -> list[ToolCall]:
@@ -135,18 +165,8 @@ def replay(events: Iterable[Event]) -> TaskState:
 
 def _apply(s: TaskState, e: Event) -> TaskState:
     match e:
-        case TaskCreated():
-            return s.model_copy(
-                update={
-                    "task_id": e.task_id,
-                    "goal": e.goal,
-                    "task_type": e.task_type,
-                    "sources": e.sources,
-                    "model": e.model,
-                    "max_iterations": e.max_iterations,
-                    "related": e.related,
-                }
-            )
+        case TaskCreated() | BudgetSet() | ModelCallRecorded() | TaskFinished():
+            return _apply_run(s, e)
         case UserMessage():
             return s.model_copy(update={"messages": [*s.messages, e]})
         case ConstraintExtracted(rule=str(rule), key=str(key)):
@@ -192,11 +212,23 @@ def _apply(s: TaskState, e: Event) -> TaskState:
             return s.model_copy(update={"verdicts": [*s.verdicts, e.verdict]})
         case ReviewDecided():
             return s.model_copy(update={"reviews": [*s.reviews, e]})
-        case TaskFinished():
-            return s.model_copy(
-                update={"status": e.status, "stop_reason": e.stop_reason, "report_path": e.report_path}
-            )
     raise TypeError(f"unknown event {e!r}")
+
+
+def _apply_run(s: TaskState, e: TaskCreated | BudgetSet | ModelCallRecorded | TaskFinished) -> TaskState:
+    """The events about the task as a whole: its settings, its model calls, how a run ended."""
+    match e:
+        case TaskCreated():
+            fields = ("task_id", "goal", "task_type", "sources", "model", "max_iterations", "related")
+            update = {name: getattr(e, name) for name in (*fields, "max_usd", "max_tokens")}
+            return s.model_copy(update=update)
+        case BudgetSet():
+            return s.model_copy(update={"max_usd": e.max_usd, "max_tokens": e.max_tokens})
+        case ModelCallRecorded():
+            return s.model_copy(update={"model_calls": [*s.model_calls, e.call]})
+        case TaskFinished():
+            update = {"status": e.status, "stop_reason": e.stop_reason, "report_path": e.report_path}
+            return s.model_copy(update={**update, "run_start": len(s.model_calls)})
 
 
 def _record_call(s: TaskState, call: ToolCall) -> TaskState:

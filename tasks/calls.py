@@ -16,6 +16,7 @@ from typing import Any
 
 from cairn.memory.models import PlannedCall
 from cairn.memory.redact import redact, redact_model
+from cairn.tasks.deps import RunConfig
 from cairn.tasks.llm import LLMResult, ModelClient
 from cairn.tasks.schemas import CallKind, Schema
 from cairn.tasks.tools.base import ToolContext, ToolOutput
@@ -48,6 +49,13 @@ def redact_result(result: LLMResult[Any]) -> LLMResult[Any]:
 
 
 @lru_cache(maxsize=8)
-def model_client(model: str, record: str | None) -> ModelClient:
-    """One client per model and cassette per process (a cassette keeps its counters in it)."""
-    return ModelClient(model, record=record)
+def model_client(config: RunConfig) -> ModelClient:
+    """One client per configuration per process (a cassette keeps its counters in it)."""
+    return ModelClient(
+        config.model,
+        record=config.record,
+        timeout=config.model_timeout,
+        max_tokens=config.model_max_tokens,
+        max_attempts=config.model_attempts,
+        response_format=config.model_response_format,
+    )

@@ -10,6 +10,7 @@ optional `?match=kind`) to play a cassette recorded with `record=PATH`.
 from __future__ import annotations
 
 import json
+import os
 import re
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -19,6 +20,7 @@ from typing import Any, Generic, Literal, TypeVar, overload
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from cairn.memory.errors import CairnError
 from cairn.memory.models import CallCost
 from cairn.tasks import prompts
 from cairn.tasks.cassette import (
@@ -44,6 +46,7 @@ from cairn.tasks.schemas import (
     ExtractConstraintOutput,
     Plan,
     PlanInput,
+    ResponseFormat,
     Schema,
     SynthesizeInput,
     SynthesizeOutput,
@@ -55,8 +58,16 @@ T = TypeVar("T", bound=Schema)
 OFFLINE_PREFIX = "cairn/"
 REPLAY_PREFIX = "replay:"
 OFFLINE_CONTEXT = 32768
+_PUBLIC_BASES = {"openai": "https://api.openai.com/v1", "anthropic": "https://api.anthropic.com"}
 UNKNOWN_CONTEXT = 8192
 _FENCE = re.compile(r"```(?:json|JSON)?[ \t]*\n(.*?)```", re.DOTALL)
+
+
+# Provider errors worth another attempt: the next one may well work. Anything else (a bad request,
+# a wrong key, an unknown model) fails the call at once.
+TRANSIENT = frozenset(
+    {"APIConnectionError", "Timeout", "ServiceUnavailableError", "RateLimitError", "InternalServerError"}
+)
 
 
 class LLMResult(BaseModel, Generic[T]):
@@ -72,6 +83,20 @@ class LLMResult(BaseModel, Generic[T]):
     attempts: int = 0
     cost: CallCost = CallCost()
     raw: str = ""  # the last reply's text
+    errors: list[str] = []  # what went wrong with each attempt that failed, in order
+
+
+class ModelUnavailable(CairnError):
+    """The model cannot be used: unknown to litellm, its server does not answer, or its calls
+    kept failing (the task stopped, resumable)."""
+
+    exit_code = 4
+
+
+class BudgetExhausted(CairnError):
+    """The task spent its budget (USD or tokens) on model calls; resuming with more continues it."""
+
+    exit_code = 5
 
 
 class ModelClient:
@@ -86,11 +111,17 @@ class ModelClient:
         replay_match: Match = "request",
         timeout: float = 120.0,
         litellm_kwargs: Mapping[str, Any] | None = None,
+        max_tokens: int | None = None,
+        response_format: ResponseFormat = "auto",
+        retry_wait: float = 1.0,
     ) -> None:
         self.model = model
         self.temperature = temperature
         self.max_attempts = max(1, max_attempts)
         self.timeout = timeout
+        self.max_tokens = max_tokens
+        self.response_format = response_format
+        self.retry_wait = retry_wait  # seconds before a transient failure is tried again (doubling)
         self.litellm_kwargs = dict(litellm_kwargs or {})  # api_base, api_key, mock_response...
         self._player = _player(model, replay_match)
         self._recorder = recorder_for(record, model) if record else None
@@ -130,7 +161,7 @@ class ModelClient:
         if not isinstance(payload, INPUTS[kind]):
             raise TypeError(f"{kind} takes {INPUTS[kind].__name__}, not {type(payload).__name__}")
         messages = prompts.render(kind, payload)
-        cost, raw, error = CallCost(), "", "no attempt made"
+        cost, raw, errors = CallCost(), "", list[str]()
         for attempt in range(1, self.max_attempts + 1):
             started = time.perf_counter()
             try:
@@ -139,28 +170,46 @@ class ModelClient:
                 raise  # the replay cannot reproduce the run: a reproduction bug, not a model failure
             except Exception as exc:  # any provider failure is a failed call, never a crash
                 cost += CallCost(seconds=time.perf_counter() - started)
-                return self._failed(kind, one_line(exc), attempt, cost, raw)
+                errors.append(one_line(exc))
+                if not transient(exc) or attempt == self.max_attempts:
+                    return self._failed(kind, errors[-1], attempt, cost, raw, errors)
+                time.sleep(self.retry_wait * 2 ** (attempt - 1))
+                continue
             cost += _cost(reply, time.perf_counter() - started)
             raw = reply.text
             try:
                 output = _validate(kind, reply)
             except (ModelOutputError, ValidationError) as exc:
-                error = _describe(exc)
-                messages = [*messages, {"role": "assistant", "content": raw}, prompts.retry_message(error)]
+                errors.append(_describe(exc))
+                retry = prompts.retry_message(errors[-1])
+                messages = [*messages, {"role": "assistant", "content": raw}, retry]
                 continue
             return LLMResult[Any](
-                kind=kind, model=self.model, output=output, ok=True, attempts=attempt, cost=cost, raw=raw
+                kind=kind,
+                model=self.model,
+                output=output,
+                ok=True,
+                attempts=attempt,
+                cost=cost,
+                raw=raw,
+                errors=errors,
             )
-        return self._failed(
-            kind, f"invalid output after {self.max_attempts} attempts: {error}", self.max_attempts, cost, raw
-        )
+        error = f"invalid output after {self.max_attempts} attempts: {errors[-1]}"
+        return self._failed(kind, error, self.max_attempts, cost, raw, errors)
 
-    def _failed(self, kind: CallKind, error: str, attempts: int, cost: CallCost, raw: str) -> LLMResult[Any]:
-        return LLMResult[Any](kind=kind, model=self.model, error=error, attempts=attempts, cost=cost, raw=raw)
+    def _failed(
+        self, kind: CallKind, error: str, attempts: int, cost: CallCost, raw: str, errors: list[str]
+    ) -> LLMResult[Any]:
+        return LLMResult[Any](
+            kind=kind, model=self.model, error=error, attempts=attempts, cost=cost, raw=raw, errors=errors
+        )
 
     def _complete(self, kind: CallKind, messages: list[dict[str, str]]) -> Reply:
         try:
-            reply = self._player_reply(kind, messages) if self._player else self._litellm_reply(messages)
+            if self._player:
+                reply = self._player_reply(kind, messages)
+            else:
+                reply = self._litellm_reply(kind, messages)
         except Exception as exc:
             if self._recorder:
                 self._recorder.record(kind, messages, None, one_line(exc))
@@ -169,6 +218,29 @@ class ModelClient:
             self._recorder.record(kind, messages, reply)
         return reply
 
+    def ping(self) -> None:
+        """One tiny request: raises `ModelUnavailable` naming the model and where it was sought."""
+        if self._player is not None or self.model.startswith(OFFLINE_PREFIX):
+            return
+        litellm = _litellm()
+        try:
+            litellm.completion(
+                model=self.model,
+                messages=[{"role": "user", "content": "Reply with: ok"}],
+                max_tokens=1,
+                timeout=min(self.timeout, 60.0),
+                num_retries=0,
+                max_retries=0,
+                **self.litellm_kwargs,
+            )
+        except Exception as exc:
+            raise ModelUnavailable(f"{self.describe()} does not answer: {one_line(exc)}") from None
+
+    def describe(self) -> str:
+        """`model openai/x at http://127.0.0.1:8088/v1`: what the model is and where it is served."""
+        base = self.litellm_kwargs.get("api_base") or api_base(self.model)
+        return f"model {self.model}" + (f" at {base}" if base else "")
+
     def _player_reply(self, kind: CallKind, messages: list[dict[str, str]]) -> Reply:
         assert self._player is not None
         entry = self._player.play(kind, messages)  # CassetteError propagates: not model-side
@@ -176,15 +248,25 @@ class ModelClient:
             raise ReplayedProviderError(entry.error or "recorded request had no reply")
         return entry.reply
 
-    def _litellm_reply(self, messages: list[dict[str, str]]) -> Reply:
+    def _litellm_reply(self, kind: CallKind, messages: list[dict[str, str]]) -> Reply:
         litellm = _litellm()
 
         extra = dict(self.litellm_kwargs)
-        if supports_json_mode(self.model):
-            extra.setdefault("response_format", {"type": "json_object"})
-            extra["response_format"] = {"type": "json_object"}
+        response_format = response_format_for(self.model, kind, self.response_format)
+        if response_format is not None:
+            extra["response_format"] = response_format
+        if self.max_tokens:
+            extra["max_tokens"] = self.max_tokens
+        # num_retries / max_retries 0: litellm's client would otherwise re-send a timed-out call
+        # on its own, unseen; Cairn's attempts are the only retries, and each is recorded.
         response = litellm.completion(
-            model=self.model, messages=messages, temperature=self.temperature, timeout=self.timeout, **extra
+            model=self.model,
+            messages=messages,
+            temperature=self.temperature,
+            timeout=self.timeout,
+            num_retries=0,
+            max_retries=0,
+            **extra,
         )
         choice = response.choices[0]
         usage = getattr(response, "usage", None)
@@ -195,6 +277,13 @@ class ModelClient:
             usd=_usd(self.model, response),
             finish_reason=str(choice.finish_reason or "stop"),
         )
+
+
+def transient(exc: Exception) -> bool:
+    """Worth another attempt; a replayed failure is judged by the error it recorded."""
+    if isinstance(exc, ReplayedProviderError):
+        return any(str(exc).startswith((name, f"litellm.{name}")) for name in TRANSIENT)
+    return type(exc).__name__ in TRANSIENT
 
 
 class ModelOutputError(ValueError):
@@ -338,6 +427,91 @@ def _usd(model: str, response: Any) -> float:
         return 0.0
 
 
+def response_format_for(model: str, kind: CallKind, mode: ResponseFormat) -> dict[str, Any] | None:
+    """What to ask the provider for: the reply's JSON schema where it takes one (`auto` asks
+    litellm), else JSON mode where it has that, else nothing (the prompt carries the schema)."""
+    if model.startswith((OFFLINE_PREFIX, REPLAY_PREFIX)) or mode == "none":
+        return None
+    if mode == "auto":
+        mode = "json_schema" if supports_response_schema(model) else "json_object"
+        if mode == "json_object" and not supports_json_mode(model):
+            return None
+    if mode == "json_object":
+        return {"type": "json_object"}
+    schema, strict = strict_schema(OUTPUTS[kind].model_json_schema())
+    spec = {"name": f"cairn_{kind}", "schema": schema, "strict": strict}
+    return {"type": "json_schema", "json_schema": spec}
+
+
+def strict_schema(schema: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+    """The schema in the form strict structured outputs require (every property required, no
+    other properties), and whether that form exists: a free-form object (a tool's `params`) has
+    none, so such a schema is sent as it is, not strict.
+
+    >>> schema = {"type": "object", "properties": {"a": {"type": "string", "default": ""}}}
+    >>> closed, strict = strict_schema(schema)
+    >>> closed["required"], closed["additionalProperties"], strict
+    (['a'], False, True)
+    """
+    if _has_open_object(schema):
+        return schema, False
+    return _closed(schema), True
+
+
+def _has_open_object(node: Any) -> bool:
+    if isinstance(node, dict):
+        open_object = node.get("type") == "object" and "properties" not in node
+        return open_object or any(_has_open_object(v) for v in node.values())
+    return isinstance(node, list) and any(_has_open_object(v) for v in node)
+
+
+def _closed(node: Any) -> Any:
+    if isinstance(node, list):
+        return [_closed(v) for v in node]
+    if not isinstance(node, dict):
+        return node
+    out = {k: _closed(v) for k, v in node.items() if k not in ("default", "title")}
+    if out.get("type") == "object" and "properties" in out:
+        out["required"] = list(out["properties"])
+        out["additionalProperties"] = False
+    return out
+
+
+def supports_response_schema(model: str) -> bool:
+    """Whether litellm knows the model takes a JSON schema as `response_format`."""
+    litellm = _litellm()
+    try:
+        return bool(litellm.supports_response_schema(model=model))
+    except Exception:
+        return False
+
+
+def api_base(model: str) -> str | None:
+    """Where litellm sends requests for `model`: the provider's base from the environment
+    (`OPENAI_API_BASE`, ...) or its public default, as far as litellm tells."""
+    if model.startswith((OFFLINE_PREFIX, REPLAY_PREFIX)):
+        return None
+    litellm = _litellm()
+    try:
+        _, provider, _, base = litellm.get_llm_provider(model)
+    except Exception:
+        return None
+    name = str(provider).upper()
+    found = base or os.environ.get(f"{name}_API_BASE") or os.environ.get(f"{name}_BASE_URL")
+    return str(found or _PUBLIC_BASES.get(str(provider), "")) or None
+
+
+def check_model(model: str) -> None:
+    """Refuse a model string litellm cannot route (`no-such-provider/x`), in one line."""
+    if model.startswith((OFFLINE_PREFIX, REPLAY_PREFIX)):
+        return
+    litellm = _litellm()
+    try:
+        litellm.get_llm_provider(model)
+    except Exception as exc:
+        raise ModelUnavailable(f"unknown model {model!r}: {one_line(exc, limit=200)}") from None
+
+
 def supports_json_mode(model: str) -> bool:
     """Whether litellm knows the model accepts `response_format` (JSON mode)."""
     if model.startswith((OFFLINE_PREFIX, REPLAY_PREFIX)):
@@ -393,7 +567,8 @@ def block_network_models(allow: Iterable[str] = ()) -> Callable[[], None]:
     """Refuse litellm requests to real providers (for tests); returns a function that undoes it.
 
     Allowed: `mock_response=` calls, the `cairn` provider, providers registered in
-    `litellm.custom_provider_map` (local fakes), and the providers named in `allow`.
+    `litellm.custom_provider_map` (local fakes), a model server on loopback (`api_base`), and the
+    providers named in `allow`.
     A refused completion raises `NetworkModelBlocked`, which `ModelClient` reports as a failed call.
     """
     import litellm
@@ -404,7 +579,8 @@ def block_network_models(allow: Iterable[str] = ()) -> Callable[[], None]:
     def check(kwargs: dict[str, Any], args: tuple[Any, ...]) -> None:
         model = str(kwargs.get("model") or (args[0] if args else ""))
         local = {str(item["provider"]) for item in litellm.custom_provider_map}
-        if "mock_response" not in kwargs and model.split("/", 1)[0] not in allowed | local:
+        loopback = str(kwargs.get("api_base") or "").startswith(("http://127.0.0.1:", "http://localhost:"))
+        if "mock_response" not in kwargs and not loopback and model.split("/", 1)[0] not in allowed | local:
             raise NetworkModelBlocked(f"real model request to {model!r} blocked in tests")
 
     def completion(*args: Any, **kwargs: Any) -> Any:

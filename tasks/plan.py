@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from cairn.memory.models import EvidenceType, IterationMode, PlannedCall, ToolCall
+from cairn.memory.models import EvidenceType, IterationMode, JsonValue, PlannedCall, ToolCall
 from cairn.memory.state import TaskState
-from cairn.tasks.schemas import Candidate, KnownFile, Note, PlanInput, ToolSpec
+from cairn.tasks.schemas import Candidate, DoneCall, Excerpt, KnownFile, Note, PlanInput, ToolSpec
 
 # Which evidence types a requirement name points at (validators' `meta.requirement`).
 _REQUIREMENT_EVIDENCE: dict[str, tuple[EvidenceType, ...]] = {
@@ -28,6 +28,8 @@ _REQUIREMENT_EVIDENCE: dict[str, tuple[EvidenceType, ...]] = {
 }
 RERUN_AFTER_WRITE = frozenset({"run_tests", "lint", "run_python"})  # their result depends on the files
 MODES: dict[IterationMode, tuple[int, int]] = {"fast": (4, 3), "deep": (8, 5)}  # (candidates, beam)
+SHOWN_CHARS = 300  # a long argument (a file's whole content) is shown cut in the planner's prompt
+EXCERPT_CHARS = 6000  # the files' own words an answer may quote (about 1,500 tokens)
 
 
 def score(candidate: PlannedCall, missing: list[str], done: set[str]) -> float:
@@ -86,8 +88,17 @@ def pop_best(
 
 
 def plan_input(
-    state: TaskState, tools: list[ToolSpec], context: str, missing: list[str], *, recovery: bool = False
+    state: TaskState,
+    tools: list[ToolSpec],
+    context: str,
+    missing: list[str],
+    *,
+    recovery: bool = False,
+    requirements: list[str] | None = None,
+    files: list[KnownFile] | None = None,
 ) -> PlanInput:
+    """What the planner sees. `files`: what is on disk (sources, workspace), so even the first
+    plan names real files; `requirements`: what "done" means for the task type."""
     candidates, _ = MODES[state.mode]
     return PlanInput(
         goal=state.goal,
@@ -97,15 +108,83 @@ def plan_input(
         candidates=candidates,
         tools=tools,
         sources=[f"source:{name}" for name in sorted(state.sources)],
-        files=known_files(state),
+        files=_merged(files or [], known_files(state)),
         notes=notes(state),
+        requirements=requirements or [],
         missing=missing,
-        done_calls=sorted(done_signatures(state)),
+        done_calls=done_calls(state),
         written=sorted(state.files),
         context=context,
         recovery=recovery,
         feedback=state.iteration_feedback,
     )
+
+
+def done_calls(state: TaskState) -> list[DoneCall]:
+    """The calls not to propose again, as the planner reads them (long arguments shortened)."""
+    done = done_signatures(state)
+    found: dict[str, DoneCall] = {}
+    for call in state.calls:
+        signature = PlannedCall(tool=call.tool, params=call.params).signature
+        if signature in done:
+            found[signature] = DoneCall(
+                tool=call.tool,
+                params={k: _shortened(v) for k, v in call.params.items()},
+                outcome=call.outcome,
+                key=DoneCall.key_of(signature),
+            )
+    return list(found.values())
+
+
+def _shortened(value: JsonValue) -> JsonValue:
+    if isinstance(value, str) and len(value) > SHOWN_CHARS:
+        return value[:SHOWN_CHARS] + f"... ({len(value)} characters)"
+    return value
+
+
+def _merged(on_disk: list[KnownFile], seen: list[KnownFile]) -> list[KnownFile]:
+    by_path = {f.path: f for f in on_disk}
+    for file in seen:
+        before = by_path.get(file.path)
+        by_path[file.path] = (
+            file.model_copy(update={"size": before.size}) if before and not file.size else file
+        )
+    return list(by_path.values())
+
+
+def screen(candidates: list[Candidate], tools: list[ToolSpec], state: TaskState) -> list[str]:
+    """Why proposals cannot be used: an unknown tool or parameter, a source that does not exist,
+    or a call already made. One line each, for the planner to read when it is asked again."""
+    specs = {t.name: t for t in tools}
+    done = done_signatures(state)
+    reasons = ((cand, _reason(cand, specs, state, done)) for cand in candidates)
+    return [f"{_shown(cand)}: {why}" for cand, why in reasons if why]
+
+
+def _reason(cand: Candidate, specs: dict[str, ToolSpec], state: TaskState, done: set[str]) -> str | None:
+    spec = specs.get(cand.tool)
+    if spec is None:
+        return f"there is no tool {cand.tool!r}; tools: {', '.join(specs)}"
+    if unknown := sorted(set(cand.params) - set(spec.params)):
+        return f"{cand.tool} has no parameter {', '.join(unknown)}; it takes {', '.join(spec.params)}"
+    if bad := _unknown_source(cand, state):
+        return f"no source {bad!r}; sources: {', '.join(sorted(state.sources)) or 'none'}"
+    if PlannedCall(tool=cand.tool, params=cand.params).signature in done:
+        return "already done (see done_calls); propose something new"
+    return None
+
+
+def _shown(cand: Candidate) -> str:
+    return f"{cand.tool}({', '.join(f'{k}={_shortened(v)!r}' for k, v in cand.params.items())})"
+
+
+def _unknown_source(cand: Candidate, state: TaskState) -> str | None:
+    for value in cand.params.values():
+        if isinstance(value, str) and value.startswith("source:"):
+            name = value.removeprefix("source:").split("/", 1)[0]
+            if name not in state.sources:
+                return name
+    return None
 
 
 def done_signatures(state: TaskState) -> set[str]:
@@ -136,6 +215,24 @@ def notes(state: TaskState, limit: int = 40) -> list[Note]:
         if c.insights and c.outcome == "success" and c.tool in ("read_file", "search_memory", "run_python")
     ]
     return found[-limit:]
+
+
+def excerpts(state: TaskState, budget_chars: int = EXCERPT_CHARS) -> list[Excerpt]:
+    """The words of the files read that bear on the goal (not low relevance), the latest reading
+    of each, most relevant first, within a budget: what an answer quotes its figures from."""
+    latest = {
+        c.paths[0]: c
+        for c in state.calls
+        if c.tool == "read_file" and c.outcome == "success" and c.paths and c.relevance != "low"
+    }
+    ranked = sorted(latest.values(), key=lambda c: (c.relevance != "high", -c.iteration, c.index))
+    found: list[Excerpt] = []
+    for call in ranked:
+        if budget_chars <= 0:
+            break
+        found.append(Excerpt(source=call.paths[0], text=call.raw_output[:budget_chars]))
+        budget_chars -= len(found[-1].text)
+    return found
 
 
 def _wrote(call: ToolCall) -> bool:

@@ -58,16 +58,29 @@ INSTRUCTIONS: Final[dict[CallKind, str]] = {
     ),
     "compress": (
         "Compress one tool result for the agent's memory. `insights`: 1-2 sentences with the key "
-        "findings relevant to the goal (name the file). `learning`: what this teaches about the "
+        "findings relevant to the goal, quoting their facts and figures with units as the output "
+        "states them (name the file); never a description of the tool or of the output in general "
+        "terms. `learning`: what this teaches about the "
         "approach. `relevance`: high, medium or low to the goal. `next_suggested_actions`: the "
         "concrete next step it suggests. For a failed call, describe the error. A result that bears on "
         "a rule or hot issue in `context` is high relevance."
     ),
     "compress_batch": (
         "Compress each tool result in `calls` for the agent's memory, in the same order, one "
-        "result per call: `insights` (1-2 sentences relevant to the goal, naming the file), "
+        "result per call: `insights` (1-2 sentences relevant to the goal, quoting its facts and "
+        "figures with units, naming the file), "
         "`learning`, `relevance` (high, medium or low) and `next_suggested_actions`. A result that "
         "bears on a rule or hot issue in `context` is high relevance."
+    ),
+    "deliver": (
+        "Answer the goal from the `notes` and the `excerpts` (the files' own words). Write `answer`: "
+        "for a question, the answer itself, quoting the files' words and figures (only when the goal "
+        "asks for a figure that no file states, work it out from their numbers and show the "
+        "arithmetic); for a report or a summary, the whole report in Markdown, one point per file. "
+        "List in `sources` the paths of the files the facts come from, exactly as the notes name "
+        "them. Use only facts from the notes. Then set `ready`: true when the notes hold what the "
+        "answer needs, false when a fact the goal asks for is not in the notes yet. Address every "
+        "item in `missing` and respect every rule in `context`."
     ),
     "synthesize": (
         "Summarise how this iteration's calls advance the goal in one or two sentences, and assess "

@@ -11,11 +11,21 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from cairn.memory.models import EvidenceType, IterationMode, JsonValue, Progress, Relevance, TaskType
+from cairn.memory.models import (
+    EvidenceType,
+    IterationMode,
+    JsonValue,
+    Progress,
+    Relevance,
+    TaskType,
+    content_hash,
+)
 
 CallKind = Literal[
-    "plan", "compress", "compress_batch", "synthesize", "extract_constraint", "detect_task_type"
+    "plan", "compress", "compress_batch", "synthesize", "extract_constraint", "detect_task_type", "deliver"
 ]
+# How a reply's shape is asked of the provider: the JSON schema, JSON mode, or only the prompt.
+ResponseFormat = Literal["auto", "json_schema", "json_object", "none"]
 
 
 class Schema(BaseModel):
@@ -37,6 +47,20 @@ class KnownFile(Schema):
     read: bool = False
 
 
+class DoneCall(Schema):
+    """A call already made, as JSON values (a string never re-escaped), with how it went.
+    `key` identifies it exactly, whatever was shortened for the prompt."""
+
+    tool: str
+    params: dict[str, JsonValue] = Field(default_factory=dict)
+    outcome: str = "success"
+    key: str = ""
+
+    @staticmethod
+    def key_of(signature: str) -> str:
+        return content_hash(signature, 12)
+
+
 class Note(Schema):
     """A finding the planner may use: an insight and where it came from."""
 
@@ -55,12 +79,18 @@ class PlanInput(Schema):
     sources: list[str] = Field(default_factory=list)  # read-only roots as tools address them: source:NAME
     files: list[KnownFile] = Field(default_factory=list)  # directories end with "/"
     notes: list[Note] = Field(default_factory=list)
-    missing: list[str] = Field(default_factory=list)  # requirements the validator still misses
-    done_calls: list[str] = Field(default_factory=list)  # signatures already executed
+    requirements: list[str] = Field(default_factory=list)  # what "done" means: the suite's rules
+    missing: list[str] = Field(default_factory=list)  # requirements not met yet (all, at first)
+    done_calls: list[DoneCall] = Field(default_factory=list)
     written: list[str] = Field(default_factory=list)  # artifacts already written
     context: str = ""  # the CONTEXT block: rules, hot issues, snippets, reasoning history
     recovery: bool = False  # the loop is stuck: propose something different
     feedback: list[str] = Field(default_factory=list)  # user feedback new this iteration
+    rejected: list[str] = Field(default_factory=list)  # why the last proposal could not be used
+
+    @property
+    def done_keys(self) -> set[str]:
+        return {call.key for call in self.done_calls}
 
 
 class CompressInput(Schema):
@@ -87,6 +117,26 @@ class SynthesizeInput(Schema):
     missing: list[str] = Field(default_factory=list)
     context: str = ""  # active rules and hot issues
     feedback: list[str] = Field(default_factory=list)  # user feedback this iteration took in
+
+
+class Excerpt(Schema):
+    """A file's own words, as read (the start of it): figures a compressed note may have lost."""
+
+    source: str
+    text: str
+
+
+class DeliverInput(Schema):
+    """Do the notes answer the goal yet? Asked before planning once notes exist, so a model that
+    holds the answer says so in one focused reply instead of planning yet another read."""
+
+    goal: str
+    task_type: TaskType
+    deliverable: str  # the file the answer goes to
+    notes: list[Note]
+    excerpts: list[Excerpt] = Field(default_factory=list)
+    missing: list[str] = Field(default_factory=list)  # requirements not met yet
+    context: str = ""  # active rules and hot issues
 
 
 class ExtractConstraintInput(Schema):
@@ -127,6 +177,14 @@ class SynthesizeOutput(Schema):
     progress_assessment: Progress = "advancing"
 
 
+class DeliverOutput(Schema):
+    # The answer comes first and the judgement last: a model decoding under a schema writes in
+    # this order, and one asked to judge before it has tried an answer tends to say "not yet".
+    answer: str = ""  # the answer, or the whole report (Markdown)
+    sources: list[str] = Field(default_factory=list)  # paths of the files the facts come from
+    ready: bool = False  # the notes support the answer: deliver it
+
+
 class ExtractConstraintOutput(Schema):
     rule: str  # one imperative sentence, or "N/A"
 
@@ -147,6 +205,7 @@ OUTPUTS: dict[CallKind, type[Schema]] = {
     "synthesize": SynthesizeOutput,
     "extract_constraint": ExtractConstraintOutput,
     "detect_task_type": DetectTaskTypeOutput,
+    "deliver": DeliverOutput,
 }
 INPUTS: dict[CallKind, type[Schema]] = {
     "plan": PlanInput,
@@ -155,4 +214,5 @@ INPUTS: dict[CallKind, type[Schema]] = {
     "synthesize": SynthesizeInput,
     "extract_constraint": ExtractConstraintInput,
     "detect_task_type": DetectTaskTypeInput,
+    "deliver": DeliverInput,
 }

@@ -28,6 +28,21 @@ def run_tool(key: CallKey, call: PlannedCall, ctx: ToolContext) -> ToolOutput:
     return run_tool_call(ctx, call)
 
 
+class ModelCallFailed(RuntimeError):
+    """A model call that did not work, raised so that Prefect marks its task run Failed and never
+    caches it under the call's key: a resume asks the model again."""
+
+    def __init__(self, result: LLMResult[Any]) -> None:
+        super().__init__(result)
+        self.result = result
+
+    def __str__(self) -> str:
+        return f"{self.result.kind} call failed after {self.result.attempts} attempts: {self.result.error}"
+
+
 @cairn_task(name="model")
 def call_model(key: CallKey, kind: CallKind, payload: Schema, config: RunConfig) -> LLMResult[Any]:
-    return ask_model(model_client(config.model, config.record), kind, payload)
+    result = ask_model(model_client(config), kind, payload)
+    if not result.ok:
+        raise ModelCallFailed(result)
+    return result

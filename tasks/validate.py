@@ -151,6 +151,22 @@ def suite_path(task_type: str, suites_dir: Path | None = None) -> Path:
     raise SuiteError(f"no suite for task type {task_type!r} in {places}")
 
 
+def requirements(task_type: str, suites_dir: Path | None = None) -> list[str]:
+    """What "complete" means for a task type, one line per requirement of its suite (with the
+    suite's hint on how to meet it), for the planner to see before any evidence exists.
+
+    >>> requirements("simple_question")[1]
+    'answer file written: the answer is written to a file: `answer` writes answer.md'
+    """
+    suite = load_suite(suite_path(task_type, suites_dir))
+    lines = []
+    for rule in suite.rules:
+        hint = str(rule.config["meta"].get("hint") or "")
+        when = f" (when {rule.when.replace('_', ' ')})" if rule.when else ""
+        lines.append(f"{rule.requirement}{when}: {hint}" if hint else f"{rule.requirement}{when}")
+    return lines
+
+
 def load_suite(path: Path) -> Suite:
     """Read a suite file and check its shape; GX checks the expectations themselves at run time."""
     try:

@@ -32,6 +32,8 @@ from cairn.tasks.prompts import PromptError, parse_request
 from cairn.tasks.schemas import (
     CompressBatchInput,
     CompressInput,
+    DeliverInput,
+    DeliverOutput,
     DetectTaskTypeInput,
     ExtractConstraintInput,
     PlanInput,
@@ -60,6 +62,8 @@ def respond(messages: list[dict[str, str]]) -> str:
         output = extract_constraint(payload.message)
     elif isinstance(payload, DetectTaskTypeInput):
         output = detect_task_type(payload.goal)
+    elif isinstance(payload, DeliverInput):
+        output = DeliverOutput(ready=False)  # the offline planner writes its cited report itself
     else:  # pragma: no cover - INPUTS and this dispatch list change together
         raise PromptError(f"no offline handler for {kind}")
     return output.model_dump_json()

@@ -15,9 +15,9 @@ The policy, per iteration (every proposal already in `done_calls` is dropped):
 from __future__ import annotations
 
 from cairn.memory.models import EvidenceType, JsonValue, PlannedCall
-from cairn.tasks.offline import text
+from cairn.tasks.offline import coding, text
 from cairn.tasks.offline.report import build_report, citable_notes
-from cairn.tasks.schemas import Candidate, KnownFile, Plan, PlanInput, ToolSpec
+from cairn.tasks.schemas import Candidate, DoneCall, KnownFile, Plan, PlanInput, ToolSpec
 
 COVERED = 0.75  # share of the goal's terms the notes must contain before writing
 MAX_READS = 12  # after this many files read, write with what is known
@@ -26,7 +26,7 @@ _LIST, _READ, _WRITE, _SEARCH = "list_directory", "read_file", "write_file", "se
 
 def plan(inp: PlanInput) -> Plan:
     """Up to `inp.candidates` fresh candidates, best first (never empty)."""
-    done = set(inp.done_calls)
+    done = inp.done_keys
     proposals = _recovery(inp) + _proposals(inp) if inp.recovery else _proposals(inp)
     available = {t.name for t in inp.tools}
     fresh = _fresh(proposals, done, available) or _fresh(_recovery(inp), done, available)
@@ -47,13 +47,13 @@ def _fresh(proposals: list[Candidate], done: set[str], available: set[str]) -> l
     fresh: dict[str, Candidate] = {}
     for cand in proposals:
         if not available or cand.tool in available:
-            fresh.setdefault(signature(cand), cand)
-    return [cand for sig, cand in fresh.items() if sig not in done]
+            fresh.setdefault(done_key(cand), cand)
+    return [cand for key, cand in fresh.items() if key not in done]
 
 
-def signature(cand: Candidate) -> str:
-    """The same signature the loop records in `done_calls` (`PlannedCall.signature`)."""
-    return PlannedCall(tool=cand.tool, params=cand.params).signature
+def done_key(cand: Candidate) -> str:
+    """The key the loop gives the same call in `done_calls` (of `PlannedCall.signature`)."""
+    return DoneCall.key_of(PlannedCall(tool=cand.tool, params=cand.params).signature)
 
 
 def deliverable(inp: PlanInput) -> str:
@@ -61,6 +61,8 @@ def deliverable(inp: PlanInput) -> str:
 
 
 def _proposals(inp: PlanInput) -> list[Candidate]:
+    if code := _coding(inp):
+        return code
     listings = _listings(inp)
     files = [f for f in inp.files if not f.path.endswith("/") and f.path not in inp.written]
     if not files:
@@ -69,6 +71,29 @@ def _proposals(inp: PlanInput) -> list[Candidate]:
     if _ready(inp, reads):
         return [_write(inp), *reads, *listings]
     return [*reads, *listings, _write(inp)] if citable_notes(inp) else [*reads, *listings]
+
+
+def _coding(inp: PlanInput) -> list[Candidate]:
+    """For a coding task whose notes spell out files: write each, then run the tests."""
+    if inp.task_type != "coding_task":
+        return []
+    spelled = {name: code for n in inp.notes for name, code in coding.file_blocks(n.text).items()}
+    writes = [
+        _tool(
+            inp,
+            _WRITE,
+            {"path": name, "content": code},
+            f"The spec gives {name}; write it as given.",
+            ["file_creation", "code_implementation"],
+        )
+        for name, code in spelled.items()
+        if name not in inp.written
+    ]
+    if writes:
+        return writes
+    if any(coding.is_test(path) for path in inp.written):
+        return [_call(inp, "run_tests", ".", "Run the tests after the last change.", ["execution"])]
+    return []
 
 
 def _listings(inp: PlanInput) -> list[Candidate]:

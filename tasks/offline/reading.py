@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from cairn.memory.models import Progress, main_argument
-from cairn.tasks.offline import text
+from cairn.tasks.offline import coding, text
 from cairn.tasks.schemas import (
     CompressBatchInput,
     CompressBatchOutput,
@@ -105,6 +105,20 @@ def _reading(inp: CompressInput, target: str) -> CompressOutput:
             learning=f"{target} holds nothing (file empty).",
             relevance="low",
             next_suggested_actions="Read another file.",
+        )
+    if inp.tool == "read_file" and (blocks := coding.file_blocks(inp.output)):
+        return CompressOutput(
+            insights=coding.note(target, blocks),
+            learning=f"{target} gives the code of {', '.join(blocks)}.",
+            relevance="high",
+            next_suggested_actions=f"Write {', '.join(blocks)} as given, then run the tests.",
+        )
+    if text.asks_summary(inp.goal) and (key := text.key_sentences(inp.output, 2)):
+        return CompressOutput(
+            insights=f"{target}: {' '.join(key)}",
+            learning=f"{target} is part of what the goal asks to summarise.",
+            relevance="high",
+            next_suggested_actions="Summarise these facts with the other files' in the report.",
         )
     best = text.best_sentences(inp.goal, inp.output, 2)
     if not best:

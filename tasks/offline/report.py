@@ -41,7 +41,8 @@ def _looks_like_file(source: str) -> bool:
 def build_report(inp: PlanInput) -> str:
     """Markdown: a title, the cited answer sentences, and a `## Sources` section."""
     query = " ".join([inp.goal, *inp.missing]) if inp.missing else inp.goal
-    chosen = _choose(query, citable_notes(inp))
+    notes = citable_notes(inp)
+    chosen = _every_file(notes) if text.asks_summary(inp.goal) else _choose(query, notes)
     question = inp.task_type == "simple_question"
     head = [
         "# Answer" if question else f"# Report: {text.clip(inp.goal, 80)}",
@@ -93,6 +94,12 @@ def _choose(query: str, notes: list[Note]) -> list[tuple[float, str, str]]:
             chosen.append(item)
     chosen.sort(key=lambda item: (-item[0], item[2], item[1]))
     return chosen[:MAX_SENTENCES]
+
+
+def _every_file(notes: list[Note]) -> list[tuple[float, str, str]]:
+    """A summary's sentences: each file's noted facts, file by file, in the order they were read."""
+    latest = {n.source: n for n in notes}  # a file read twice: its latest note
+    return [(1.0, sentence, n.source) for n in latest.values() for sentence in _sentences(n)][:MAX_SENTENCES]
 
 
 def _sentences(note: Note) -> list[str]:

@@ -108,6 +108,35 @@ def asks_quantity(goal: str) -> bool:
     return bool(_QUANTITY.search(goal))
 
 
+_SUMMARY = re.compile(r"\b(?:summari[sz]e|summary|overview|digest|recap)\b", re.IGNORECASE)
+
+
+def asks_summary(goal: str) -> bool:
+    """Whether the goal asks to summarise material: then every file's key facts matter, not only
+    the sentences that echo the goal's words."""
+    return bool(_SUMMARY.search(goal))
+
+
+def key_sentences(text: str, count: int) -> list[str]:
+    """The sentences a summary keeps: those stating figures or dates first, in reading order.
+
+    >>> key_sentences("The team met. The budget is 42,000 euros. Two designers join in May.", 2)
+    ['The budget is 42,000 euros.', 'Two designers join in May.']
+    """
+    found = sentences(text)
+    ranked = sorted(range(len(found)), key=lambda i: (not _informative(found[i]), i))[:count]
+    return [found[i] for i in sorted(ranked)]
+
+
+_MONTH = re.compile(
+    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|\b(?:one|two|three|four|five)\b", re.I
+)
+
+
+def _informative(sentence: str) -> bool:
+    return has_figure(sentence) or bool(_MONTH.search(sentence))
+
+
 def relevance(score: float) -> Relevance:
     return "high" if score >= HIGH else "medium" if score >= MEDIUM else "low"
 

@@ -26,6 +26,7 @@ class ToolContext(BaseModel):
     sources: dict[str, Path] = Field(default_factory=dict)
     workspace: Path | None = None
     timeout_s: float = 120.0  # wall-clock limit for subprocess tools
+    deliverable: str = "answer.md"  # the file `answer` writes (report.md unless a simple question)
     # search_memory's backend: (query, k) -> formatted hits. A live client, never part of a cache key.
     search: Callable[[str, int], list[str]] | None = None
     # summarize_history's source: the task's current state. Also live, also never in a cache key.

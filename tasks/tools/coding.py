@@ -6,6 +6,10 @@ travel along, so a failing test or lint check opens a hot issue and its later su
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
+from pathlib import Path
+
 from cairn.tasks.tools import code as code_tools
 from cairn.tasks.tools.base import ToolContext, ToolOutput
 
@@ -36,6 +40,7 @@ def lint(ctx: ToolContext, target: str = ".") -> ToolOutput:
 
 
 def run_python(ctx: ToolContext, code: str | None = None, path: str | None = None) -> ToolOutput:
+    code = with_source_paths(code, ctx.sources) if code is not None else None
     result = code_tools.run_python(ctx.artifacts, code=code, path=path, timeout_s=ctx.timeout_s)
     text = "\n".join(part for part in (result.summary, result.stdout, result.stderr) if part)
     return ToolOutput(
@@ -45,3 +50,18 @@ def run_python(ctx: ToolContext, code: str | None = None, path: str | None = Non
         checks=result.checks,
         paths=[path] if path else [],
     )
+
+
+def with_source_paths(code: str, sources: Mapping[str, Path]) -> str:
+    """The snippet with `source:NAME/...` paths written as the real paths, so code can open the
+    task's sources by the names every other tool uses. (A snippet runs in a subprocess, which no
+    path check confines: the sources are read by convention, not protected from it.)
+
+    >>> with_source_paths("open('source:docs/a.md')", {"docs": Path("/data/docs")})
+    "open('/data/docs/a.md')"
+    """
+    if not sources:
+        return code
+    names = "|".join(re.escape(name) for name in sorted(sources, key=len, reverse=True))
+    pattern = re.compile(rf"source:({names})(?=/|['\"\s]|$)")
+    return pattern.sub(lambda m: str(sources[m.group(1)].resolve()), code)

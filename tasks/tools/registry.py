@@ -1,7 +1,7 @@
 """The tool set: name -> function and the spec the planner sees.
 
 >>> sorted(TOOLS)[:3]
-['lint', 'list_directory', 'read_file']
+['answer', 'lint', 'list_directory']
 """
 
 from __future__ import annotations
@@ -12,18 +12,20 @@ from typing import Any
 
 from cairn.memory.models import PlannedCall, TaskType
 from cairn.tasks.schemas import ToolSpec
-from cairn.tasks.tools import coding, directory, files, history_tools, memory_search
+from cairn.tasks.tools import answer, coding, directory, files, history_tools, memory_search
 from cairn.tasks.tools.base import ToolContext, ToolOutput, failure
 
 ToolFn = Callable[..., ToolOutput]
 
+# Descriptions name no example paths: a small model copies examples literally. The planner sees the
+# real sources and files beside the tools (`PlanInput.sources`, `PlanInput.files`).
 TOOLS: dict[str, tuple[ToolFn, ToolSpec]] = {
     "list_directory": (
         files.list_directory,
         ToolSpec(
             name="list_directory",
-            description="List the files under a directory of the workspace or a source (source:NAME).",
-            params={"path": "directory, '.' for the workspace or 'source:NAME' for a source"},
+            description="List the files under a directory: '.' for the workspace, or a `sources` entry.",
+            params={"path": "'.', a folder you wrote, or an entry of `sources`"},
         ),
     ),
     "summarize_directory": (
@@ -32,23 +34,39 @@ TOOLS: dict[str, tuple[ToolFn, ToolSpec]] = {
             name="summarize_directory",
             description="A virtual README of a folder: its files, what each is for (first heading or "
             "docstring) and its key functions and classes. Orient yourself before reading files.",
-            params={"path": "directory, '.' for the workspace or 'source:NAME' for a source"},
+            params={"path": "'.', a folder you wrote, or an entry of `sources`"},
         ),
     ),
     "read_file": (
         files.read_file,
         ToolSpec(
             name="read_file",
-            description="Read a text file from the workspace or a source.",
-            params={"path": "file path, e.g. 'notes.md' or 'source:docs/intro.md'"},
+            description="Read a text file.",
+            params={"path": "a path exactly as listed in `files`"},
         ),
     ),
     "write_file": (
         files.write_file,
         ToolSpec(
             name="write_file",
-            description="Write a text file into the workspace (committed to the task's git history).",
-            params={"path": "file path inside the workspace", "content": "the full text"},
+            description="Write a text file into the workspace (committed to the task's git history). "
+            "Sources are read-only.",
+            params={
+                "path": "a file path in the workspace, without any 'source:' prefix",
+                "content": "the full text",
+            },
+        ),
+    ),
+    "answer": (
+        answer.answer,
+        ToolSpec(
+            name="answer",
+            description="Deliver the result of the task: the answer (for a report, the whole report, in "
+            "Markdown) and the files it relies on. Use it as soon as your notes hold what the goal asks.",
+            params={
+                "answer": "the answer text, with the facts and figures",
+                "sources": "list of paths from `files`",
+            },
         ),
     ),
     "search_memory": (
@@ -63,8 +81,8 @@ TOOLS: dict[str, tuple[ToolFn, ToolSpec]] = {
         coding.run_tests,
         ToolSpec(
             name="run_tests",
-            description="Run pytest on the workspace (or a test path) and report passed/failed tests.",
-            params={"target": "test file or directory, '.' for all"},
+            description="Run pytest on the workspace and report passed and failed tests.",
+            params={"target": "a test file you wrote, or '.' for all"},
         ),
     ),
     "lint": (
@@ -72,15 +90,16 @@ TOOLS: dict[str, tuple[ToolFn, ToolSpec]] = {
         ToolSpec(
             name="lint",
             description="Lint Python files with ruff and list the findings.",
-            params={"target": "file or directory, '.' for all"},
+            params={"target": "a Python file you wrote, or '.' for all"},
         ),
     ),
     "run_python": (
         coding.run_python,
         ToolSpec(
             name="run_python",
-            description="Run a Python snippet or a workspace script (timeout and output cap apply).",
-            params={"code": "a snippet to run, or", "path": "a script in the workspace"},
+            description="Run a Python snippet, or a script you wrote, in the workspace (timeout and output "
+            "cap apply). Code may open source files by their `source:` paths.",
+            params={"code": "the Python code to run (or give path)", "path": "a script in the workspace"},
         ),
     ),
     "summarize_history": (

@@ -18,9 +18,10 @@ from litellm.types.utils import ModelResponse
 
 from cairn.flows.executor import InProcessExecutor, ToolResult, ToolRun
 from cairn.flows.iteration import run_iteration
+from cairn.flows.loop import NoArtifacts, TaskResult, run_loop
 from cairn.flows.session import Session, open_session
 from cairn.flows.start import start_task
-from cairn.memory.models import PlannedCall
+from cairn.memory.models import IterationMode, PlannedCall
 from cairn.tasks.deps import RunConfig
 from cairn.tasks.llm import ModelClient
 from cairn.tasks.offline import respond
@@ -102,3 +103,20 @@ def workspace_config(root: Path, **overrides: Any) -> RunConfig:
 def create_task(config: RunConfig, task_id: str, goal: str) -> Session:
     """A new coding task, created as `run_task` creates one, with its model calls in process."""
     return start_task(config, task_id, goal, [], "coding_task", None, executor_for(config))
+
+
+def run_whole_task(
+    config: RunConfig,
+    task_id: str,
+    goal: str,
+    sources: list[Path] | None = None,
+    executor: InProcessExecutor | None = None,
+) -> TaskResult:
+    """A task from start (or resume) to its end, as `run_task` runs it, in process without Prefect."""
+    executor = executor or InProcessExecutor(ModelClient(config.model, retry_wait=0))
+    session = start_task(config, task_id, goal, sources or [], None, None, executor)
+
+    def iterate(n: int, mode: IterationMode, recovery: bool) -> None:
+        run_iteration(session, n, mode, recovery, executor)
+
+    return run_loop(session, iterate, NoArtifacts())

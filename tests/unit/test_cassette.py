@@ -142,18 +142,27 @@ def test_failures_and_retries_replay_the_same_way(tmp_path: Path) -> None:
     litellm.custom_provider_map = [*saved, {"provider": "flaky", "custom_handler": Flaky()}]
     try:
         path = tmp_path / "run.jsonl"
-        client = ModelClient("flaky/m", record=path)
+        client = ModelClient("flaky/m", record=path, retry_wait=0)
         payload = ExtractConstraintInput(message="hello")
-        first, second = client.call("extract_constraint", payload), client.call("extract_constraint", payload)
+        first = client.call("extract_constraint", payload)
+        failing = ModelClient("flaky/m", record=path, max_attempts=1).call("extract_constraint", payload)
     finally:
         litellm.custom_provider_map = saved
-    assert not first.ok and first.error is not None and "503 upstream" in first.error
-    assert second.ok and second.attempts == 2
+    # A transient provider error is tried again, then an invalid reply: each attempt is recorded.
+    assert first.ok and first.attempts == 3 and first.cost.tokens == 20
+    assert "503 upstream" in first.errors[0] and "JSON" in first.errors[1]
+    assert not failing.ok and failing.error is not None  # nothing left to answer with
     assert context_window(f"replay:{path}") == 8192  # the recorded model's window (unknown model)
-    replay = ModelClient(f"replay:{path}")
-    again = [replay.call("extract_constraint", payload) for _ in range(2)]
-    assert (again[0].ok, again[0].error) == (False, first.error)
-    assert (again[1].ok, again[1].attempts, again[1].raw, again[1].cost.tokens) == (True, 2, second.raw, 20)
+    replay = ModelClient(f"replay:{path}", retry_wait=0)
+    again = replay.call("extract_constraint", payload)
+    assert (again.ok, again.attempts, again.raw, again.cost.tokens, again.errors) == (
+        True,
+        3,
+        first.raw,
+        20,
+        first.errors,
+    )
+    assert not ModelClient(f"replay:{path}", max_attempts=1).call("extract_constraint", payload).ok
 
 
 def test_missing_cassette_and_player_model(tmp_path: Path) -> None:

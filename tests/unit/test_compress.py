@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from cairn.flows.session import _keep_full_output
+from cairn.flows.results import _keep_full_output
 from cairn.flows.settings import Settings
 from cairn.memory.models import CallCost, PlannedCall
 from cairn.tasks import compress as comp

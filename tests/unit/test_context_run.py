@@ -7,13 +7,14 @@ fixed, a lint failure, search results. Feedback arrives mid-run and one rule is 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from cairn.flows.rules import give_feedback, list_rules, retire_rule
-from cairn.memory.models import CheckOutcome, PlannedCall
+from cairn.memory.models import CheckOutcome, PlannedCall, main_argument
 from cairn.memory.reasoning import approx_tokens
 from cairn.memory.state import HotIssue, TaskState, update_hot_issues
 from cairn.tasks.llm import ModelClient
@@ -30,14 +31,19 @@ ITERATIONS = 50
 
 
 def plan(payload: PlanInput) -> list[Candidate]:
+    # Each call names its iteration in its argument: the same call twice would be a repeat.
     n = payload.iteration
-    lint = [Candidate(tool="lint", params={"target": ".", "attempt": n})] if n in (30, 31, 35) else []
+    lint = [Candidate(tool="lint", params={"target": f"src/run-{n}"})] if n in (30, 31, 35) else []
     return [
         *lint,
-        Candidate(tool="read_file", params={"path": f"src/{SOURCES[n % len(SOURCES)].name}", "n": n}),
-        Candidate(tool="run_tests", params={"target": "tests", "attempt": n}),
+        Candidate(tool="read_file", params={"path": f"src/run-{n}/{SOURCES[n % len(SOURCES)].name}"}),
+        Candidate(tool="run_tests", params={"target": f"tests/run-{n}"}),
         Candidate(tool="search_memory", params={"query": f"payment refund currency {n}"}),
     ]
+
+
+def _run_number(call: PlannedCall) -> int:
+    return int(re.findall(r"run-(\d+)", str(main_argument(call.params)))[0])
 
 
 def failing_tests(n: int) -> set[str]:
@@ -46,7 +52,11 @@ def failing_tests(n: int) -> set[str]:
 
 
 def outputs(call: PlannedCall) -> ToolOutput:
-    n = int(str(call.params.get("n", call.params.get("attempt", 0))))
+    if call.tool == "search_memory":
+        return ToolOutput(
+            text=f"[document_chunk src/pay.py] def refund(amount): ... ({call.params['query']})"
+        )
+    n = _run_number(call)
     if call.tool == "read_file":
         return ToolOutput(
             text=SOURCES[n % len(SOURCES)].read_text(encoding="utf-8"), paths=[str(call.params["path"])]
@@ -71,7 +81,7 @@ def outputs(call: PlannedCall) -> ToolOutput:
             checks=checks,
             outcome="failure" if bad else "success",
         )
-    return ToolOutput(text=f"[document_chunk src/pay.py] def refund(amount): ... ({call.params['query']})")
+    raise AssertionError(f"no scripted output for {call.tool}")
 
 
 @pytest.fixture()

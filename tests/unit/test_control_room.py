@@ -18,7 +18,15 @@ from cairn.flows.review import PrefectReviewer, ReviewInput, record_review, revi
 from cairn.flows.session import Session, open_session
 from cairn.flows.story import NarratingRecorder, plan_lines, story_line
 from cairn.memory.events import PlanRecorded, ReviewDecided, TaskFinished, ToolCallRecorded, UserMessage
-from cairn.memory.models import CallCost, FileReference, IterationRecord, PlannedCall, ToolCall, Verdict
+from cairn.memory.models import (
+    CallCost,
+    FileReference,
+    IterationRecord,
+    ModelCall,
+    PlannedCall,
+    ToolCall,
+    Verdict,
+)
 from cairn.memory.state import TaskState
 from cairn.tasks.schemas import Candidate, PlanInput
 from cairn.tasks.tools.base import ToolOutput
@@ -136,13 +144,9 @@ def _finished(tmp_path: Path, report: str) -> tuple[TaskState, Path]:
     artifacts = tmp_path / "artifacts"
     artifacts.mkdir()
     (artifacts / "answer.md").write_text(report, encoding="utf-8")
-    call = ToolCall(
-        call_id="call-1-1",
-        iteration=1,
-        index=1,
-        tool="write_file",
-        compression_cost=CallCost(prompt_tokens=100, completion_tokens=20, usd=0.002, seconds=1.0),
-    )
+    call = ToolCall(call_id="call-1-1", iteration=1, index=1, tool="write_file")
+    costs = [CallCost(prompt_tokens=100, completion_tokens=20, usd=0.002), CallCost(prompt_tokens=5)]
+    models = [ModelCall(key=f"t/1/{i}/plan", kind="plan", model="m", cost=c) for i, c in enumerate(costs)]
     state = TaskState(
         task_id="t",
         goal="How many days?",
@@ -151,6 +155,7 @@ def _finished(tmp_path: Path, report: str) -> tuple[TaskState, Path]:
         stop_reason="complete: every requirement of the suite is met",
         report_path=str(artifacts / "answer.md"),
         iterations=[IterationRecord(iteration=1, tool_calls=[call])],
+        model_calls=models,
         files={
             "answer.md": FileReference(
                 file_id="f1",
@@ -169,7 +174,7 @@ def _finished(tmp_path: Path, report: str) -> tuple[TaskState, Path]:
 def test_the_result_artifact_has_answer_verdict_files_and_totals(tmp_path: Path) -> None:
     state, artifacts = _finished(tmp_path, "About 150 days.\n")
     run = totals(state, started=100.0, finished=172.0)
-    assert (run.iterations, run.tool_calls, run.model_calls, run.tokens, run.usd) == (1, 1, 1, 120, 0.002)
+    assert (run.iterations, run.tool_calls, run.model_calls, run.tokens, run.usd) == (1, 1, 2, 125, 0.002)
     text = result_markdown(state, run, report_excerpt(Path(str(state.report_path))), artifacts)
     for part in (
         "About 150 days.",
@@ -179,7 +184,7 @@ def test_the_result_artifact_has_answer_verdict_files_and_totals(tmp_path: Path)
         str(artifacts / "answer.md"),
     ):
         assert part in text
-    assert "| 1 | 1 | 1 | 120 | 0.0020 | 1m 12s |" in text
+    assert "| 1 | 1 | 2 | 125 | 0.0020 | 1m 12s |" in text
 
 
 def test_a_long_report_is_cut_saying_where_the_rest_is(tmp_path: Path) -> None:

@@ -124,14 +124,22 @@ def test_code_fenced_json_with_prose_is_accepted(scripted: Any) -> None:
 
 
 def test_provider_exception_becomes_a_failed_result(scripted: Any) -> None:
-    scripted([RuntimeError("upstream exploded\nwith a traceback")])
-    result = ModelClient("scripted/m").call("extract_constraint", RULE)
-    assert not result.ok and result.attempts == 1
+    scripted([RuntimeError("upstream exploded\nwith a traceback")] * 2)
+    result = ModelClient("scripted/m", max_attempts=2, retry_wait=0).call("extract_constraint", RULE)
+    assert not result.ok and result.attempts == 2 and len(result.errors) == 2
     assert result.error is not None and "upstream exploded" in result.error and "\n" not in result.error
 
 
+def test_a_transient_error_is_tried_again_and_recorded(scripted: Any) -> None:
+    scripted([RuntimeError("connection reset"), '{"rule": "Never use tabs."}'])
+    result = ModelClient("scripted/m", retry_wait=0).call("extract_constraint", RULE)
+    assert result.ok and result.attempts == 2 and "connection reset" in result.errors[0]
+
+
 def test_mock_response_exception_becomes_a_failed_result() -> None:
-    client = ModelClient("gpt-4o-mini", litellm_kwargs={"mock_response": Exception("rate limited")})
+    client = ModelClient(
+        "gpt-4o-mini", litellm_kwargs={"mock_response": Exception("rate limited")}, retry_wait=0
+    )
     result = client.call("extract_constraint", RULE)
     assert not result.ok and result.error is not None and "rate limited" in result.error
 

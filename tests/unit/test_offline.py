@@ -24,6 +24,7 @@ from cairn.tasks.schemas import (
     CompressBatchInput,
     CompressInput,
     DetectTaskTypeInput,
+    DoneCall,
     KnownFile,
     Note,
     PlanInput,
@@ -205,7 +206,7 @@ def test_offline_research_run_lists_reads_and_writes_a_cited_answer() -> None:
     task_type = client.call("detect_task_type", DetectTaskTypeInput(goal=QUESTION)).output
     assert task_type is not None and task_type.task_type == "simple_question"
     notes: list[Note] = []
-    done: list[str] = []
+    done: list[DoneCall] = []
     steps: list[list[str]] = []
     for iteration in range(1, 6):
         plan = client.call(
@@ -236,7 +237,7 @@ def test_offline_research_run_lists_reads_and_writes_a_cited_answer() -> None:
             )
             for c in batch
         ]
-        done += [PlannedCall(tool=c.tool, params=c.params).signature for c in batch]
+        done += [_done(c.tool, c.params) for c in batch]
         compressed = client.call("compress_batch", CompressBatchInput(goal=QUESTION, calls=calls))
         assert compressed.ok and compressed.output is not None
         assert len(compressed.output.results) == len(calls)
@@ -273,11 +274,16 @@ def test_plan_never_repeats_done_calls_and_recovers() -> None:
         files=[KnownFile(path="source:corpus/reservoir.md", read=True)],
     )
     first = respond(render("plan", base))
-    done = [PlannedCall.model_validate(c).signature for c in _candidates(first)]
+    done = [_done(c["tool"], c["params"]) for c in _candidates(first)]
     again = base.model_copy(update={"done_calls": done, "recovery": True})
     fresh = _candidates(respond(render("plan", again)))
-    assert fresh and not {PlannedCall.model_validate(c).signature for c in fresh} & set(done)
+    assert fresh and not {_done(c["tool"], c["params"]).key for c in fresh} & {d.key for d in done}
     assert fresh[0]["tool"] == "search_memory"
+
+
+def _done(tool: str, params: Mapping[str, Any]) -> DoneCall:
+    signature = PlannedCall(tool=tool, params=dict(params)).signature
+    return DoneCall(tool=tool, params=dict(params), key=DoneCall.key_of(signature))
 
 
 def _candidates(reply: str) -> list[dict[str, Any]]:

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from cairn.flows.results import _keep_full_output
 from cairn.flows.runtime import protect_secrets
-from cairn.flows.session import _keep_full_output
 from cairn.memory import redact as redaction
 from cairn.memory.indexer import records_for
 from cairn.memory.state import TaskState

@@ -1,0 +1,85 @@
+"""What a task's model calls cost, by kind and in total: for `cairn show`, `cairn run` and the UI.
+
+>>> from cairn.memory.models import CallCost, ModelCall
+>>> calls = [ModelCall(key="t/1/0/plan", kind="plan", model="m", cost=CallCost(prompt_tokens=90,
+...     completion_tokens=10, seconds=2.0)), ModelCall(key="t/1/0/plan", kind="plan", model="m", ok=False)]
+>>> [(u.kind, u.calls, u.failed, u.tokens) for u in usage(calls)]
+[('plan', 2, 1, 100), ('total', 2, 1, 100)]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pydantic import BaseModel
+from rich.table import Table
+
+from cairn.memory.models import CallCost, ModelCall
+
+
+class Usage(BaseModel):
+    kind: str
+    calls: int = 0
+    failed: int = 0
+    attempts: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+    usd: float = 0.0
+
+    @property
+    def tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def add(self, call: ModelCall) -> Usage:
+        cost: CallCost = call.cost
+        return self.model_copy(
+            update={
+                "calls": self.calls + 1,
+                "failed": self.failed + (not call.ok),
+                "attempts": self.attempts + call.attempts,
+                "prompt_tokens": self.prompt_tokens + cost.prompt_tokens,
+                "completion_tokens": self.completion_tokens + cost.completion_tokens,
+                "seconds": self.seconds + cost.seconds,
+                "usd": self.usd + cost.usd,
+            }
+        )
+
+
+def usage(calls: Sequence[ModelCall]) -> list[Usage]:
+    """One row per call kind (in order of first use), then the total."""
+    rows: dict[str, Usage] = {}
+    total = Usage(kind="total")
+    for call in calls:
+        rows[call.kind] = rows.get(call.kind, Usage(kind=call.kind)).add(call)
+        total = total.add(call)
+    return [*rows.values(), total] if rows else []
+
+
+def usage_line(calls: Sequence[ModelCall]) -> str:
+    """`12 model calls (1 failed), 34,567 tokens, 81.2 s, $0.0123`."""
+    rows = usage(calls)
+    if not rows:
+        return "no model calls"
+    t = rows[-1]
+    failed = f" ({t.failed} failed)" if t.failed else ""
+    return f"{t.calls} model calls{failed}, {t.tokens:,} tokens, {t.seconds:.1f} s, ${t.usd:.4f}"
+
+
+def usage_table(calls: Sequence[ModelCall]) -> Table:
+    table = Table(title="model calls", title_justify="left")
+    columns = ("kind", "calls", "failed", "attempts", "prompt tokens", "completion tokens", "seconds", "USD")
+    for col in columns:
+        table.add_column(col, justify="left" if col == "kind" else "right")
+    for u in usage(calls):
+        table.add_row(
+            u.kind,
+            str(u.calls),
+            str(u.failed),
+            str(u.attempts),
+            f"{u.prompt_tokens:,}",
+            f"{u.completion_tokens:,}",
+            f"{u.seconds:.1f}",
+            f"{u.usd:.4f}",
+        )
+    return table

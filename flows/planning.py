@@ -1,0 +1,184 @@
+"""The plan step of an iteration: ask the planner, screen what it proposes, ask once more if
+nothing can run, then merge into the frontier and pop the beam.
+
+What the planner sees is built for models weaker than their authors: the completion requirements
+of the task type and the real files (sources and workspace) from the very first plan; calls made
+so far as JSON values with their outcomes; and, when every proposal was a repeat or could not
+run, the reason for each, once.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from pathlib import Path
+
+from cairn.flows.executor import Executor
+from cairn.flows.model_calls import ask
+from cairn.flows.session import Session, deliverable
+from cairn.memory.events import PlanRecorded
+from cairn.memory.models import PlannedCall
+from cairn.memory.relevant import rules_block
+from cairn.memory.state import TaskState
+from cairn.tasks import plan as planning
+from cairn.tasks.call_key import CallKey
+from cairn.tasks.schemas import Candidate, DeliverInput, DeliverOutput, KnownFile, Plan, PlanInput
+from cairn.tasks.tools.registry import tool_specs
+from cairn.tasks.validate import requirements
+
+FILES_PER_ROOT = 60  # files listed per source up front; `list_directory` shows the rest
+_SKIP = {".git", "__pycache__", ".venv", "node_modules", ".pytest_cache"}
+
+
+def plan_batch(
+    session: Session, executor: Executor, iteration: int, context: str, recovery: bool = False
+) -> list[PlannedCall]:
+    """The calls this iteration runs (read back from the log when it was interrupted)."""
+    state = session.state
+    if state.plan:
+        return state.plan
+    wanted = requirements_for(state.task_type, session.config.validators_dir)
+    missing = state.verdict.missing if state.verdict else [line.split(":")[0] for line in wanted]
+    if (answer := _delivery(session, executor, iteration, missing, context)) is not None:
+        session.recorder.record(
+            PlanRecorded(iteration=iteration, candidates=[answer], batch=[answer], frontier=state.frontier)
+        )
+        return [answer]
+    payload = planning.plan_input(
+        state,
+        tool_specs(state.task_type),
+        context,
+        missing,
+        recovery=recovery,
+        requirements=wanted,
+        files=files_on_disk(state, session.recorder.repo.artifacts),
+    )
+    proposed = _propose(session, executor, iteration, payload, 0)
+    candidates, batch, rest = _choose(session, state, proposed, missing)
+    if not batch and proposed is not None:  # every proposal a repeat or unusable: say why, once
+        retry = payload.model_copy(update={"rejected": _why(payload, proposed, state)})
+        again = _propose(session, executor, iteration, retry, 1) or []
+        candidates, batch, rest = _choose(session, state, [*proposed, *again], missing)
+        if not batch and (answer := _delivery(session, executor, iteration, missing, context, force=True)):
+            candidates, batch = [answer], [answer]  # nothing new to do: answer with what is known
+    session.recorder.record(
+        PlanRecorded(iteration=iteration, candidates=candidates, batch=batch, frontier=rest)
+    )
+    return batch
+
+
+def _delivery(
+    session: Session,
+    executor: Executor,
+    iteration: int,
+    missing: list[str],
+    context: str,
+    force: bool = False,
+) -> PlannedCall | None:
+    """The `answer` call, when the model says its notes already answer the goal (see `DeliverInput`).
+
+    Asked once notes exist and the last iteration added to them (or, `force`, when the planner
+    has nothing new to propose), for tasks whose deliverable is an answer or a report (a coding
+    task delivers code and passing tests instead).
+    """
+    state = session.state
+    notes = planning.notes(state)
+    if state.task_type == "coding_task" or not notes or not (force or _worth_asking(state)):
+        return None
+    if "answer" not in {spec.name for spec in tool_specs(state.task_type)}:
+        return None
+    payload = DeliverInput(
+        goal=state.goal,
+        task_type=state.task_type,
+        deliverable=deliverable(state.task_type),
+        notes=notes,
+        excerpts=planning.excerpts(state),
+        missing=missing,
+        context=rules_block(state, session.deps.store),
+    )
+    key = CallKey(task_id=session.task_id, iteration=iteration, index=int(force), kind="deliver")
+    name = f"deliver-{iteration}" + ("-after-plan" if force else "")
+    result = ask(session, executor, key, "deliver", payload, name)
+    out = result.output if result.ok and isinstance(result.output, DeliverOutput) else None
+    if out is None or not out.answer.strip() or not (out.ready or force):
+        return None  # forced, the best answer known beats planning nothing
+    return PlannedCall(
+        tool="answer",
+        params={"answer": out.answer, "sources": list(out.sources)},
+        rationale="The notes answer the goal: deliver it.",
+        expected_evidence=["synthesis", "file_creation", "documentation"],
+    )
+
+
+def _worth_asking(state: TaskState) -> bool:
+    """The last iteration read something (a model that was not ready may be now), or delivered
+    an answer the validator found wanting (the model may fix it)."""
+    last = state.iterations[-1] if state.iterations else None
+    if last is None:
+        return False
+    reads = ("read_file", "search_memory", "run_python", "summarize_directory")
+    if any(c.tool in reads and c.outcome == "success" for c in last.tool_calls):
+        return True
+    answered = any(c.tool == "answer" for c in last.tool_calls)
+    return answered and bool(state.verdict and state.verdict.missing)
+
+
+def _propose(
+    session: Session, executor: Executor, iteration: int, payload: PlanInput, attempt: int
+) -> list[Candidate] | None:
+    """The planner's candidates; None when the call itself failed (no point asking again)."""
+    key = CallKey(task_id=session.task_id, iteration=iteration, index=attempt, kind="plan")
+    name = f"plan-{iteration}" if attempt == 0 else f"plan-{iteration}-again"
+    result = ask(session, executor, key, "plan", payload, name)
+    if not (result.ok and isinstance(result.output, Plan)):
+        return None
+    return list(result.output.candidates)
+
+
+def _choose(
+    session: Session, state: TaskState, proposed: list[Candidate] | None, missing: list[str]
+) -> tuple[list[PlannedCall], list[PlannedCall], list[PlannedCall]]:
+    """(new candidates, the batch, what stays queued): usable proposals merged into the frontier."""
+    specs = tool_specs(state.task_type)
+    usable = [c for c in proposed or [] if not planning.screen([c], specs, state)]
+    done = planning.done_signatures(state)
+    candidates = planning.from_candidates(usable, missing, done)
+    frontier = planning.merge_frontier(state.frontier, candidates, done, missing)
+    _, beam = planning.MODES[state.mode]
+    width = min(beam, session.config.beam + (state.mode == "deep") * 2)
+    batch, rest = planning.pop_best(frontier, width, done)
+    return candidates, batch, rest
+
+
+def _why(payload: PlanInput, proposed: list[Candidate], state: TaskState) -> list[str]:
+    reasons = planning.screen(proposed, payload.tools, state) or ["the reply proposed no call"]
+    read = [f.path for f in payload.files if f.read]
+    if read and not state.files:
+        files = ", ".join(read[:6])
+        reasons.append(f"you have read {files}: if your notes answer the goal, deliver it now with `answer`")
+    return reasons
+
+
+@lru_cache(maxsize=16)
+def requirements_for(task_type: str, suites_dir: str | None) -> list[str]:
+    return requirements(task_type, Path(suites_dir) if suites_dir else None)
+
+
+def files_on_disk(state: TaskState, artifacts: Path) -> list[KnownFile]:
+    """The files the tools can name: every source's (up to FILES_PER_ROOT each) and the workspace's."""
+    roots = [(f"source:{name}/", Path(path)) for name, path in sorted(state.sources.items())]
+    found: list[KnownFile] = []
+    for prefix, root in [*roots, ("", artifacts)]:
+        found += [KnownFile(path=prefix + rel, size=size) for rel, size in _walk(root)[:FILES_PER_ROOT]]
+    return found
+
+
+def _walk(root: Path) -> list[tuple[str, int]]:
+    files: list[tuple[str, int]] = []
+    for folder, dirs, names in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in _SKIP and not d.startswith("."))
+        for name in sorted(names):
+            path = Path(folder) / name
+            if not name.startswith(".") and path.is_file() and not path.is_symlink():
+                files.append((path.relative_to(root).as_posix(), path.stat().st_size))
+    return files

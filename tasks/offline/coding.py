@@ -1,0 +1,53 @@
+"""Offline coding: copy the files a spec spells out, then run the tests.
+
+The offline model invents no code. When a file it reads holds fenced code blocks, each right
+after a line that names a file (`## slug.py`), it notes them; the planner then writes those files
+and runs the tests. The note keeps the blocks in the same shape, so the planner reads them back
+with the same parser.
+
+>>> spec = "## slug.py\\n\\n```python\\ndef slugify(t):\\n    return t\\n```\\n"
+>>> file_blocks(spec)
+{'slug.py': 'def slugify(t):\\n    return t\\n'}
+>>> file_blocks(note("spec.md", file_blocks(spec))) == file_blocks(spec)
+True
+"""
+
+from __future__ import annotations
+
+import re
+
+_NAME = re.compile(r"`?([\w./-]+\.(?:py|md|txt|toml|json|cfg|ini|yaml|yml))`?\s*:?\s*$")
+_FENCE = re.compile(r"^```[\w+-]*\s*$")
+
+
+def file_blocks(text: str) -> dict[str, str]:
+    """File name -> code, for every fenced block whose preceding non-empty line names a file."""
+    blocks: dict[str, str] = {}
+    lines = text.splitlines()
+    name: str | None = None
+    i = 0
+    while i < len(lines):
+        line = lines[i].strip()
+        if _FENCE.match(line) and name:
+            end = next((j for j in range(i + 1, len(lines)) if lines[j].strip() == "```"), len(lines))
+            blocks[name] = "\n".join(lines[i + 1 : end]) + "\n"
+            name, i = None, end + 1
+            continue
+        if line:
+            match = _NAME.search(line.lstrip("#").strip())
+            name = match.group(1) if match and not line.startswith("```") else None
+        i += 1
+    return blocks
+
+
+def note(target: str, blocks: dict[str, str]) -> str:
+    """The insight of reading a spec: which files it spells out, and their code."""
+    parts = [f"{target}: spells out {', '.join(blocks)}."]
+    for name, code in blocks.items():
+        parts += ["", f"## {name}", "```", code.rstrip("\n"), "```"]
+    return "\n".join(parts)
+
+
+def is_test(path: str) -> bool:
+    name = path.rsplit("/", 1)[-1]
+    return name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))

@@ -1,0 +1,54 @@
+"""When an extracted rule is believed: only people make rules, and only by saying so.
+
+A model asked "does this message hold a rule?" may answer with a rule either way; a small one
+turned the goal "How many days of water...?" into "Extract the number of days of water...". A rule
+stands only if the message states one (a sentence that is not a question, with the words rules
+are made of: never, always, must, avoid, prefer, from now on, ...) and the rule is the message's
+own: most of its content words occur in the message.
+
+>>> stated("Never cite Wikipedia.", "Summarise the notes. Never cite Wikipedia.")
+True
+>>> stated("Extract the number of days of water.", "How many days of water does it hold?")
+False
+"""
+
+from __future__ import annotations
+
+import re
+
+from cairn.tasks.offline.text import terms, word_set
+
+SUPPORT = 0.6  # share of the rule's content words that must occur in the message
+RULE_WORDS = word_set(
+    "never always must mustn't should shouldn't don't do not avoid prefer only keep make sure remember "
+    "instead rather please stop ensure forbid forbidden required require"
+)
+_PHRASES = re.compile(r"\b(?:from now on|going forward|in (?:the )?future|as a rule|every time)\b", re.I)
+# Words any rule is phrased with; the rule's substance is the rest.
+_PHRASING = word_set("never always must avoid prefer only do not don't use rule instead rather ensure")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+_WORD = re.compile(r"[a-z']+")
+
+
+def stated(rule: str, message: str) -> bool:
+    """Whether `message` states a rule and `rule` is made of its words."""
+    return states_a_rule(message) and supported(rule, message)
+
+
+def states_a_rule(message: str) -> bool:
+    """A sentence that is not a question and speaks the language of rules."""
+    for sentence in _SENTENCE.split(message.strip()):
+        sentence = sentence.strip()
+        if not sentence or sentence.endswith("?"):
+            continue
+        if _PHRASES.search(sentence) or set(_WORD.findall(sentence.lower())) & RULE_WORDS:
+            return True
+    return False
+
+
+def supported(rule: str, message: str) -> bool:
+    """Most of the rule's content words (stemmed, rule phrasing aside) occur in the message."""
+    words = set(terms(rule)) - set(terms(" ".join(_PHRASING)))
+    if not words:
+        return False
+    return len(words & set(terms(message))) >= SUPPORT * len(words)

@@ -1,0 +1,205 @@
+"""The loop with models weaker than their authors, in process: what a small real model did (its
+recorded replies), what a model server does over HTTP (a double on loopback), and what the loop
+must make of both."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import litellm
+import pytest
+from litellm.llms.custom_llm import CustomLLM
+from litellm.types.utils import ModelResponse
+
+from cairn.flows.executor import InProcessExecutor
+from cairn.flows.policy import BUDGET, MODEL_UNAVAILABLE
+from cairn.flows.start import start_task
+from cairn.memory.workspace import Workspace
+from cairn.tasks.deps import RunConfig
+from cairn.tasks.llm import ModelClient
+from cairn.tasks.offline import respond
+from cairn.tasks.prompts import parse_request
+from cairn.tasks.schemas import (
+    Candidate,
+    DeliverOutput,
+    ExtractConstraintInput,
+    Plan,
+    PlanInput,
+    Schema,
+    SynthesizeOutput,
+)
+from tests.model_server import ModelServer
+from tests.unit.scripted import create_task, run_whole_task
+
+ROOT = Path(__file__).resolve().parents[2]
+CORPUS = ROOT / "examples" / "corpus"
+QUESTION = (ROOT / "examples" / "QUESTION").read_text(encoding="utf-8").strip()
+REAL = ROOT.parent / "shared" / "data" / "real-model" / "reservoir-question.cassette.jsonl"
+
+
+Answer = Callable[[str, Schema], Schema | None]  # (kind, input) -> the reply, or None: reply offline
+Install = Callable[[Answer], "FunctionModel"]
+
+
+class FunctionModel(CustomLLM):
+    """A model that is a function of the request (like pydantic-ai's FunctionModel); it keeps
+    every input it saw, by kind."""
+
+    def __init__(self, answer: Answer) -> None:
+        super().__init__()
+        self.answer = answer
+        self.seen: dict[str, list[Any]] = {}
+
+    def completion(self, model: str, messages: list[Any], *args: Any, **kwargs: Any) -> ModelResponse:
+        kind, payload = parse_request(messages)
+        self.seen.setdefault(kind, []).append(payload)
+        reply = self.answer(kind, payload)
+        content = reply.model_dump_json() if reply is not None else respond(messages)
+        choice = {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}
+        return ModelResponse(
+            model=model, choices=[choice], usage={"prompt_tokens": 50, "completion_tokens": 5}
+        )
+
+
+def stubborn(kind: str, payload: Schema) -> Schema | None:
+    """Plans only a call that cannot run, and calls every iteration `advancing` (as the 1.5B did)."""
+    if kind == "plan":
+        return Plan(candidates=[Candidate(tool="read_file", params={"path": "source:docs/intro.md"})])
+    if kind == "synthesize":
+        return SynthesizeOutput(synthesis="Great progress.", progress_assessment="advancing")
+    return None
+
+
+def decisive(kind: str, payload: Schema) -> Schema | None:
+    """Reads the reservoir file, then says its notes answer the question (citing one real file)."""
+    if kind == "plan":
+        return Plan(candidates=[Candidate(tool="read_file", params={"path": "source:corpus/reservoir.md"})])
+    if kind == "deliver":
+        answer = "The reservoir holds 1,260,000 cubic metres of usable water at full supply level."
+        return DeliverOutput(ready=True, answer=answer, sources=["source:corpus/reservoir.md", "notes.md"])
+    return None
+
+
+@pytest.fixture
+def model() -> Iterator[Callable[[Answer], FunctionModel]]:
+    saved = list(litellm.custom_provider_map)
+
+    def install(answer: Answer) -> FunctionModel:
+        fake = FunctionModel(answer)
+        litellm.custom_provider_map = [*saved, {"provider": "fn", "custom_handler": fake}]
+        return fake
+
+    yield install
+    litellm.custom_provider_map = saved
+
+
+def test_a_question_as_goal_yields_no_rule_from_the_real_models_reply(tmp_path: Path) -> None:
+    """Qwen2.5-Coder-1.5B answered the goal question with a 'rule'; it is not one."""
+    config = RunConfig(workspace=str(tmp_path), model=f"replay:{REAL}?match=kind")
+    session = create_task(config, "q", QUESTION)
+    extracted = [c for c in session.state.model_calls if c.kind == "extract_constraint"]
+    assert extracted and extracted[0].ok  # the model did answer, with a 'rule'
+    assert session.state.constraints == []
+
+
+def test_the_first_plan_sees_the_requirements_and_the_source_files(tmp_path: Path, model: Install) -> None:
+    fake = model(stubborn)
+    config = RunConfig(workspace=str(tmp_path), model="fn/m", max_iterations=1)
+    run_whole_task(config, "q", QUESTION, [CORPUS])
+    first = fake.seen["plan"][0]
+    assert first.iteration == 1 and first.notes == []
+    assert [r.split(":")[0] for r in first.requirements] == ["answer synthesized", "answer file written"]
+    assert first.missing == ["answer synthesized", "answer file written"]
+    assert {"source:corpus/reservoir.md", "source:corpus/water-use-2025.md"} <= {f.path for f in first.files}
+    described = " ".join(t.description + " ".join(t.params.values()) for t in first.tools)
+    assert "source:docs" not in described and "intro.md" not in described  # no example paths to copy
+
+
+def test_unusable_plans_are_asked_again_with_the_reason_and_the_iteration_is_stuck(
+    tmp_path: Path, model: Install
+) -> None:
+    fake = model(stubborn)
+    config = RunConfig(workspace=str(tmp_path), model="fn/m", max_iterations=1)
+    result = run_whole_task(config, "q", QUESTION, [CORPUS])
+    again = fake.seen["plan"][1]
+    assert again.iteration == 1 and any("no source 'docs'" in r and "corpus" in r for r in again.rejected)
+    state = Workspace(tmp_path).task("q").state()
+    (only,) = state.iterations
+    assert only.tool_calls == [] and only.progress_assessment == "stuck"  # the model said advancing
+    assert result.stop_reason == "iteration cap of 1 reached"
+
+
+def test_a_model_whose_notes_answer_the_goal_delivers_it_in_one_step(tmp_path: Path, model: Install) -> None:
+    fake = model(decisive)
+    config = RunConfig(workspace=str(tmp_path), model="fn/m", max_iterations=4)
+    result = run_whole_task(config, "q", QUESTION, [CORPUS])
+    assert result.complete and result.iterations == 2
+    asked = fake.seen["deliver"]
+    assert len(asked) == 1 and asked[0].notes and asked[0].deliverable == "answer.md"
+    assert len(fake.seen["plan"]) == 1  # iteration 2 was the answer, without planning
+    answer = Path(result.report_path or "").read_text(encoding="utf-8")
+    assert "1,260,000 cubic metres" in answer and "- source:corpus/reservoir.md" in answer
+    assert "notes.md" not in answer  # a file that does not exist is not cited
+
+
+def test_every_call_kind_has_tokens_and_seconds_in_history(tmp_path: Path) -> None:
+    config = RunConfig(workspace=str(tmp_path), model="cairn/offline", compress="each")
+    result = run_whole_task(config, "q", QUESTION, [CORPUS])
+    calls = Workspace(tmp_path).task("q").state().model_calls
+    kinds = {c.kind for c in calls}
+    assert {"detect_task_type", "extract_constraint", "plan", "compress", "synthesize"} <= kinds
+    assert all(c.ok and c.cost.prompt_tokens > 0 and c.cost.completion_tokens > 0 for c in calls)
+    assert all(c.cost.seconds > 0 for c in calls)
+    assert len({c.key for c in calls}) == len(calls)  # each call once
+    assert result.model_calls == len(calls) and result.tokens == sum(c.cost.tokens for c in calls)
+
+
+def test_a_budget_stops_the_task_and_a_raised_one_resumes_it(tmp_path: Path) -> None:
+    config = RunConfig(workspace=str(tmp_path), model="cairn/offline", max_tokens=3000)
+    stopped = run_whole_task(config, "q", QUESTION, [CORPUS])
+    assert not stopped.complete and (stopped.stop_reason or "").startswith(BUDGET)
+    spent = stopped.tokens
+    again = run_whole_task(config.model_copy(update={"max_tokens": None}), "q", QUESTION)
+    assert (again.stop_reason or "").startswith(BUDGET) and again.tokens == spent  # not reset by a resume
+    raised = run_whole_task(config.model_copy(update={"max_tokens": 100_000}), "q", QUESTION)
+    assert raised.complete and raised.tokens > spent
+    assert Workspace(tmp_path).task("q").state().max_tokens == 100_000
+
+
+def test_a_model_that_keeps_failing_stops_the_task_resumably(tmp_path: Path) -> None:
+    """Over HTTP to a model server that starts answering 500: every failure recorded with its
+    attempts, the task stopped (not spinning), and a resume once the server is back goes on."""
+    config = RunConfig(workspace=str(tmp_path), model="openai/m")
+    with ModelServer() as server:
+        client = ModelClient(
+            "openai/m", litellm_kwargs={"api_base": server.url, "api_key": "x"}, retry_wait=0
+        )
+        executor = InProcessExecutor(client)
+        start_task(config, "q", QUESTION, [CORPUS], None, None, executor)  # created while it answered
+        server.mode = "fail"
+        down = run_whole_task(config, "q", QUESTION, executor=executor)
+        reason = down.stop_reason or ""
+        assert reason.startswith(MODEL_UNAVAILABLE) and "the model is loading" in reason
+        failed = [c for c in Workspace(tmp_path).task("q").state().model_calls if not c.ok]
+        assert len(failed) >= 3 and all(c.attempts == 3 and c.error for c in failed)
+        server.mode = "ok"
+        up = run_whole_task(config, "q", QUESTION, executor=executor)
+    assert up.complete and up.iterations > down.iterations
+
+
+def test_the_reply_schema_is_sent_where_asked(tmp_path: Path) -> None:
+    with ModelServer() as server:
+        kwargs = {"api_base": server.url, "api_key": "x"}
+        client = ModelClient("openai/m", litellm_kwargs=kwargs, response_format="json_schema")
+        result = client.call(
+            "plan", PlanInput(goal=QUESTION, task_type="simple_question", iteration=1, tools=[])
+        )
+        extracted = client.call("extract_constraint", ExtractConstraintInput(message=QUESTION))
+    plan_format, extract_format = (r["response_format"] for r in server.requests)
+    assert result.ok and extracted.ok
+    assert plan_format["type"] == "json_schema" and plan_format["json_schema"]["name"] == "cairn_plan"
+    assert plan_format["json_schema"]["strict"] is False  # a tool's params are a free-form object
+    assert extract_format["json_schema"]["strict"] is True
+    assert extract_format["json_schema"]["schema"]["additionalProperties"] is False
