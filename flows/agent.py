@@ -37,7 +37,10 @@ from cairn.flows.review import PrefectReviewer
 from cairn.flows.session import Session
 from cairn.flows.start import start_task
 from cairn.flows.story import NarratingRecorder, rules_line, telling
+from cairn.flows.task_tools import record_tools
+from cairn.flows.uncertain import check_before_run
 from cairn.memory.models import IterationMode, TaskType
+from cairn.memory.tool_config import ToolsConfig
 from cairn.tasks._prefect import task_run_settings
 from cairn.tasks.deps import RunConfig
 
@@ -67,12 +70,15 @@ def run_task(
     sources: list[str] | None = None,
     task_type: TaskType | None = None,
     related: list[str] | None = None,
+    tools: ToolsConfig | None = None,
 ) -> TaskResult:
-    """Run a task (or resume it, when `task_id` names one the workspace holds) to its end."""
+    """Run a task (or resume it, when `task_id` names one the workspace holds) to its end.
+    `tools`: Python tools and MCP servers beyond the built-ins (None: what the task has)."""
     from cairn.flows.runtime import protect_secrets
 
     protect_secrets()  # a worker's process did not come through the CLI
     config = _config(config)
+    tools = _tools(tools)
     task_id = task_id or _derived_id(goal)
     executor = PrefectExecutor(config)
     logger = get_run_logger()
@@ -80,6 +86,8 @@ def run_task(
         _say_where_from(logger)
         paths = [Path(s) for s in sources or []]
         session = start_task(config, task_id, goal, paths, task_type, related, executor)
+        record_tools(session, tools)
+        check_before_run(config, session.state)  # uncertain calls wait for a person's decision
         session.recorder = NarratingRecorder(session.recorder, logger.info)
         state = session.state
         logger.info("Task %s: %s; %s", task_id, state.task_type, rules_line(state))
@@ -133,6 +141,11 @@ def _publish_result(session: Session, artifacts: TaskArtifacts) -> None:
 def _config(config: RunConfig | dict[str, Any]) -> RunConfig:
     """The run's configuration, from a caller's RunConfig or a flow run's stored JSON."""
     return config if isinstance(config, RunConfig) else RunConfig.model_validate(config)
+
+
+def _tools(tools: ToolsConfig | dict[str, Any] | None) -> ToolsConfig | None:
+    """The task's tool configuration, from a caller's ToolsConfig or a flow run's stored JSON."""
+    return ToolsConfig.model_validate(tools) if isinstance(tools, dict) else tools
 
 
 def _say_where_from(logger: Any) -> None:

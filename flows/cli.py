@@ -14,6 +14,7 @@ from typer.core import TyperGroup
 
 from cairn.flows.settings import Settings
 from cairn.memory.errors import CairnError, UsageError
+from cairn.memory.tool_config import ToolsConfig
 
 
 class CairnGroup(TyperGroup):
@@ -55,6 +56,25 @@ MaxTokensOpt = Annotated[
     int | None,
     typer.Option("--max-tokens", help="Token budget for the task's model calls (CAIRN_MAX_TOKENS)"),
 ]
+ToolsFileOpt = Annotated[
+    Path | None, typer.Option("--tools", help="Tool configuration file (default: the workspace's cairn.toml)")
+]
+McpOpt = Annotated[
+    list[str] | None, typer.Option("--mcp", help="An MCP server: NAME=COMMAND [ARGS] (repeatable)")
+]
+AllowOpt = Annotated[
+    str | None, typer.Option("--allow-tools", help="Only these tools, comma list of names or globs (git.*)")
+]
+UncertainOpt = Annotated[
+    str | None,
+    typer.Option("--on-uncertain", help="ask | skip | rerun: an interrupted call with side effects"),
+]
+
+
+def uncertain_policy(value: str | None) -> str | None:
+    if value not in (None, "ask", "skip", "rerun"):
+        raise UsageError(f"--on-uncertain must be ask, skip or rerun, not {value!r}")
+    return value
 
 
 def settings(workspace: Path | None) -> Settings:
@@ -99,11 +119,16 @@ def run(
     ] = None,
     max_usd: MaxUsdOpt = None,
     max_tokens: MaxTokensOpt = None,
+    tools_file: ToolsFileOpt = None,
+    mcp: McpOpt = None,
+    allow_tools: AllowOpt = None,
+    on_uncertain: UncertainOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Run a task until its validator says it is complete or the loop policy stops it."""
     from cairn.flows.commands import run_command
     from cairn.flows.settings import tool_list
+    from cairn.flows.tools_commands import tools_from_options
 
     if compress not in (None, "each", "batch"):
         raise UsageError(f"--compress must be 'each' or 'batch', not {compress!r}")
@@ -118,8 +143,10 @@ def run(
         review=review,
         max_usd=max_usd,
         max_tokens=max_tokens,
+        on_uncertain=uncertain_policy(on_uncertain),
     )
-    run_command(conf, goal, source or [], task_id, task_type, as_json, related or [])
+    tools = tools_from_options(conf, tools_file, mcp or [], allow_tools)
+    run_command(conf, goal, source or [], task_id, task_type, as_json, related or [], tools)
 
 
 @app.command()
@@ -140,12 +167,15 @@ def resume(
     workspace: WorkspaceOpt = None,
     max_usd: MaxUsdOpt = None,
     max_tokens: MaxTokensOpt = None,
+    on_uncertain: UncertainOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Continue a stopped, failed or killed task from its first unfinished call (with a new budget)."""
     from cairn.flows.commands import resume_command
 
-    conf = settings(workspace).run_config(max_usd=max_usd, max_tokens=max_tokens)
+    conf = settings(workspace).run_config(
+        max_usd=max_usd, max_tokens=max_tokens, on_uncertain=uncertain_policy(on_uncertain)
+    )
     resume_command(conf, task_id, as_json)
 
 
@@ -297,6 +327,42 @@ def server_status(as_json: JsonOpt = False) -> None:
     from cairn.flows.server_commands import server_command
 
     server_command("status", as_json=as_json)
+
+
+tools_app = typer.Typer(no_args_is_help=True, help="The tools a task can use: built-ins, Python, MCP.")
+app.add_typer(tools_app, name="tools")
+
+
+@tools_app.command("list")
+def tools_list(
+    tools_file: ToolsFileOpt = None,
+    mcp: McpOpt = None,
+    allow_tools: AllowOpt = None,
+    workspace: WorkspaceOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """The tools a task would have, with their parameters and whether they have side effects."""
+    from cairn.flows.tools_commands import list_command, tools_from_options
+
+    config = settings(workspace).run_config()
+    list_command(tools_from_options(config, tools_file, mcp or [], allow_tools) or ToolsConfig(), as_json)
+
+
+@tools_app.command("call")
+def tools_call(
+    name: Annotated[str, typer.Argument(help="The tool, e.g. read_file or time.get_current_time")],
+    arguments: Annotated[str, typer.Argument(help="Its arguments as a JSON object")] = "{}",
+    tools_file: ToolsFileOpt = None,
+    mcp: McpOpt = None,
+    workspace: WorkspaceOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Call one tool outside any task (file tools act on the current directory)."""
+    from cairn.flows.tools_commands import call_command, tools_from_options
+
+    config = settings(workspace).run_config()
+    tools = tools_from_options(config, tools_file, mcp or [], None) or ToolsConfig()
+    call_command(config, tools, name, arguments, as_json)
 
 
 worker_app = typer.Typer(no_args_is_help=True, help="A process worker that runs deployments on this machine.")

@@ -15,6 +15,7 @@ from cairn.flows.runtime import prepare
 from cairn.memory.errors import UsageError
 from cairn.memory.history import HistoryError
 from cairn.memory.redact import redact
+from cairn.memory.tool_config import ToolsConfig
 from cairn.memory.workspace import TaskRepo, Workspace, new_task_id
 from cairn.tasks.deps import RunConfig, deps_for
 from cairn.tasks.llm import BudgetExhausted, ModelUnavailable
@@ -28,6 +29,7 @@ def run_command(
     task_type: str | None,
     as_json: bool,
     related: list[str] | None = None,
+    tools: ToolsConfig | None = None,
 ) -> None:
     if not goal.strip():
         raise UsageError("the goal is empty")
@@ -37,8 +39,11 @@ def run_command(
     preflight(config)  # an unknown model or a silent server: one line, before anything is created
     where = prepare(Path(config.workspace))
     task_id = task_id or new_task_id(goal)
+    from cairn.flows.task_tools import ready_to_run  # after `prepare`: it imports Prefect
+
+    tools = ready_to_run(config, task_id, tools)
     err.print(f"[bold]cairn[/] task [cyan]{task_id}[/] · {where} · workspace {config.workspace}")
-    _run(config, goal, task_id, [str(s) for s in sources], task_type, as_json, related or [])
+    _run(config, goal, task_id, [str(s) for s in sources], task_type, as_json, related or [], tools)
 
 
 def demo_command(config: RunConfig, as_json: bool) -> None:
@@ -55,6 +60,9 @@ def resume_command(config: RunConfig, task_id: str, as_json: bool) -> None:
     )
     preflight(config)
     where = prepare(Path(config.workspace))
+    from cairn.flows.task_tools import ready_to_run  # after `prepare`: it imports Prefect
+
+    ready_to_run(config, task_id, None)
     err.print(
         f"[bold]cairn[/] resuming [cyan]{task_id}[/] after {len(state.iterations)} iterations · {where}"
     )
@@ -77,12 +85,13 @@ def _run(
     task_type: str | None,
     as_json: bool,
     related: list[str] | None = None,
+    tools: ToolsConfig | None = None,
     resuming: bool = False,
 ) -> None:
     from cairn.flows.launch import AwaitingReview, launch
 
     try:
-        result = launch(config, goal, task_id, sources, task_type, related, resuming=resuming)
+        result = launch(config, goal, task_id, sources, task_type, related, tools, resuming=resuming)
     except KeyboardInterrupt:
         err.print(f"\ninterrupted. task [cyan]{task_id}[/] is saved; continue with:")
         print(f"  cairn resume {task_id} --workspace {config.workspace}", file=sys.stderr)  # never wrapped

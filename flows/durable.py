@@ -2,9 +2,10 @@
 
 `bfs_iteration` is the iteration's Prefect shell (retries, a persisted result, the run name
 `iteration-{n}`); it hands `run_iteration` a `PrefectExecutor`, whose tool calls are submitted at
-once as task runs named `{tool}-{argument}` and whose model calls are task runs named for what
-they do (`plan-2`, `compress-2-1`). Every call is cached under its `CallKey`, so a retried or
-resumed iteration reuses what finished.
+once as task runs named `{tool}-{argument}` (`mcp:{server}.{tool}-{argument}` for an MCP server's
+tool) and whose model calls are task runs named for what they do (`plan-2`, `compress-2-1`). Every
+call is cached under its `CallKey`, so a retried or resumed iteration reuses what finished. A call
+with side effects is not retried by Prefect: it runs at most once (`cairn.flows.uncertain`).
 """
 
 # No `from __future__ import annotations`: Prefect validates flow parameters from the annotations.
@@ -19,13 +20,16 @@ from cairn.flows.executor import ToolResult, ToolRun
 from cairn.flows.iteration import IterationSummary, run_iteration
 from cairn.flows.session import open_session
 from cairn.flows.story import NarratingRecorder, story_logger
-from cairn.memory.models import IterationMode, main_argument
+from cairn.memory.models import IterationMode
+from cairn.tasks._prefect import has_cached_result
 from cairn.tasks.call_key import CallKey
 from cairn.tasks.deps import RunConfig
 from cairn.tasks.llm import LLMResult
 from cairn.tasks.schemas import CallKind, Schema
 from cairn.tasks.steps import ModelCallFailed, call_model, run_tool
 from cairn.tasks.tools.base import ToolContext, ToolOutput
+from cairn.tasks.tools.definition import Tool
+from cairn.tasks.tools.toolset import toolset_for
 
 
 class PrefectExecutor:
@@ -49,13 +53,18 @@ class PrefectExecutor:
 
     def submit(self, runs: Sequence[ToolRun], ctx: ToolContext) -> list[PrefectFuture[ToolOutput]]:
         """Start every call at once, each a task run named for the tool and its main argument."""
+        tools = toolset_for(ctx.tools)
         return [
             run_tool.with_options(
-                task_run_name=run_name(call.tool, call.params),
-                tags=[f"tool:{call.tool}"],
+                task_run_name=tools.run_name(call),
+                tags=tool_tags(tools.get(call.tool), call.tool),
+                retries=1 if tools.read_only(call.tool) else 0,
             ).submit(*_untracked(key, call, ctx))
             for key, call in runs
         ]
+
+    def cached(self, key: CallKey) -> bool:
+        return has_cached_result(self.config.workspace, key)
 
 
 # The steps a person waits for: a line before each, so the log has no silent gap.
@@ -64,6 +73,7 @@ SLOW_STEPS = {
     "plan": "Asking the model for a plan",
     "compress_batch": "Asking the model to compress the iteration's results",
     "synthesize": "Asking the model how the iteration went",
+    "deliver": "Asking the model whether the notes answer the goal",
 }
 
 
@@ -91,7 +101,7 @@ def _untracked(*args: Any) -> list[Any]:
     return [quote(arg) for arg in args]
 
 
-def run_name(tool: str, params: dict[str, Any]) -> str:
-    """`read_file-source:corpus/reservoir.md`: the tool and its main argument."""
-    arg = main_argument(params)
-    return f"{tool}-{arg}" if arg else tool
+def tool_tags(tool: Tool | None, name: str) -> list[str]:
+    """`tool:{name}`, and `mcp:{server}` for an MCP server's tool."""
+    server = [f"mcp:{tool.server}"] if tool is not None and tool.server else []
+    return [f"tool:{name}", *server]

@@ -35,6 +35,10 @@ class Executor(Protocol):
         """Run the calls (possibly at once) and yield each result, in the order given."""
         ...
 
+    def cached(self, key: CallKey) -> bool:
+        """Whether a call's result is kept from an earlier run (so running it again reads it back)."""
+        ...
+
 
 class InProcessExecutor:
     """Every call in this process, one after another, through the same plain functions."""
@@ -48,3 +52,6 @@ class InProcessExecutor:
     def run_tools(self, runs: Sequence[ToolRun], ctx: ToolContext) -> Iterator[ToolResult]:
         for key, call in runs:
             yield key, call, run_tool_call(ctx, call)
+
+    def cached(self, key: CallKey) -> bool:
+        return False  # nothing outlives the process

@@ -21,6 +21,7 @@ from cairn.flows.model_calls import ask
 from cairn.flows.planning import plan_batch
 from cairn.flows.results import compress_results, record_call
 from cairn.flows.session import Session
+from cairn.flows.uncertain import settle_calls
 from cairn.memory.events import IterationCompleted, IterationStarted
 from cairn.memory.models import IterationMode, IterationRecord, Progress
 from cairn.memory.relevant import rules_block
@@ -52,6 +53,7 @@ def run_iteration(
         for n, call in enumerate(batch, start=1)
         if n not in finished
     ]
+    runs = settle_calls(session, executor, runs)  # side effects: at most once across crashes
     results = executor.run_tools(runs, session.tool_context())
     for key, call, output, compression, cost in compress_results(session, executor, results):
         record_call(session, key, call, output, compression, cost)

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 
 from cairn.flows.loop import TaskResult
+from cairn.memory.tool_config import ToolsConfig
 from cairn.tasks.deps import RunConfig
 
 if TYPE_CHECKING:
@@ -38,8 +39,10 @@ def launch(
     sources: list[str],
     task_type: str | None,
     related: list[str] | None,
+    tools: ToolsConfig | None = None,
     resuming: bool = False,
 ) -> TaskResult | AwaitingReview:
+    """Run the task to its end, or until it suspends itself for a review."""
     params: dict[str, Any] = {
         "goal": goal,
         "config": config,
@@ -47,6 +50,7 @@ def launch(
         "sources": sources,
         "task_type": task_type,
         "related": related or None,
+        "tools": tools,
     }
     api = os.environ.get("PREFECT_API_URL")
     if not api:
@@ -58,7 +62,12 @@ def launch(
 
     from cairn.flows import deployment
 
-    stored = {**params, "config": config.model_dump(mode="json")}
+    # What the server stores, and a worker hands back on Retry: plain JSON (`run_task` reads it).
+    stored = {
+        **params,
+        "config": config.model_dump(mode="json"),
+        "tools": tools.model_dump(mode="json") if tools is not None else None,
+    }
     deployment_id = deployment.ensure_deployment(api)
     run = _continued(config, task_id) if resuming else None
     if run is None:

@@ -23,7 +23,6 @@ from cairn.memory.state import TaskState
 from cairn.tasks import plan as planning
 from cairn.tasks.call_key import CallKey
 from cairn.tasks.schemas import Candidate, DeliverInput, DeliverOutput, KnownFile, Plan, PlanInput
-from cairn.tasks.tools.registry import tool_specs
 from cairn.tasks.validate import requirements
 
 FILES_PER_ROOT = 60  # files listed per source up front; `list_directory` shows the rest
@@ -46,7 +45,7 @@ def plan_batch(
         return [answer]
     payload = planning.plan_input(
         state,
-        tool_specs(state.task_type),
+        session.toolset().specs(),
         context,
         missing,
         recovery=recovery,
@@ -85,7 +84,7 @@ def _delivery(
     notes = planning.notes(state)
     if state.task_type == "coding_task" or not notes or not (force or _worth_asking(state)):
         return None
-    if "answer" not in {spec.name for spec in tool_specs(state.task_type)}:
+    if "answer" not in session.toolset().names():
         return None
     payload = DeliverInput(
         goal=state.goal,
@@ -139,7 +138,7 @@ def _choose(
     session: Session, state: TaskState, proposed: list[Candidate] | None, missing: list[str]
 ) -> tuple[list[PlannedCall], list[PlannedCall], list[PlannedCall]]:
     """(new candidates, the batch, what stays queued): usable proposals merged into the frontier."""
-    specs = tool_specs(state.task_type)
+    specs = session.toolset().specs()
     usable = [c for c in proposed or [] if not planning.screen([c], specs, state)]
     done = planning.done_signatures(state)
     candidates = planning.from_candidates(usable, missing, done)

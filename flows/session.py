@@ -16,11 +16,13 @@ from cairn.memory.relevant import relevant_context
 from cairn.memory.sources import ensure_sources
 from cairn.memory.state import TaskState
 from cairn.memory.store import SearchFilter, SearchQuery
+from cairn.memory.tool_config import ToolsConfig
 from cairn.memory.values import TDLambda, ValueTable
 from cairn.tasks import compress as comp
 from cairn.tasks.deps import Deps, RunConfig, deps_for
 from cairn.tasks.llm import context_window
 from cairn.tasks.tools.base import ToolContext
+from cairn.tasks.tools.toolset import Toolset, toolset_for
 
 
 @dataclass
@@ -37,6 +39,10 @@ class Session:
     def task_id(self) -> str:
         return self.recorder.repo.task_id
 
+    def toolset(self) -> Toolset:
+        """The task's tools in this process, rebuilt from the configuration its history holds."""
+        return toolset_for(self.state.tools or ToolsConfig())
+
     def tool_context(self) -> ToolContext:
         return ToolContext(
             task_id=self.task_id,
@@ -46,6 +52,7 @@ class Session:
             search=self.search_lines,
             task_state=lambda: self.recorder.state,
             deliverable=deliverable(self.state.task_type),
+            tools=self.state.tools or ToolsConfig(),
         )
 
     def search_lines(self, query: str, k: int) -> list[str]:

@@ -5,7 +5,8 @@ Domain code raises a `CairnError` subclass with a message fit for a person; the 
 else that escapes is a bug: one line too, and the traceback goes to a file.
 
 Exit codes (README, "Exit codes"): 0 done; 1 a known error, or a task that could not go on;
-2 bad arguments or input; 3 a tampered or damaged history; 70 an internal error; 130 interrupted.
+2 bad arguments or input; 3 a tampered or damaged history; 4 a call with side effects was interrupted
+and awaits a decision (`--on-uncertain`, `cairn.flows.uncertain`); 70 an internal error; 130 interrupted.
 
 >>> raise UsageError("--max-iterations must be at least 1, not -5")
 Traceback (most recent call last):

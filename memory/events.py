@@ -24,6 +24,7 @@ from cairn.memory.models import (
     ToolCall,
     Verdict,
 )
+from cairn.memory.tool_config import ToolsConfig
 
 
 class TaskCreated(Frozen):
@@ -96,6 +97,33 @@ class ToolCallRecorded(Frozen):
     call: ToolCall
 
 
+class ToolsConfigured(Frozen):
+    """The task's tools beyond the built-ins (Python tools, MCP servers), its allow-list and limits."""
+
+    type: Literal["tools_configured"] = "tools_configured"
+    config: ToolsConfig
+
+
+class ToolCallStarted(Frozen):
+    """A call with side effects is about to run: appended (fsync'd) before it runs, so a crash
+    before its `ToolCallRecorded` leaves it *uncertain* — it may or may not have taken effect."""
+
+    type: Literal["tool_call_started"] = "tool_call_started"
+    iteration: int
+    index: int
+    tool: str
+    signature: str
+
+
+class UncertainCallResolved(Frozen):
+    """What a person decided for an uncertain call: `skip` it (record it as not run) or `rerun` it."""
+
+    type: Literal["uncertain_call_resolved"] = "uncertain_call_resolved"
+    iteration: int
+    index: int
+    decision: Literal["skip", "rerun"]
+
+
 class FileRecorded(Frozen):
     type: Literal["file_recorded"] = "file_recorded"
     file: FileReference
@@ -143,6 +171,9 @@ Event = Annotated[
     | IterationStarted
     | PlanRecorded
     | ToolCallRecorded
+    | ToolsConfigured
+    | ToolCallStarted
+    | UncertainCallResolved
     | FileRecorded
     | EvidenceRecorded
     | IterationCompleted

@@ -11,6 +11,7 @@ event being written.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Literal
 
 from pydantic import Field
 
@@ -29,6 +30,9 @@ from cairn.memory.events import (
     TaskCreated,
     TaskFinished,
     ToolCallRecorded,
+    ToolCallStarted,
+    ToolsConfigured,
+    UncertainCallResolved,
     UserMessage,
     ValidationRecorded,
 )
@@ -48,6 +52,7 @@ from cairn.memory.models import (
     ToolCall,
     Verdict,
 )
+from cairn.memory.tool_config import ToolsConfig
 
 HOT_ISSUE_TOOLS = frozenset({"run_tests", "lint"})
 
@@ -56,6 +61,15 @@ class Constraint(Frozen):
     key: str
     rule: str
     active: bool = True
+
+
+class CallStart(Frozen):
+    """A side-effecting call of the unfinished iteration that was started, and any decision on it."""
+
+    index: int
+    tool: str
+    signature: str
+    decision: Literal["skip", "rerun"] | None = None
 
 
 class HotIssue(Frozen):
@@ -126,6 +140,9 @@ class TaskState(Frozen):
     def recorded_model_keys(self) -> set[str]:
         return {call.key for call in self.model_calls}
 
+    tools: ToolsConfig | None = None  # Python tools and MCP servers beyond the built-ins
+    call_starts: dict[int, CallStart] = Field(default_factory=dict)  # index -> start, this iteration
+
     @property
     def calls(self) -> list[ToolCall]:
         """Every executed call, finished iterations first."""
@@ -151,6 +168,13 @@ class TaskState(Frozen):
     def pending_feedback(self) -> list[str]:
         """Feedback no iteration has seen yet: the next iteration takes it into its prompt."""
         return self.feedback[self.feedback_seen :]
+
+    @property
+    def uncertain_calls(self) -> list[CallStart]:
+        """Side-effecting calls started in this iteration whose result was never recorded and
+        that nobody has decided on: they may or may not have taken effect."""
+        done = {c.index for c in self.pending_calls}
+        return [s for s in self.call_starts.values() if s.decision is None and s.index not in done]
 
     def apply(self, event: Event) -> TaskState:
         return _apply(self, event)
@@ -186,6 +210,7 @@ def _apply(s: TaskState, e: Event) -> TaskState:
                     "plan": [],
                     "feedback_seen": s.feedback_seen + len(e.feedback),
                     "iteration_feedback": e.feedback,
+                    "call_starts": {},
                 }
             )
         case PlanRecorded():
@@ -206,8 +231,11 @@ def _apply(s: TaskState, e: Event) -> TaskState:
                     "current": 0,
                     "pending_calls": [],
                     "plan": [],
+                    "call_starts": {},
                 }
             )
+        case ToolsConfigured() | ToolCallStarted() | UncertainCallResolved():
+            return _apply_tools(s, e)
         case ValidationRecorded():
             return s.model_copy(update={"verdicts": [*s.verdicts, e.verdict]})
         case ReviewDecided():
@@ -229,6 +257,20 @@ def _apply_run(s: TaskState, e: TaskCreated | BudgetSet | ModelCallRecorded | Ta
         case TaskFinished():
             update = {"status": e.status, "stop_reason": e.stop_reason, "report_path": e.report_path}
             return s.model_copy(update={**update, "run_start": len(s.model_calls)})
+
+
+def _apply_tools(s: TaskState, e: ToolsConfigured | ToolCallStarted | UncertainCallResolved) -> TaskState:
+    match e:
+        case ToolsConfigured():
+            return s.model_copy(update={"tools": e.config})
+        case ToolCallStarted():
+            start = CallStart(index=e.index, tool=e.tool, signature=e.signature)
+            return s.model_copy(update={"call_starts": {**s.call_starts, e.index: start}})
+    known = s.call_starts.get(e.index)
+    if known is None:
+        return s
+    decided = known.model_copy(update={"decision": e.decision})
+    return s.model_copy(update={"call_starts": {**s.call_starts, e.index: decided}})
 
 
 def _record_call(s: TaskState, call: ToolCall) -> TaskState:

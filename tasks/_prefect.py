@@ -32,6 +32,15 @@ def call_cache_key(context: Any, parameters: dict[str, Any]) -> str | None:
     return f"cairn/{key}" if isinstance(key, CallKey) else None
 
 
+def has_cached_result(workspace: str | Path, key: CallKey) -> bool:
+    """Whether Prefect persisted a result under the call's key in the workspace's `results/`: a
+    call that has one is never run again (its task run reads it back), whatever else happened."""
+    from prefect.results import ResultStore
+
+    storage = LocalFileSystem(basepath=str(Path(workspace).expanduser().resolve() / "results"))
+    return ResultStore(result_storage=storage).exists(f"cairn/{key}")
+
+
 def cairn_task(
     *, name: str, retries: int = 0, tags: tuple[str, ...] = ()
 ) -> Callable[[Callable[P, R]], Task[P, R]]:

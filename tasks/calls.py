@@ -4,8 +4,9 @@ These are the plain functions under Cairn's Prefect tasks (`cairn.tasks.steps`) 
 in-process executor (`cairn.flows.executor`): a tool's output and a model's reply are persisted,
 cached and shown to the next model, so secrets are redacted here, before anyone sees them.
 
-A tool that cannot run at all *raises* `ToolCrashed` (Prefect retries it): a returned failure
-would be cached as a success under the call's key and never tried again on resume.
+A read-only tool that cannot run at all *raises* `ToolCrashed` (Prefect retries it): a returned
+failure would be cached as a success under the call's key and never tried again on resume. A tool
+with side effects runs at most once: its crash is a failed output, recorded and never retried.
 """
 
 from __future__ import annotations
@@ -19,8 +20,8 @@ from cairn.memory.redact import redact, redact_model
 from cairn.tasks.deps import RunConfig
 from cairn.tasks.llm import LLMResult, ModelClient
 from cairn.tasks.schemas import CallKind, Schema
-from cairn.tasks.tools.base import ToolContext, ToolOutput
-from cairn.tasks.tools.registry import execute
+from cairn.tasks.tools.base import ToolContext, ToolOutput, failure
+from cairn.tasks.tools.toolset import toolset_for
 
 
 class ToolCrashed(RuntimeError):
@@ -30,10 +31,14 @@ class ToolCrashed(RuntimeError):
 def run_tool_call(ctx: ToolContext, call: PlannedCall) -> ToolOutput:
     """Run one planned call; a crash becomes `ToolCrashed` with a redacted message."""
     started = time.perf_counter()
+    toolset = toolset_for(ctx.tools)
     try:
-        output = redact_model(execute(ctx, call))
+        output = redact_model(toolset.execute(ctx, call))
     except Exception as exc:
-        raise ToolCrashed(redact(f"{type(exc).__name__}: {exc}")).with_traceback(exc.__traceback__) from None
+        message = redact(f"{type(exc).__name__}: {exc}")
+        if toolset.read_only(call.tool):
+            raise ToolCrashed(message).with_traceback(exc.__traceback__) from None
+        output = failure(f"{call.tool} crashed: {message}", "error")
     return output.model_copy(update={"seconds": time.perf_counter() - started})
 
 

@@ -47,6 +47,9 @@ class RunConfig(BaseModel):
     # The task's budget for model calls (new tasks; `cairn resume` may set it again).
     max_usd: float | None = Field(default=None, ge=0)
     max_tokens: int | None = Field(default=None, ge=0)
+    # A side-effecting call interrupted before its result was recorded: ask (stop and say how to
+    # decide), skip it, or run it again (`cairn.flows.uncertain`).
+    on_uncertain: Literal["ask", "skip", "rerun"] = "ask"
 
 
 @dataclass

@@ -21,8 +21,11 @@ from cairn.memory.models import (
     FileType,
     ToolCall,
     content_hash,
+    main_argument,
 )
 from cairn.tasks.tools.base import WrittenFile
+from cairn.tasks.tools.builtins import BUILTIN_NAMES
+from cairn.tasks.tools.definition import first_string
 
 _CODE = {
     ".py": "python",
@@ -97,6 +100,8 @@ def evidence_for(
         return _file_evidence(call, file, code, content)
     if call.tool in ("run_tests", "run_python", "lint"):
         return [_execution(call)]
+    if call.tool not in BUILTIN_NAMES:  # a Python or MCP tool: what it returned is the evidence
+        return [_tool_result(call)]
     return []
 
 
@@ -137,6 +142,13 @@ def _execution(call: ToolCall) -> Evidence:
     meta = EvidenceMetadata(tool=call.tool, passed=passed, failed=failed if call.outcome != "success" else 0)
     text = f"{call.tool} {call.outcome}: {passed} passed, {failed} failed"
     return _ev(call, "execution", text, meta, confidence=1.0 if call.outcome == "success" else 0.5)
+
+
+def _tool_result(call: ToolCall) -> Evidence:
+    arg = main_argument(call.params) or first_string(call.params)
+    head = f"{call.tool}({arg})" if arg else call.tool
+    output = " ".join(call.raw_output.split())[:500]
+    return _ev(call, "execution", f"{head} returned: {output}", EvidenceMetadata(tool=call.tool))
 
 
 def _ev(call: ToolCall, kind: str, content: str, meta: EvidenceMetadata, confidence: float = 1.0) -> Evidence:

@@ -7,9 +7,9 @@ from the prompt's JSON block and fulfils the same output schema.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from cairn.memory.models import (
     EvidenceType,
@@ -36,9 +36,51 @@ class Schema(BaseModel):
 
 
 class ToolSpec(Schema):
+    """A tool as the planner sees it. `params` is the compact form (name -> type and description,
+    required ones marked); `input_schema` is the full JSON schema, given only when `params` cannot
+    say it all (nested objects, enums: see `needs_schema`). `read_only` false: calling it changes
+    something (a file, a repository, a service), so it runs at most once across crashes."""
+
     name: str
     description: str
     params: dict[str, str]  # parameter name -> description
+    read_only: bool = True
+    destructive: bool = False  # may delete or overwrite (MCP's destructiveHint)
+    input_schema: dict[str, JsonValue] = Field(default_factory=dict)
+
+    @model_serializer(mode="wrap")
+    def _compact(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)  # prompts stay short: defaults are left out
+        if not self.input_schema:
+            data.pop("input_schema", None)
+        if not self.destructive:
+            data.pop("destructive", None)
+        return data
+
+
+def needs_schema(schema: dict[str, JsonValue]) -> bool:
+    """Whether a JSON schema says more than a flat list of named, typed parameters.
+
+    >>> needs_schema({"type": "object", "properties": {"path": {"type": "string"}}})
+    False
+    >>> needs_schema({"type": "object", "properties": {"unit": {"enum": ["s", "ms"]}}})
+    True
+    """
+    props = schema.get("properties")
+    return isinstance(props, dict) and not all(_flat(prop) for prop in props.values())
+
+
+def _flat(prop: JsonValue) -> bool:
+    """A string, number, boolean (or null), or an array of them, with no enum or reference."""
+    if not isinstance(prop, dict) or "enum" in prop or "$ref" in prop:
+        return False
+    options = prop.get("anyOf")
+    if isinstance(options, list):
+        return all(_flat(option) for option in options)
+    items = prop.get("items", {})
+    if prop.get("type") == "array":
+        return isinstance(items, dict) and items.get("type") != "array" and _flat(items)
+    return prop.get("type") in ("string", "integer", "number", "boolean", "null", None)
 
 
 class KnownFile(Schema):

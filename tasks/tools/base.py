@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from cairn.memory.models import CheckOutcome, Frozen, Outcome
 from cairn.memory.state import TaskState
+from cairn.memory.tool_config import ToolsConfig
 
 
 class ToolContext(BaseModel):
@@ -25,8 +26,9 @@ class ToolContext(BaseModel):
     artifacts: Path
     sources: dict[str, Path] = Field(default_factory=dict)
     workspace: Path | None = None
-    timeout_s: float = 120.0  # wall-clock limit for subprocess tools
+    timeout_s: float = 120.0  # wall-clock limit of one call (the toolset sets each tool's own)
     deliverable: str = "answer.md"  # the file `answer` writes (report.md unless a simple question)
+    tools: ToolsConfig = ToolsConfig()  # the task's tools: each process builds its toolset from it
     # search_memory's backend: (query, k) -> formatted hits. A live client, never part of a cache key.
     search: Callable[[str, int], list[str]] | None = None
     # summarize_history's source: the task's current state. Also live, also never in a cache key.

@@ -8,7 +8,9 @@ Runs the CLI in this process after wrapping what the task's flow executes:
   iteration's Prefect retry must run it again without re-running the calls that finished);
 - `--kill-after-results N`: SIGKILL this process when the N-th tool result reaches the iteration,
   before it is recorded (the calls submitted with it are waited for first: none is half-run);
-- `--count FILE`: every tool or model call that really executed (not cached) appends its key.
+- `--count FILE`: every tool or model call that really executed (not cached) appends its key;
+- `--kill-in-tool NAME`: SIGKILL this process inside the first call of tool NAME, once the tool
+  has run (its effect happened) and before its result is returned, persisted or recorded.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--fail-call")
     parser.add_argument("--kill-after-results", type=int)
     parser.add_argument("--count")
+    parser.add_argument("--kill-in-tool")
     split = argv.index("--")
     opts, cli_args = parser.parse_args(argv[:split]), argv[split + 1 :]
     prepare = runtime.prepare
@@ -43,7 +46,7 @@ def main(argv: list[str]) -> None:
         # Prefect reads its settings (result storage, API URL) when first imported: only after
         # the CLI prepared the environment may this process import what it wraps.
         where = prepare(workspace)
-        _wrap(opts.fail_call, opts.count, opts.kill_after_results)
+        _wrap(opts.fail_call, opts.count, opts.kill_after_results, opts.kill_in_tool)
         return where
 
     runtime.prepare = prepare_then_wrap
@@ -59,7 +62,9 @@ def _current_key() -> Any:
     return task_run.parameters["key"]
 
 
-def _wrap(fail_call: str | None, count: str | None, kill_after_results: int | None) -> None:
+def _wrap(
+    fail_call: str | None, count: str | None, kill_after_results: int | None, kill_in_tool: str | None = None
+) -> None:
     from cairn.flows import durable
     from cairn.tasks import steps
 
@@ -80,6 +85,8 @@ def _wrap(fail_call: str | None, count: str | None, kill_after_results: int | No
             if flow_run.run_count <= 1:
                 raise RuntimeError(f"injected fault: tool call {fail_call} cannot run (first attempt)")
         output = run_tool_call(ctx, call)
+        if call.tool == kill_in_tool:
+            os.kill(os.getpid(), signal.SIGKILL)
         counted(key)
         return output
 

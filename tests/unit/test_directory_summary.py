@@ -6,8 +6,9 @@ from pathlib import Path
 
 from cairn.memory.directory import summarize_directory
 from cairn.memory.models import PlannedCall
+from cairn.memory.tool_config import ToolsConfig
 from cairn.tasks.tools.base import ToolContext
-from cairn.tasks.tools.registry import TOOLS, execute
+from cairn.tasks.tools.toolset import toolset_for
 
 SERVICE = '''"""Payment services: charges and refunds."""
 
@@ -60,9 +61,10 @@ def test_the_tool_is_registered_and_reads_sources_but_not_outside(tmp_path: Path
     source = _tree(tmp_path / "shop")
     ctx = ToolContext(task_id="t", artifacts=tmp_path / "ws", sources={"shop": source})
     (tmp_path / "ws").mkdir()
-    assert "summarize_directory" in TOOLS
-    out = execute(ctx, PlannedCall(tool="summarize_directory", params={"path": "source:shop/src"}))
+    tools = toolset_for(ToolsConfig())
+    assert "summarize_directory" in tools.names()
+    out = tools.execute(ctx, PlannedCall(tool="summarize_directory", params={"path": "source:shop/src"}))
     assert out.outcome == "success" and "def charge(amount: float) -> str" in out.text
     assert "source:shop/src/api/services.py" in out.paths
-    refused = execute(ctx, PlannedCall(tool="summarize_directory", params={"path": "../shop"}))
+    refused = tools.execute(ctx, PlannedCall(tool="summarize_directory", params={"path": "../shop"}))
     assert refused.outcome == "failure"

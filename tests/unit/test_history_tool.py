@@ -1,4 +1,4 @@
-"""`summarize_history`: the key decisions of a task, through the tool registry."""
+"""`summarize_history`: the key decisions of a task, through the task's toolset."""
 
 from __future__ import annotations
 
@@ -6,8 +6,9 @@ from pathlib import Path
 
 from cairn.memory.models import IterationRecord, PlannedCall, ToolCall
 from cairn.memory.state import Constraint, TaskState
+from cairn.memory.tool_config import ToolsConfig
 from cairn.tasks.tools.base import ToolContext
-from cairn.tasks.tools.registry import TOOLS, execute
+from cairn.tasks.tools.toolset import toolset_for
 
 
 def test_registered_and_reads_the_task_state(tmp_path: Path) -> None:
@@ -29,15 +30,15 @@ def test_registered_and_reads_the_task_state(tmp_path: Path) -> None:
         iterations=[IterationRecord(iteration=3, tool_calls=calls, synthesis="report drafted")],
     )
     ctx = ToolContext(task_id="t", artifacts=tmp_path, task_state=lambda: state)
-    assert "summarize_history" in {spec.name for _, spec in TOOLS.values()}
-    out = execute(ctx, PlannedCall(tool="summarize_history", params={}))
+    assert "summarize_history" in {spec.name for spec in toolset_for(ToolsConfig()).specs()}
+    out = toolset_for(ToolsConfig()).execute(ctx, PlannedCall(tool="summarize_history", params={}))
     assert out.outcome == "success"
     assert "GOAL: Write the report" in out.text and "[active] Cite every fact." in out.text
     assert "report.md (it3)" in out.text and "wrote the report" in out.text
 
 
 def test_without_a_state_it_is_an_error(tmp_path: Path) -> None:
-    out = execute(
+    out = toolset_for(ToolsConfig()).execute(
         ToolContext(task_id="t", artifacts=tmp_path), PlannedCall(tool="summarize_history", params={})
     )
     assert out.outcome == "error"

@@ -17,11 +17,12 @@ from cairn.flows.runtime import protect_secrets
 from cairn.memory import redact as redaction
 from cairn.memory.indexer import records_for
 from cairn.memory.state import TaskState
+from cairn.memory.tool_config import PythonToolConfig, ToolsConfig
 from cairn.tasks.calls import ToolCrashed, redact_result, run_tool_call
 from cairn.tasks.llm import LLMResult
-from cairn.tasks.schemas import CompressOutput, ToolSpec
+from cairn.tasks.schemas import CompressOutput
+from cairn.tasks.tools import tool
 from cairn.tasks.tools.base import ToolContext
-from cairn.tasks.tools.registry import TOOLS
 from tests.unit.test_properties import file_envelope
 
 KEY = "sk-proj-" + "Ab3" * 14
@@ -74,18 +75,39 @@ def test_a_tool_output_is_redacted_before_prefect_persists_it(tmp_path: Path) ->
     assert "[REDACTED:openai]" in output.text and "[REDACTED:env]" in output.text
 
 
-def test_a_crashing_tool_raises_a_redacted_message(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@tool(read_only=True)
+def leaky_tool() -> None:
+    """Fails, quoting a key."""
+    raise OSError(f"cannot reach https://api.example.com with {KEY}")
+
+
+@tool
+def leaky_writer() -> None:
+    """Fails, quoting a key, after perhaps changing something."""
+    raise OSError(f"half-written with {KEY}")
+
+
+def leaky_context(tmp_path: Path) -> ToolContext:
+    functions = ["tests.unit.test_secret_sinks:leaky_tool", "tests.unit.test_secret_sinks:leaky_writer"]
+    tools = ToolsConfig(python=[PythonToolConfig(function=f) for f in functions])
+    return tool_context(tmp_path).model_copy(update={"tools": tools})
+
+
+def test_a_crashing_tool_raises_a_redacted_message(tmp_path: Path) -> None:
     from cairn.memory.models import PlannedCall
 
-    def leaky(ctx: ToolContext) -> None:
-        raise OSError(f"cannot reach https://api.example.com with {KEY}")
-
-    spec = ToolSpec(name="leaky_tool", description="crashes", params={})
-    monkeypatch.setitem(TOOLS, "leaky_tool", (leaky, spec))
     with pytest.raises(ToolCrashed) as caught:
-        run_tool_call(tool_context(tmp_path), PlannedCall(tool="leaky_tool", params={}))
+        run_tool_call(leaky_context(tmp_path), PlannedCall(tool="leaky_tool", params={}))
     assert KEY not in str(caught.value) and "OSError" in str(caught.value)
     assert caught.value.__cause__ is None and caught.value.__suppress_context__
+
+
+def test_a_crashing_tool_with_side_effects_is_a_redacted_failure_not_a_retry(tmp_path: Path) -> None:
+    from cairn.memory.models import PlannedCall
+
+    output = run_tool_call(leaky_context(tmp_path), PlannedCall(tool="leaky_writer", params={}))
+    assert output.outcome == "error" and "OSError" in output.text
+    assert KEY not in output.model_dump_json()
 
 
 def test_a_model_result_is_redacted_before_prefect_persists_it() -> None:
