@@ -29,7 +29,7 @@ from prefect.settings import PREFECT_API_URL
 from prefect.utilities.annotations import quote
 
 from cairn.flows.artifacts import TaskArtifacts
-from cairn.flows.durable import PrefectExecutor, bfs_iteration
+from cairn.flows.durable import PrefectExecutor, bfs_iteration, fresh_task_run_keys
 from cairn.flows.liveness import TaskLock, mark_stale_runs
 from cairn.flows.loop import TaskResult, has_new_evidence, run_loop
 from cairn.flows.outcome import report_excerpt, result_markdown, totals
@@ -77,6 +77,7 @@ def run_task(
     from cairn.flows.runtime import protect_secrets
 
     protect_secrets()  # a worker's process did not come through the CLI
+    fresh_task_run_keys()  # a continued run must not be handed the previous attempt's calls
     config = _config(config)
     tools = _tools(tools)
     task_id = task_id or _derived_id(goal)

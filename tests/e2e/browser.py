@@ -2,7 +2,8 @@
 
 Playwright (the PyPI package) drives Debian's Chromium (`/usr/bin/chromium`, `apt-get install
 chromium`); no browser is ever downloaded. The flags keep Chromium off the network. A test that
-fails leaves a screenshot of its page in `test-screenshots/` (see `tests/e2e/conftest.py`).
+fails leaves a screenshot of its page in `test-screenshots/` (`page_for`; the hook that keeps each
+test's report on its item is in `tests/e2e/conftest.py`).
 """
 
 from __future__ import annotations
@@ -20,9 +21,10 @@ from typing import Any
 
 import httpx
 
-from tests.conftest import BIN, free_port
+from tests.conftest import BIN, ROOT, free_port
 
 CHROMIUM = os.environ.get("CAIRN_TEST_CHROMIUM", "/usr/bin/chromium")
+SHOTS = Path(os.environ.get("CAIRN_TEST_SCREENSHOTS", ROOT / "test-screenshots"))
 QUIET_FLAGS = [
     "--no-sandbox",  # CI runs as root
     "--disable-gpu",
@@ -107,6 +109,24 @@ def chromium() -> Iterator[Any]:
             yield browser
         finally:
             browser.close()
+
+
+@contextmanager
+def page_for(browser: Any, node: Any) -> Iterator[Any]:
+    """A fresh page for the test `node`; when the test failed, a screenshot of the page in SHOTS.
+    Use it in a fixture: the test's report exists by the fixture's teardown."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    try:
+        page = context.new_page()
+        yield page
+        report = getattr(node, "report_call", None)
+        if report is not None and report.failed:
+            SHOTS.mkdir(parents=True, exist_ok=True)
+            path = SHOTS / f"{node.name}.png"
+            page.screenshot(path=str(path), full_page=True)
+            print(f"screenshot of the failed test's page: {path}")
+    finally:
+        context.close()
 
 
 def history_events(path: Path) -> list[dict[str, Any]]:

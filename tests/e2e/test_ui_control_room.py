@@ -1,12 +1,13 @@
 """The Prefect UI as the control room, in a real browser against `cairn server start` (with its
 worker): Retry continues a killed task in the same flow run; a review form's feedback reaches the
-next plan. Playwright drives Debian's Chromium (`tests/e2e/browser.py`); a failing test leaves a
-screenshot of its page in `test-screenshots/`.
+next plan, and its decision can stop the task. Playwright drives Debian's Chromium
+(`tests/e2e/browser.py`); a failing test leaves a screenshot of its page in `test-screenshots/`.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -19,16 +20,16 @@ import pytest
 
 from cairn.memory.events import EVENT_ADAPTER
 from cairn.memory.state import replay
+from cairn.memory.tool_config import ToolsConfig
 from cairn.memory.workspace import Workspace
 from cairn.tasks.plan import plan_input
 from cairn.tasks.prompts import render
-from cairn.tasks.tools.registry import tool_specs
+from cairn.tasks.tools.toolset import toolset_for
 from tests.conftest import BIN, CORPUS, QUESTION_FILE, ROOT
-from tests.e2e.browser import UiServer, chromium, history_events, ui_server, wait_for_event
+from tests.e2e.browser import UiServer, chromium, history_events, page_for, ui_server, wait_for_event
 
 pytestmark = pytest.mark.e2e
 QUESTION = QUESTION_FILE.read_text(encoding="utf-8").strip()
-SHOTS = ROOT / "test-screenshots"
 FEEDBACK = "Read reservoir.md first and cite it in the answer."
 
 
@@ -46,16 +47,8 @@ def browser() -> Iterator[Any]:
 
 @pytest.fixture
 def page(browser: Any, request: pytest.FixtureRequest) -> Iterator[Any]:
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    opened = context.new_page()
-    yield opened
-    report = getattr(request.node, "report_call", None)
-    if report is not None and report.failed:
-        SHOTS.mkdir(exist_ok=True)
-        path = SHOTS / f"{request.node.name}.png"
-        opened.screenshot(path=str(path), full_page=True)
-        print(f"screenshot of the failed test's page: {path}")
-    context.close()
+    with page_for(browser, request.node) as opened:
+        yield opened
 
 
 def _run_args(ws: Path, task_id: str, review: str) -> list[str]:
@@ -132,13 +125,32 @@ def test_a_review_form_sends_feedback_into_the_next_plan(ui: UiServer, page: Any
     assert {"type": "user_message", "text": FEEDBACK, "role": "feedback"} in events
     assert FEEDBACK in _plan_prompt(events, iteration=2)
 
-    # After iteration 2 the run waits again; this time the reviewer stops it.
-    assert ui.wait_state(run_id, {"PAUSED"}, timeout=300) == "PAUSED"
+    # The offline task is complete after iteration 2: no review point after the last iteration.
+    assert ui.wait_state(run_id, {"COMPLETED", "FAILED", "CRASHED"}, timeout=300) == "COMPLETED"
+    assert [r["id"] for r in ui.runs_named(f"cairn-{task}")] == [run_id]  # resumed, not replaced
+    state = Workspace(ws).task(task).state()
+    assert state.status == "complete"
+    assert [(r.iteration, r.decision, r.reviewer) for r in state.reviews] == [(1, "continue", "ui")]
+
+
+def test_a_review_form_can_stop_the_task(ui: UiServer, page: Any, tmp_path: Path) -> None:
+    ws, task = tmp_path / "ws", "ui-review-stop"
+    first = subprocess.run(
+        [str(BIN / "cairn"), *_run_args(ws, task, "every"), "--json"],
+        env=ui.env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert first.returncode == 0, first.stderr[-3000:]
+    run_id = json.loads(first.stdout)["flow_run_id"]
+
     _submit_review(page, ui, run_id, "", decision="stop")
     assert ui.wait_state(run_id, {"COMPLETED", "FAILED", "CRASHED"}, timeout=300) == "COMPLETED"
     state = Workspace(ws).task(task).state()
-    assert state.stop_reason == "stopped by the reviewer after iteration 2"
-    assert [(r.iteration, r.decision) for r in state.reviews] == [(1, "continue"), (2, "stop")]
+    assert state.stop_reason == "stopped by the reviewer after iteration 1"
+    assert [(r.iteration, r.decision) for r in state.reviews] == [(1, "stop")]
+    assert len(state.iterations) == 1
 
 
 def _submit_review(page: Any, ui: UiServer, run_id: str, feedback: str, decision: str | None) -> None:
@@ -165,7 +177,8 @@ def _plan_prompt(events: list[dict[str, Any]], iteration: int) -> str:
         before.append(EVENT_ADAPTER.validate_python(event))
     state = replay(before)
     missing = state.verdict.missing if state.verdict else []
-    messages = render("plan", plan_input(state, tool_specs(state.task_type), "", missing))
+    specs = toolset_for(state.tools or ToolsConfig()).specs()
+    messages = render("plan", plan_input(state, specs, "", missing))
     return "\n".join(str(m["content"]) for m in messages)
 
 
@@ -182,3 +195,40 @@ def _cached_task_runs(ui: UiServer, task: str) -> list[str]:
 def _first_bullet(report: Path) -> str:
     line = next(line for line in report.read_text(encoding="utf-8").splitlines() if line.startswith("- "))
     return line[2:42]
+
+
+SCREENSHOT_CHECK = """
+import pytest
+from tests.e2e.browser import chromium, page_for
+
+@pytest.fixture
+def page(request):
+    with chromium() as browser, page_for(browser, request.node) as opened:
+        yield opened
+
+def test_fails(page):
+    page.set_content("<h1>a failing browser test</h1>")
+    assert False
+
+def test_passes(page):
+    page.set_content("<h1>a passing browser test</h1>")
+"""
+
+
+def test_a_failing_browser_test_leaves_a_screenshot(tmp_path: Path) -> None:
+    hook = "from tests.e2e.conftest import pytest_runtest_makereport  # noqa\n"
+    (tmp_path / "conftest.py").write_text(hook)
+    (tmp_path / "test_shot.py").write_text(SCREENSHOT_CHECK)
+    shots = tmp_path / "shots"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "CAIRN_TEST_SCREENSHOTS": str(shots)}
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_shot.py"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert run.returncode == 1 and "1 failed, 1 passed" in run.stdout, run.stdout[-3000:]
+    assert sorted(p.name for p in shots.iterdir()) == ["test_fails.png"]
+    assert (shots / "test_fails.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
