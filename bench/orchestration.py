@@ -46,10 +46,12 @@ def worker(variant: str, iterations: int) -> dict[str, float]:
     from prefect import flow, task
     from prefect.utilities.annotations import quote
 
+    from cairn.flows.durable import fresh_task_run_keys
     from cairn.tasks._prefect import cairn_task, iteration_settings
     from cairn.tasks.call_key import CallKey
 
-    tool = cairn_task(name="tool")(_trivial) if variant == "cairn" else task(_trivial, name="tool")
+    tuned = variant != "default"
+    tool = cairn_task(name="tool")(_trivial) if tuned else task(_trivial, name="tool")
     run = uuid.uuid4().hex[:8]
 
     @flow(name="bench-iteration", flow_run_name="iteration-{n}", persist_result=True)
@@ -69,7 +71,9 @@ def worker(variant: str, iterations: int) -> dict[str, float]:
 
     @flow(name="bench-task")
     def parent() -> dict[str, float]:
-        with iteration_settings() if variant != "default" else nullcontext():
+        if variant == "deployment":
+            fresh_task_run_keys()  # as cairn.flows.agent.run_task does
+        with iteration_settings() if tuned else nullcontext():
             per_iteration = [_timed(step, n) for n in range(1, iterations + 1)][1:]
             per_call = [
                 _timed(tool, CallKey(task_id=run, iteration=0, index=i, kind="tool"), i)
