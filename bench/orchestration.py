@@ -6,6 +6,10 @@ orchestration alone. Each configuration runs in a fresh process, in ephemeral mo
 local `prefect server start` on SQLite (a default one, and one with Cairn's server settings, as
 `cairn server start` runs it). Medians; the first iteration (warm-up) is left out.
 
+With a server a Cairn task is a deployment run executed in the foreground, its iterations chained
+in the run graph (`wait_for` the previous one) with untraced arguments: the `deployment` variant
+measures that shape (Cairn's settings, on the same tuned server as `cairn`).
+
     python bench/orchestration.py                 # a table
     python bench/orchestration.py --json          # {"ephemeral": {...}, "server": {...}} (Cairn's settings)
     python bench/orchestration.py --iterations 20
@@ -40,11 +44,14 @@ def _trivial(key: object, value: int) -> int:
 def worker(variant: str, iterations: int) -> dict[str, float]:
     """Runs inside the measured process; returns medians in milliseconds."""
     from prefect import flow, task
+    from prefect.utilities.annotations import quote
 
+    from cairn.flows.durable import fresh_task_run_keys
     from cairn.tasks._prefect import cairn_task, iteration_settings
     from cairn.tasks.call_key import CallKey
 
-    tool = cairn_task(name="tool")(_trivial) if variant == "cairn" else task(_trivial, name="tool")
+    tuned = variant != "default"
+    tool = cairn_task(name="tool")(_trivial) if tuned else task(_trivial, name="tool")
     run = uuid.uuid4().hex[:8]
 
     @flow(name="bench-iteration", flow_run_name="iteration-{n}", persist_result=True)
@@ -53,17 +60,52 @@ def worker(variant: str, iterations: int) -> dict[str, float]:
         futures = [tool.submit(key, i) for i, key in enumerate(keys)]
         return sum(f.result() for f in futures)
 
+    previous: list[object] = []
+
+    def chained(n: int) -> None:  # as cairn.flows.agent runs an iteration
+        state = iteration(quote(n), return_state=True, wait_for=previous[-1:])
+        previous.append(state)
+        state.result()
+
+    step = chained if variant == "deployment" else iteration
+
     @flow(name="bench-task")
     def parent() -> dict[str, float]:
-        with iteration_settings() if variant == "cairn" else nullcontext():
-            per_iteration = [_timed(iteration, n) for n in range(1, iterations + 1)][1:]
+        if variant == "deployment":
+            fresh_task_run_keys()  # as cairn.flows.agent.run_task does
+        with iteration_settings() if tuned else nullcontext():
+            per_iteration = [_timed(step, n) for n in range(1, iterations + 1)][1:]
             per_call = [
                 _timed(tool, CallKey(task_id=run, iteration=0, index=i, kind="tool"), i)
                 for i in range(SEQUENTIAL_CALLS)
             ][1:]
         return {"iteration_ms": statistics.median(per_iteration), "tool_call_ms": statistics.median(per_call)}
 
-    return parent()
+    if variant != "deployment":
+        return parent()
+    return _as_deployment_run(parent)
+
+
+def _as_deployment_run(parent):  # type: ignore[no-untyped-def]
+    """Run `parent` as `cairn run` runs a task on a server: a Pending run of a deployment."""
+    from prefect.client.orchestration import get_client
+    from prefect.flow_engine import run_flow
+    from prefect.settings import PREFECT_API_URL
+    from prefect.states import Pending
+
+    from cairn.flows.worker import ensure_pool
+
+    ensure_pool(str(PREFECT_API_URL.value()), "bench-pool")
+    with get_client(sync_client=True) as client:
+        flow_id = client.create_flow_from_name("bench-task")
+        deployment = client.create_deployment(
+            flow_id=flow_id,
+            name="bench",
+            entrypoint="bench/orchestration.py:parent",
+            work_pool_name="bench-pool",
+        )
+        run = client.create_flow_run_from_deployment(deployment, parameters={}, state=Pending())
+    return run_flow(parent, flow_run=run)
 
 
 def _timed(fn, *args) -> float:  # type: ignore[no-untyped-def]
@@ -91,7 +133,7 @@ def measure(variant: str, iterations: int, api_url: str | None) -> dict[str, flo
             "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "180",
         }
     )  # a fresh database migrates first
-    if variant == "cairn":
+    if variant != "default":
         env.update(cairn_env())
     if api_url:
         env["PREFECT_API_URL"] = api_url
@@ -145,6 +187,8 @@ def run_all(iterations: int) -> dict[str, dict[str, dict[str, float]]]:
         figures["ephemeral"][variant] = measure(variant, iterations, None)
         with local_server(tuned=variant == "cairn") as url:
             figures["server"][variant] = measure(variant, iterations, url)
+            if variant == "cairn":  # the same server: the two shapes compare in one run
+                figures["server"]["deployment"] = measure("deployment", iterations, url)
     return figures
 
 
@@ -152,23 +196,30 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--iterations", type=int, default=10)
     parser.add_argument("--json", action="store_true", help="one JSON object: Cairn's settings only")
-    parser.add_argument("--worker", choices=["default", "cairn"], help=argparse.SUPPRESS)
+    parser.add_argument("--worker", choices=["default", "cairn", "deployment"], help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
         print(json.dumps(worker(args.worker, args.iterations)))
         return
     figures = run_all(args.iterations)
     if args.json:
-        print(json.dumps({mode: figures[mode]["cairn"] for mode in figures}))
+        print(
+            json.dumps(
+                {
+                    **{mode: figures[mode]["cairn"] for mode in figures},
+                    "server_deployment": figures["server"]["deployment"],
+                }
+            )
+        )
         return
     print(
         f"Prefect orchestration overhead, medians of {args.iterations - 1} iterations of {CALLS} trivial "
         f"tool calls and {SEQUENTIAL_CALLS - 1} sequential calls"
     )
-    print(f"{'mode':<10} {'settings':<9} {'iteration ms':>13} {'tool call ms':>13}")
+    print(f"{'mode':<10} {'settings':<10} {'iteration ms':>13} {'tool call ms':>13}")
     for mode, by_variant in figures.items():
         for variant, row in by_variant.items():
-            print(f"{mode:<10} {variant:<9} {row['iteration_ms']:>13.0f} {row['tool_call_ms']:>13.1f}")
+            print(f"{mode:<10} {variant:<10} {row['iteration_ms']:>13.0f} {row['tool_call_ms']:>13.1f}")
 
 
 if __name__ == "__main__":

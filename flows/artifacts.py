@@ -1,5 +1,5 @@
-"""What a task shows in the Prefect UI: per iteration a markdown artifact, per task an evidence
-table and a progress bar.
+"""What a task shows in the Prefect UI: per iteration a markdown artifact (on its subflow run), per
+task an evidence table, a progress bar and the result (`cairn.flows.outcome`).
 
 The builders are pure functions of the task state (tested without Prefect); `publish_*` are thin
 shells over Prefect's artifact API. Keys use lowercase letters, digits and dashes only, as Prefect
@@ -36,6 +36,10 @@ def evidence_key(task_id: str) -> str:
 
 def progress_key(task_id: str) -> str:
     return _key(task_id, "progress")
+
+
+def result_key(task_id: str) -> str:
+    return _key(task_id, "result")
 
 
 def _cell(text: str, limit: int = 160) -> str:
@@ -112,25 +116,42 @@ def progress_percent(state: TaskState) -> float:
 
 
 class TaskArtifacts:
-    """The artifacts of one task in one process: the progress artifact is created once, then updated."""
+    """The artifacts of one task in one process.
+
+    - each iteration's report on that iteration's subflow run (`iteration_run` says which run it
+      was), published after validation so the verdict is in it;
+    - the evidence table under one key, a new version only when the evidence changed, never empty;
+    - the progress bar on the parent, created once and then updated;
+    - the result (`cairn.flows.outcome`) on the parent when the task ends.
+    """
 
     def __init__(self, task_id: str) -> None:
         self.task_id = task_id
         self._progress: UUID | None = None
+        self._runs: dict[int, UUID] = {}
+
+    def iteration_run(self, iteration: int, flow_run_id: UUID | None) -> None:
+        if flow_run_id is not None:
+            self._runs[iteration] = flow_run_id
 
     def publish_iteration(self, state: TaskState, record: IterationRecord) -> None:
-        from prefect.artifacts import create_markdown_artifact, create_table_artifact
+        from prefect.artifacts import MarkdownArtifact, TableArtifact
 
-        create_markdown_artifact(
+        run = self._runs.get(record.iteration)  # None: this process did not run it (a resume)
+        MarkdownArtifact(
             markdown=iteration_markdown(state, record, state.verdict),
             key=iteration_key(self.task_id, record.iteration),
             description=f"iteration {record.iteration}: plan, calls, insights, synthesis, verdict",
-        )
-        create_table_artifact(
-            table=evidence_rows(state),
-            key=evidence_key(self.task_id),
-            description=f"evidence of task {self.task_id}",
-        )
+            flow_run_id=run,
+        ).create()
+        rows = evidence_rows(state)
+        if rows and any(ev.iteration == record.iteration for ev in state.evidence):
+            TableArtifact(  # a new version only when this iteration added evidence: no identical cards
+                table=rows,
+                key=evidence_key(self.task_id),
+                description=f"evidence of task {self.task_id} after iteration {record.iteration}",
+                flow_run_id=run,
+            ).create()
         self.publish_progress(state)
 
     def publish_progress(self, state: TaskState) -> None:
@@ -145,3 +166,13 @@ class TaskArtifacts:
             self._progress = created
         else:
             update_progress_artifact(self._progress, percent, description=text)
+
+    def publish_result(self, markdown: str) -> None:
+        """The final artifact, on the current (parent) flow run."""
+        from prefect.artifacts import create_markdown_artifact
+
+        create_markdown_artifact(
+            markdown=markdown,
+            key=result_key(self.task_id),
+            description=f"result of task {self.task_id}: answer, verdict, files, totals",
+        )

@@ -140,6 +140,12 @@ def run(
         list[str] | None,
         typer.Option("--related", help="An earlier task whose memories to search (repeatable)"),
     ] = None,
+    review: Annotated[
+        str | None,
+        typer.Option(
+            "--review", help="never | stuck | every: when the run waits for your review (CAIRN_REVIEW)"
+        ),
+    ] = None,
     max_usd: MaxUsdOpt = None,
     max_tokens: MaxTokensOpt = None,
     tools_file: ToolsFileOpt = None,
@@ -155,12 +161,15 @@ def run(
 
     if compress not in (None, "each", "batch"):
         raise UsageError(f"--compress must be 'each' or 'batch', not {compress!r}")
+    if review not in (None, "never", "stuck", "every"):
+        raise UsageError(f"--review must be 'never', 'stuck' or 'every', not {review!r}")
     conf = settings(workspace).run_config(
         model=model,
         max_iterations=max_iterations,
         record=str(record.resolve()) if record else None,
         compress=compress,
         skip_compress=tool_list(skip_compress),
+        review=review,
         max_usd=max_usd,
         max_tokens=max_tokens,
         on_uncertain=uncertain_policy(on_uncertain),
@@ -334,17 +343,23 @@ def server_start(
             help="PostgreSQL URL (postgresql+asyncpg://...)",
         ),
     ] = None,
+    no_worker: Annotated[
+        bool, typer.Option("--no-worker", help="Start no worker (Retry and review forms then wait)")
+    ] = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """Start the server in the background (SQLite under ~/.cairn unless --database-url); print its UI URL."""
+    """Start the server in the background (SQLite under ~/.cairn unless --database-url) and a worker
+    for Cairn's work pool, so Retry in the UI continues a task; print the UI URL."""
     from cairn.flows.server_commands import server_command
 
-    server_command("start", port=port, host=host, database_url=database_url, as_json=as_json)
+    server_command(
+        "start", port=port, host=host, database_url=database_url, as_json=as_json, worker=not no_worker
+    )
 
 
 @server_app.command("stop")
 def server_stop(as_json: JsonOpt = False) -> None:
-    """Stop the server `cairn server start` started."""
+    """Stop the server `cairn server start` started, and its worker."""
     from cairn.flows.server_commands import server_command
 
     server_command("stop", as_json=as_json)

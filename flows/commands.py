@@ -85,7 +85,15 @@ def resume_command(config: RunConfig, task_id: str, as_json: bool) -> None:
         err.print(
             f"[bold]cairn[/] resuming [cyan]{task_id}[/] after {len(state.iterations)} iterations · {where}"
         )
-        _run(config, state.goal, task_id, list(state.sources.values()), state.task_type, as_json)
+        _run(
+            config,
+            state.goal,
+            task_id,
+            list(state.sources.values()),
+            state.task_type,
+            as_json,
+            resuming=True,
+        )
 
 
 def _run(
@@ -97,23 +105,19 @@ def _run(
     as_json: bool,
     related: list[str] | None = None,
     tools: ToolsConfig | None = None,
+    resuming: bool = False,
 ) -> None:
-    from cairn.flows.agent import run_task
+    from cairn.flows.launch import AwaitingReview, launch
 
     try:
-        result = run_task(
-            goal,
-            config,
-            task_id=task_id,
-            sources=sources,
-            task_type=task_type,  # type: ignore[arg-type]
-            related=related or None,
-            tools=tools,
-        )
+        result = launch(config, goal, task_id, sources, task_type, related, tools, resuming=resuming)
     except KeyboardInterrupt:
         err.print(f"\ninterrupted. task [cyan]{task_id}[/] is saved; continue with:")
         print(f"  cairn resume {task_id} --workspace {config.workspace}", file=sys.stderr)  # never wrapped
         sys.exit(130)
+    if isinstance(result, AwaitingReview):
+        _awaiting_review(result, config, as_json)
+        return
     if as_json:
         emit(result.model_dump(mode="json"))
     else:
@@ -131,6 +135,25 @@ def _run(
         )
     if result.status not in ("complete", "stopped"):
         sys.exit(1)
+
+
+def _awaiting_review(waiting: object, config: RunConfig, as_json: bool) -> None:
+    from cairn.flows.launch import AwaitingReview
+
+    assert isinstance(waiting, AwaitingReview)
+    if as_json:
+        emit(waiting.model_dump(mode="json"))
+        return
+    err.print(f"task [cyan]{waiting.task_id}[/] is waiting for your review (the run is suspended):")
+    print(
+        f"  open {waiting.url or waiting.flow_run_id} and submit the form; a worker continues it",
+        file=sys.stderr,
+    )
+    print(
+        f'  or: cairn feedback {waiting.task_id} "..." && cairn resume {waiting.task_id} '
+        f"--workspace {config.workspace}",
+        file=sys.stderr,
+    )
 
 
 def show_command(config: RunConfig, task_id: str, as_json: bool) -> None:

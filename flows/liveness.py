@@ -194,9 +194,15 @@ def _watch(path: Path, token: str, api_url: str) -> None:
     os.environ["PREFECT_API_URL"] = api_url
     task_id = path.stem
     pid = holder.get("pid")
-    reason = f"the process running task {task_id} (pid {pid}) died; continue with `cairn resume {task_id}`"
+    reason = (
+        f"the process running task {task_id} (pid {pid}) died; Retry in the UI or `cairn resume {task_id}` "
+        "continues it"
+    )
     if holder.get("flow_run_id"):
         mark_stale_runs(task_id, keep=set(), reason=reason, runner=str(holder["flow_run_id"]))
+        from cairn.flows.deployment import log_crash  # the run's Logs tab says how to continue
+
+        log_crash(str(holder["flow_run_id"]), task_id, pid, str(path.parent.parent))
 
 
 if __name__ == "__main__":  # pragma: no cover - run by TaskLock.watch in its own process

@@ -5,6 +5,10 @@ iteration subflow run (`cairn.flows.agent`), tests and benchmarks one that calls
 in process. Either way the state comes from `history.jsonl`, so a resumed task continues here
 from wherever its log says it stopped.
 
+A `Reviewer` may stop the loop between iterations: the task's flow passes one that suspends the
+run for a person's review (`cairn.flows.review`); the plain loop knows only that it may answer
+"stop".
+
 >>> result = run_loop(session, lambda n, mode, recovery: None, NoArtifacts())  # doctest: +SKIP
 """
 
@@ -14,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
-from cairn.flows.policy import LoopPolicy, decide
+from cairn.flows.policy import Decision, LoopPolicy, decide
 from cairn.flows.session import Session, learner_for
 from cairn.memory.events import EvidenceRecorded, TaskFinished, ValidationRecorded
 from cairn.memory.levels import apply_promotions
@@ -57,11 +61,28 @@ class NoArtifacts:
         """Nothing to show: the run has no UI."""
 
 
-def run_loop(session: Session, iterate: Iterate, publisher: Publisher) -> TaskResult:
-    """Run the session's task until it is complete or the loop policy stops it."""
+class Reviewer(Protocol):
+    """Who may look at the task before the next iteration (a person, through the Prefect UI)."""
+
+    def review(self, session: Session, decision: Decision) -> str | None:
+        """A stop reason if the reviewer stops the task here, else None (go on)."""
+        ...
+
+
+class NoReview:
+    def review(self, session: Session, decision: Decision) -> str | None:
+        """Nobody reviews: the loop policy alone decides."""
+        return None
+
+
+def run_loop(
+    session: Session, iterate: Iterate, publisher: Publisher, reviewer: Reviewer | None = None
+) -> TaskResult:
+    """Run the session's task until it is complete or the loop policy (or a reviewer) stops it."""
+    reviewer = reviewer or NoReview()
     _catch_up(session, publisher)
     policy = LoopPolicy(model_failures=session.config.model_failures)
-    decision = decide(session.state, policy)
+    decision = _reviewed(session, reviewer, decide(session.state, policy))
     while decision.stop is None:
         n = len(session.state.iterations) + 1
         iterate(n, decision.mode, decision.recovery)
@@ -69,10 +90,17 @@ def run_loop(session: Session, iterate: Iterate, publisher: Publisher) -> TaskRe
         if has_new_evidence(state):
             validate_now(session, n)
         publisher.publish_iteration(session.state, session.state.iterations[-1])
-        decision = decide(session.state, policy)
+        decision = _reviewed(session, reviewer, decide(session.state, policy))
     result = finish(session, decision.stop)
     publisher.publish_progress(session.state)
     return result
+
+
+def _reviewed(session: Session, reviewer: Reviewer, decision: Decision) -> Decision:
+    if decision.stop is not None:
+        return decision
+    stop = reviewer.review(session, decision)
+    return decision if stop is None else Decision(stop=stop)
 
 
 def _catch_up(session: Session, publisher: Publisher) -> None:

@@ -3,7 +3,9 @@
 `run_task` takes a `RunConfig`; a deployment's parameters are plain JSON a person types into
 `prefect.yaml` or the UI. `scheduled_task` takes those (goal, sources, workspace, model, ...) and
 builds the `RunConfig` at run time, as the CLI does. Each run is a new task whose id comes from
-its flow run id. For work pools and workers see `docs/scheduling.md`.
+its flow run id, and the scheduled run *is* the task's run: named `cairn-{task_id}`, it runs the
+task loop itself (not a second flow run inside it), so Retry and review forms work on it as on a
+`cairn run`. For work pools and workers see `docs/scheduling.md`.
 
 >>> serve_task("Summarise new notes", sources=["notes"], workspace="ws", interval=3600)  # doctest: +SKIP
 """
@@ -14,11 +16,11 @@ from pathlib import Path
 
 from prefect import flow
 
-from cairn.flows.agent import TaskResult, run_task
+from cairn.flows.agent import TaskResult, _derived_id, _run_name, run_task
 from cairn.memory.errors import UsageError
 
 
-@flow(name="cairn-scheduled", log_prints=False)
+@flow(name="cairn-scheduled", flow_run_name=_run_name, log_prints=False)
 def scheduled_task(
     goal: str,
     sources: list[str] | None = None,
@@ -26,13 +28,13 @@ def scheduled_task(
     model: str | None = None,
     max_iterations: int | None = None,
 ) -> TaskResult:
-    """Run `goal` as a new Cairn task (its own `cairn-{task_id}` flow run inside this one)."""
+    """Run `goal` as a new Cairn task in this flow run (`cairn-{task_id}`)."""
     from cairn.flows.runtime import prepare
     from cairn.flows.settings import Settings
 
     prepare(Path(workspace).expanduser())  # a worker's process did not come through the CLI
     config = Settings(workspace=Path(workspace)).run_config(model=model, max_iterations=max_iterations)
-    return run_task(goal, config, sources=sources)
+    return run_task.fn(goal, config, task_id=_derived_id(goal), sources=sources)
 
 
 def deployment_name(goal: str) -> str:

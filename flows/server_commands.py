@@ -22,15 +22,21 @@ def server_command(
     host: str = "127.0.0.1",
     database_url: str | None = None,
     as_json: bool = False,
+    worker: bool = True,
 ) -> None:
     home = cairn_home()
     if action == "start":
         info = start_server(home, host=host, port=port, database_url=database_url)
         payload: dict[str, object] = {"running": True, **json.loads(info.model_dump_json())}
         text = f"Prefect server running (pid {info.pid}, {info.database})\nUI: {info.ui_url}"
+        if worker:  # Retry in the UI and submitted review forms need something to run them
+            running = start_worker(home, DEFAULT_POOL, info.api_url, env=local_worker_env(home, info.ui_url))
+            payload["worker"] = running.model_dump()
+            text += f"\nworker for pool {DEFAULT_POOL} running (pid {running.pid}; log {running.log})"
     elif action == "stop":
+        gone = stop_worker(home, DEFAULT_POOL)
         stopped = stop_server(home)
-        payload = {"running": False, "stopped": stopped is not None}
+        payload = {"running": False, "stopped": stopped is not None, "worker_stopped": gone is not None}
         text = f"stopped the server (pid {stopped.pid})" if stopped else "no server was running"
     else:
         payload = status_payload(home)
@@ -59,6 +65,23 @@ def worker_command(
             else f"no worker was running for pool {pool}"
         )
     _answer(payload, text, as_json)
+
+
+def local_worker_env(home: Path, ui_url: str) -> dict[str, str]:
+    """The environment of the worker `cairn server start` starts: Cairn's quiet settings, the
+    server's Prefect home, and a short poll so a Retry starts within seconds."""
+    import os
+
+    from cairn.flows.runtime import QUIET
+
+    return {
+        **os.environ,
+        **QUIET,
+        "PREFECT_HOME": str(home / "prefect"),
+        "PREFECT_UI_URL": ui_url,
+        "PREFECT_WORKER_QUERY_SECONDS": "2",
+        "PREFECT_RESULTS_PERSIST_BY_DEFAULT": "true",
+    }
 
 
 def _answer(payload: dict[str, object], text: str, as_json: bool) -> None:

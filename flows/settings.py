@@ -43,6 +43,7 @@ class Settings(BaseSettings):
     context_tokens: int | None = None
     compress: Literal["each", "batch"] = "each"  # CAIRN_COMPRESS: a model call per tool call or per iteration
     skip_compress: str | None = None  # CAIRN_SKIP_COMPRESS: comma list of tools compressed without a model
+    review: Literal["never", "stuck", "every"] = "stuck"  # CAIRN_REVIEW: when a run waits for a person
     model_timeout: float = 120.0  # CAIRN_MODEL_TIMEOUT: seconds one model request may take
     model_max_tokens: int | None = None  # CAIRN_MODEL_MAX_TOKENS: longest reply asked for
     model_attempts: int = 3  # CAIRN_MODEL_ATTEMPTS: tries per call (invalid replies, transient errors)
@@ -62,6 +63,7 @@ class Settings(BaseSettings):
             "validators_dir": str(self.validators_dir) if self.validators_dir else None,
             "context_tokens": self.context_tokens,
             "compress": self.compress,
+            "review": self.review,
             **self.model_dump(include=MODEL_SETTINGS),
         }
         if self.skip_compress is not None:  # unset: RunConfig's default skip list

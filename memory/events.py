@@ -145,6 +145,17 @@ class ValidationRecorded(Frozen):
     verdict: Verdict
 
 
+class ReviewDecided(Frozen):
+    """A person's review of the task after an iteration (`--review`): go on or stop, with the
+    feedback (recorded beside it as a `UserMessage`) that the next plan takes in."""
+
+    type: Literal["review_decided"] = "review_decided"
+    iteration: int
+    decision: Literal["continue", "stop"] = "continue"
+    feedback: str = ""
+    reviewer: Literal["ui", "cli"] = "ui"
+
+
 class TaskFinished(Frozen):
     type: Literal["task_finished"] = "task_finished"
     status: TaskStatus
@@ -167,6 +178,7 @@ Event = Annotated[
     | EvidenceRecorded
     | IterationCompleted
     | ValidationRecorded
+    | ReviewDecided
     | TaskFinished
     | BudgetSet
     | ModelCallRecorded,

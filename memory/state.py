@@ -26,6 +26,7 @@ from cairn.memory.events import (
     IterationStarted,
     ModelCallRecorded,
     PlanRecorded,
+    ReviewDecided,
     TaskCreated,
     TaskFinished,
     ToolCallRecorded,
@@ -112,6 +113,7 @@ class TaskState(Frozen):
     verdicts: list[Verdict] = Field(default_factory=list)
     feedback_seen: int = 0  # feedback messages already taken in by an iteration
     iteration_feedback: list[str] = Field(default_factory=list)  # what the current iteration took in
+    reviews: list[ReviewDecided] = Field(default_factory=list)  # a person's decisions (`--review`)
     model_calls: list[ModelCall] = Field(default_factory=list)
     run_start: int = 0  # model calls made before the last stop: a resume counts failures afresh
     max_usd: float | None = None
@@ -238,6 +240,8 @@ def _apply(s: TaskState, e: Event) -> TaskState:
             return _apply_tools(s, e)
         case ValidationRecorded():
             return s.model_copy(update={"verdicts": [*s.verdicts, e.verdict]})
+        case ReviewDecided():
+            return s.model_copy(update={"reviews": [*s.reviews, e]})
     raise TypeError(f"unknown event {e!r}")
 
 

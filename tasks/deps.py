@@ -38,6 +38,7 @@ class RunConfig(BaseModel):
     record: str | None = None  # cassette path to record model responses
     context_tokens: int | None = None  # reasoning-context budget; derived from the model when None
     validators_dir: str | None = None
+    review: Literal["never", "stuck", "every"] = "stuck"  # when a run waits for a person (issue 16)
     # The model: how long a call may take, how long its reply may be, how often a call is tried,
     # how a reply's shape is asked for, and how many failed calls in a row stop the task.
     model_timeout: float = Field(default=120.0, gt=0)

@@ -6,7 +6,10 @@ from the run's `RunConfig`, so they never enter a cache key or a persisted param
 
 from __future__ import annotations
 
+import json
 from typing import Any
+
+from prefect import get_run_logger
 
 from cairn.memory.models import PlannedCall
 from cairn.tasks._prefect import cairn_task
@@ -20,6 +23,8 @@ from cairn.tasks.tools.base import ToolContext, ToolOutput
 
 @cairn_task(name="tool", retries=1)
 def run_tool(key: CallKey, call: PlannedCall, ctx: ToolContext) -> ToolOutput:
+    # The call, readable on the task run's page (its "inputs" there are only upstream runs).
+    get_run_logger().info("%s %s", call.tool, json.dumps(call.params, ensure_ascii=False)[:400])
     return run_tool_call(ctx, call)
 
 

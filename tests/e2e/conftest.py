@@ -98,3 +98,11 @@ def planted_run(prefect_server: str, tmp_path_factory: pytest.TempPathFactory) -
         goal_key=goal_key,
         env_value=env_value,
     )
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  # type: ignore[no-untyped-def]
+    """Keep each phase's report on the test item: a browser fixture screenshots a failed test."""
+    outcome = yield
+    report = outcome.get_result()
+    setattr(item, f"report_{report.when}", report)

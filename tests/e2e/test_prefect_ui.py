@@ -45,7 +45,7 @@ async def _read_back(task_id: str) -> tuple[list[Any], list[Any]]:
         ]
         of_task = TaskRunFilter(tags=TaskRunFilterTags(all_=[tag]))
         tasks = await client.read_task_runs(task_run_filter=of_task, **listing("task_runs"))
-    return flows, tasks
+    return list({run.id: run for run in flows}.values()), tasks  # the parent is named and tagged
 
 
 def _artifacts(api_url: str, task_id: str) -> list[Artifact]:
@@ -86,7 +86,28 @@ def test_artifacts_per_iteration_and_per_task(seen: dict[str, Any]) -> None:
         assert markdown.type == "markdown"
         for heading in ("## Plan", "## Calls", "## Insights", "## Synthesis", "## Verdict"):
             assert heading in markdown.data
+    iteration_runs = {r.name: r.id for r in seen["flows"] if r.name.startswith("iteration-")}
+    for it in state.iterations:  # each on its own subflow run
+        (markdown,) = by_key[f"{task_id}-iteration-{it.iteration}"]
+        assert markdown.flow_run_id == iteration_runs[f"iteration-{it.iteration}"]
     evidence = by_key[f"{task_id}-evidence"]
-    assert {a.type for a in evidence} == {"table"} and len(evidence) == len(state.iterations)
+    with_evidence = {ev.iteration for ev in state.evidence}
+    assert {a.type for a in evidence} == {"table"} and len(evidence) == len(with_evidence)
+    assert all(a.data not in ("[]", []) for a in evidence)  # never empty
+    assert len({str(a.data) for a in evidence}) == len(evidence)  # no identical versions
     progress = by_key[f"{task_id}-progress"]
     assert [a.type for a in progress] == ["progress"] and float(progress[0].data) == 100.0
+    (result,) = by_key[f"{task_id}-result"]
+    parent = next(r for r in seen["flows"] if r.name == f"cairn-{task_id}")
+    assert result.flow_run_id == parent.id
+    report = Path(str(state.report_path)).read_text(encoding="utf-8")
+    assert report.strip().splitlines()[0] in result.data and "## Verdict" in result.data
+
+
+def test_the_parent_is_a_tagged_deployment_run_and_the_graph_has_no_false_edges(seen: dict[str, Any]) -> None:
+    parent = next(r for r in seen["flows"] if r.name == f"cairn-{seen['task_id']}")
+    assert parent.deployment_id is not None
+    assert {f"task:{seen['task_id']}", f"type:{seen['state'].task_type}"} <= set(parent.tags)
+    for run in seen["tasks"]:
+        upstream = {k: v for k, v in run.task_inputs.items() if v and k not in ("wait_for", "__parents__")}
+        assert upstream == {}, (run.name, run.task_inputs)

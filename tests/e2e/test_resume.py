@@ -17,6 +17,7 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -168,3 +169,29 @@ def _evidence(state: TaskState) -> list[tuple[str, str, str, int]]:
 
 def _text(path: Path) -> str:
     return path.read_text(encoding="utf-8") if path.exists() else ""
+
+
+def test_resume_continues_the_same_flow_run_then_links_a_new_one(
+    interrupted: dict[str, object], prefect_server: str
+) -> None:
+    runs = asyncio.run(_runs_named(f"cairn-{TASK}"))
+    assert (
+        len(runs) == 1 and runs[0].state and runs[0].state.type.value == "COMPLETED"
+    )  # the killed run, continued
+    env = {**os.environ, "PREFECT_API_URL": prefect_server}
+    again = with_faults([], ["resume", TASK, "--workspace", str(interrupted["ws"]), "--json"], env)
+    assert again.returncode == 0, again.stderr[-3000:]
+    newest, first = asyncio.run(_runs_named(f"cairn-{TASK}"))  # a finished run is not reopened
+    assert f"resumed-from:{first.id}" in newest.tags and newest.id != first.id
+
+
+async def _runs_named(name: str) -> list[Any]:
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterName
+    from prefect.client.schemas.sorting import FlowRunSort
+
+    async with get_client() as client:
+        found = FlowRunFilter(name=FlowRunFilterName(any_=[name]))
+        return list(
+            await client.read_flow_runs(flow_run_filter=found, sort=FlowRunSort.START_TIME_DESC, limit=10)
+        )

@@ -58,6 +58,7 @@ def test_a_served_schedule_runs_a_task(prefect_server: str, tmp_path: Path) -> N
     assert run.state.type.value == "COMPLETED" and run.auto_scheduled
     tasks = Workspace(tmp_path).task_ids()
     assert len(tasks) >= 1 and Workspace(tmp_path).task(tasks[0]).state().iterations
+    assert run.name in {f"cairn-{task}" for task in tasks}  # the scheduled run is the task's run
 
 
 def _wait_for_completed_run(deployment: str, timeout: float):  # type: ignore[no-untyped-def]

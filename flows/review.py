@@ -1,0 +1,141 @@
+"""A person reviews the task between iterations (`--review never|stuck|every`), in a Prefect form.
+
+At a review point the task's deployment run *suspends*: its process exits and the Prefect UI shows
+the run Suspended with a typed form (`ReviewInput`: feedback text, continue or stop). Submitting
+it resumes the same flow run (a worker runs it again); the run comes back to the same point, where
+`suspend_flow_run` now returns the submitted input instead of suspending, and the decision is
+recorded in `history.jsonl` (`ReviewDecided`, plus the feedback as a `UserMessage`, which the next
+plan takes in). Without a server, or for a run that is not a deployment run, the review falls back
+to `cairn feedback`: the run logs how, and goes on.
+
+>>> review_due(TaskState(iterations=[IterationRecord(iteration=1)]), Decision(), "every")
+True
+>>> review_due(TaskState(iterations=[IterationRecord(iteration=1)]), Decision(), "stuck")
+False
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Literal
+
+from prefect.input import RunInput
+from pydantic import Field
+
+from cairn.flows.executor import Executor
+from cairn.flows.policy import Decision
+from cairn.flows.session import Session
+from cairn.flows.start import extract_constraint
+from cairn.memory.events import ReviewDecided, UserMessage
+from cairn.memory.models import IterationRecord
+from cairn.memory.state import TaskState
+
+ReviewMode = Literal["never", "stuck", "every"]
+
+
+class ReviewInput(RunInput):
+    """The form the Prefect UI shows on a suspended Cairn run."""
+
+    feedback: str = Field(default="", description="What the agent should know or do differently")
+    decision: Literal["continue", "stop"] = Field(default="continue", description="Go on, or stop here")
+
+
+def review_due(state: TaskState, decision: Decision, mode: ReviewMode) -> bool:
+    """Whether a person reviews before the next iteration: after every iteration (`every`), or when
+    the loop is about to try a recovery prompt on its own (`stuck`); once per iteration."""
+    if mode == "never" or decision.stop is not None or not state.iterations:
+        return False
+    last = state.iterations[-1].iteration
+    if any(r.iteration == last for r in state.reviews):
+        return False
+    return mode == "every" or decision.recovery
+
+
+def review_prompt(state: TaskState) -> str:
+    """The markdown above the form: where the task stands, in a few lines."""
+    last: IterationRecord = state.iterations[-1]
+    verdict = state.verdict
+    missing = (", ".join(verdict.missing) or "nothing") if verdict else "not validated yet"
+    return (
+        f"## Review task `{state.task_id}` after iteration {last.iteration}\n\n"
+        f"**Goal:** {state.goal}\n\n"
+        f"**Progress:** {last.progress_assessment} — {last.synthesis}\n\n"
+        f"**Still missing:** {missing}\n\n"
+        "Write feedback for the next plan (optional), choose *continue* or *stop*, and submit."
+    )
+
+
+def record_review(session: Session, executor: Executor, n: int, answer: ReviewInput, reviewer: str) -> None:
+    """The decision in the log; feedback as a user message (and the rule it states, if any)."""
+    text = answer.feedback.strip()
+    if text:
+        index = len(session.state.messages)
+        session.recorder.record(UserMessage(text=text, role="feedback"))
+        session.recorder.record(extract_constraint(session, executor, text, index=index))
+    who: Literal["ui", "cli"] = "ui" if reviewer == "ui" else "cli"
+    session.recorder.record(ReviewDecided(iteration=n, decision=answer.decision, feedback=text, reviewer=who))
+
+
+class PrefectReviewer:
+    """Suspends the current deployment run at a review point (see the module docstring)."""
+
+    def __init__(
+        self,
+        mode: ReviewMode,
+        executor: Executor,
+        logger: logging.Logger | logging.LoggerAdapter[logging.Logger],
+    ) -> None:
+        self.mode = mode
+        self.executor = executor
+        self.logger = logger
+
+    def review(self, session: Session, decision: Decision) -> str | None:
+        state = session.state
+        if not review_due(state, decision, self.mode):
+            return None
+        n = state.iterations[-1].iteration
+        if not _suspendable():
+            self.logger.warning(
+                "Review point after iteration %d, but this run cannot wait for a form (no Prefect "
+                "server, or not a deployment run): going on. Give feedback any time with "
+                '`cairn feedback %s "..."`; the next iteration takes it in.',
+                n,
+                session.task_id,
+            )
+            return None
+        answer, reviewer = self._ask(state, n)
+        record_review(session, self.executor, n, answer, reviewer)
+        self.logger.info(
+            "Review after iteration %d: %s%s",
+            n,
+            answer.decision,
+            f"; feedback: {answer.feedback.strip()}" if answer.feedback.strip() else "",
+        )
+        return f"stopped by the reviewer after iteration {n}" if answer.decision == "stop" else None
+
+    def _ask(self, state: TaskState, n: int) -> tuple[ReviewInput, str]:
+        """Suspend (the process exits); once resumed with the form's input, return it ("ui").
+        A run continued without the form (`cairn resume` of a suspended run) goes on ("cli")."""
+        from prefect.flow_runs import suspend_flow_run
+
+        self.logger.info(
+            "Waiting for a review of iteration %d: open this run in the Prefect UI and submit the form",
+            n,
+        )
+        form = ReviewInput.with_initial_data(description=review_prompt(state))
+        try:
+            answer = suspend_flow_run(wait_for_input=form, key=f"review-{n}", timeout=None)
+        except Exception as exc:  # resumed without the form's input: no answer to load
+            self.logger.warning("Continued without a review of iteration %d (%s): going on", n, exc)
+            return ReviewInput(), "cli"
+        return (answer if isinstance(answer, ReviewInput) else ReviewInput.model_validate(answer)), "ui"
+
+
+def _suspendable() -> bool:
+    """A deployment run on a server: the only kind Prefect can suspend and reschedule."""
+    from prefect.context import FlowRunContext
+    from prefect.settings import PREFECT_API_URL
+
+    context = FlowRunContext.get()
+    run = context.flow_run if context else None
+    return bool(PREFECT_API_URL.value()) and bool(run and run.deployment_id)
