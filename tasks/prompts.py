@@ -86,8 +86,9 @@ INSTRUCTIONS: Final[dict[CallKind, str]] = {
     ),
     "deliver": (
         "Answer the goal from the `excerpts` (the files' own words) and the `notes`. First list in "
-        "`figures` each figure the files state that the answer depends on, with its unit and "
-        "file. When the goal asks for a figure that no file states but their numbers give, and "
+        "`figures` each figure the files state that the answer depends on, with its unit, what "
+        "it measures and its file; where the goal names a quantity, take the figure the files "
+        "name with the same words. When the goal asks for a figure that no file states but their numbers give, and "
         "`worked` does not hold it yet, write the expression in `arithmetic` (numbers and "
         "+ - * / only: how long 36,000 lasts at 1,200 a day is `36000 / 1200`): Cairn works it "
         "out and asks again with the result in `worked`; use the results in `worked` exactly as "

@@ -228,8 +228,17 @@ class DeliverOutput(Schema):
     # The figures and the arithmetic come before the answer: a small model that first lists what
     # the files state can name the sum the goal needs; Cairn works it out (see
     # `cairn.tasks.arithmetic`) and asks again with the result.
-    figures: list[str] = Field(default_factory=list)  # "8,400 m³ a day (water-use-2025.md)"
-    arithmetic: str = ""  # an expression over the files' figures, when the goal needs one
+    # Descriptions travel in the schema the model reads: the 1.5B listed file names as `figures`.
+    figures: list[str] = Field(
+        default_factory=list,
+        description="each figure the answer depends on, as the files word it, with what it "
+        "measures and its file: '36,000 litres, the tank's volume (tank.md)'",
+    )
+    arithmetic: str = Field(
+        default="",
+        description="numbers and + - * / over those figures, when the goal asks for one the "
+        "files do not state; else empty",
+    )
     answer: str = ""  # the answer, or the whole report (Markdown)
     sources: list[str] = Field(default_factory=list)  # paths of the files the facts come from
     ready: bool = False  # the notes support the answer: deliver it
