@@ -18,7 +18,7 @@ import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic_core import PydanticSerializationError
@@ -61,7 +61,13 @@ class ChainReport(BaseModel):
 
 
 def event_hash(prev: str, event: Event) -> str:
-    body = json.dumps(EVENT_ADAPTER.dump_python(event, mode="json"), sort_keys=True, ensure_ascii=False)
+    return _hash(prev, EVENT_ADAPTER.dump_python(event, mode="json"))
+
+
+def _hash(prev: str, event: Any) -> str:
+    """The hash of an event as written (JSON data): a check hashes the line's own data, not the
+    event re-dumped, or every field added since the line was written would read as tampering."""
+    body = json.dumps(event, sort_keys=True, ensure_ascii=False)
     # surrogatepass: a file name that is not UTF-8 reaches us as lone surrogates (Python's
     # surrogateescape); hash them as they are, so the name is kept exactly (docs/design.md).
     return hashlib.sha256(f"{prev}\n{body}".encode("utf-8", "surrogatepass")).hexdigest()
@@ -138,7 +144,7 @@ class HistoryLog:
                 continue
             if env.prev != prev:
                 problems.append(f"line {number}: chain broken (prev hash does not match line before)")
-            if env.hash != event_hash(env.prev, env.event):
+            if env.hash != _hash(env.prev, json.loads(raw)["event"]):
                 problems.append(f"line {number}: content changed (hash mismatch)")
             prev = env.hash
         return ChainReport(ok=not problems, lines=count, problems=problems)

@@ -7,6 +7,8 @@ runs made in this process; the commands run as the CLI (`tests/unit/cli_runs.py`
 
 from __future__ import annotations
 
+import hashlib
+import json
 import shutil
 import subprocess
 from collections import Counter
@@ -17,7 +19,7 @@ import pytest
 from cairn.flows.liveness import TaskLock
 from cairn.flows.reopen import ready_to_continue
 from cairn.memory.events import UserMessage
-from cairn.memory.history import HistoryTampered
+from cairn.memory.history import GENESIS, HistoryTampered
 from cairn.memory.workspace import Workspace
 from tests.conftest import BIN, CORPUS
 from tests.unit.cli_runs import cli_env, cli_here, one_line
@@ -50,6 +52,24 @@ def edit_line(path: Path, number: int, old: bytes, new: bytes) -> None:
     assert old in lines[number - 1]
     lines[number - 1] = lines[number - 1].replace(old, new, 1)
     path.write_bytes(b"\n".join(lines))
+
+
+def test_a_line_written_before_a_field_was_added_is_not_tampering(ws: Path) -> None:
+    """A log written by an older Cairn lacks fields added since; its lines hash as written."""
+    path = history(ws)
+    lines = [json.loads(line) for line in path.read_bytes().splitlines()]
+    first = lines[0]["event"]
+    assert first["type"] == "task_created" and "max_usd" in first
+    del first["max_usd"]  # as Cairn 0.1 wrote it: the budget fields came later
+    prev = GENESIS
+    for line in lines:  # re-chain as that version did, over the data written
+        body = json.dumps(line["event"], sort_keys=True, ensure_ascii=False)
+        line["prev"], line["hash"] = prev, hashlib.sha256(f"{prev}\n{body}".encode()).hexdigest()
+        prev = line["hash"]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    assert Workspace(ws).task(TASK).history.verify().problems == []
+    edit_line(path, 3, b"How many days", b"How few days")
+    assert Workspace(ws).task(TASK).history.verify().problems == ["line 3: content changed (hash mismatch)"]
 
 
 def test_resume_and_reindex_refuse_an_edited_earlier_line_and_name_it(ws: Path, tmp_path: Path) -> None:
