@@ -180,12 +180,15 @@ def requirements_for(task_type: str, suites_dir: str | None) -> list[str]:
 
 
 def files_on_disk(state: TaskState, artifacts: Path) -> list[KnownFile]:
-    """The files the tools can name: every source's (up to FILES_PER_ROOT each) and the workspace's."""
-    roots = [(f"source:{name}/", Path(path)) for name, path in sorted(state.sources.items())]
+    """The files the tools can name: every source's (up to FILES_PER_ROOT each) and the
+    workspace's that the log records. A file of the workspace the log does not know is what an
+    interrupted attempt left: listing it would give a resumed plan another input than the first."""
     found: list[KnownFile] = []
-    for prefix, root in [*roots, ("", artifacts)]:
-        found += [KnownFile(path=prefix + rel, size=size) for rel, size in _walk(root)[:FILES_PER_ROOT]]
-    return found
+    for name, path in sorted(state.sources.items()):
+        walked = _walk(Path(path))[:FILES_PER_ROOT]
+        found += [KnownFile(path=f"source:{name}/{rel}", size=size) for rel, size in walked]
+    recorded = [(rel, size) for rel, size in _walk(artifacts) if rel in state.files]
+    return found + [KnownFile(path=rel, size=size) for rel, size in recorded[:FILES_PER_ROOT]]
 
 
 def _walk(root: Path) -> list[tuple[str, int]]:
