@@ -77,6 +77,7 @@ SLOW_STEPS = {
     "compress_batch": "Asking the model to compress the iteration's results",
     "synthesize": "Asking the model how the iteration went",
     "deliver": "Asking the model whether the notes answer the goal",
+    "write": "Asking the model to write the files",
 }
 
 

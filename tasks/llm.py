@@ -105,6 +105,7 @@ class BudgetExhausted(CairnError):
 REPLY_TOKENS: dict[CallKind, int] = {
     "plan": 4096,  # may carry whole files to write
     "deliver": 4096,  # may be a whole report
+    "write": 4096,  # whole files
     "compress_batch": 4096,
     "compress": 1024,
     "synthesize": 512,

@@ -22,7 +22,14 @@ from cairn.memory.models import (
 )
 
 CallKind = Literal[
-    "plan", "compress", "compress_batch", "synthesize", "extract_constraint", "detect_task_type", "deliver"
+    "plan",
+    "compress",
+    "compress_batch",
+    "synthesize",
+    "extract_constraint",
+    "detect_task_type",
+    "deliver",
+    "write",
 ]
 # How a reply's shape is asked of the provider: the JSON schema, JSON mode, or only the prompt.
 ResponseFormat = Literal["auto", "json_schema", "json_object", "none"]
@@ -184,6 +191,19 @@ class DeliverInput(Schema):
     worked: list[str] = Field(default_factory=list)  # "expression = value", worked out by Cairn
 
 
+class WriteInput(Schema):
+    """Write the files now. Asked for a coding task when the planner has nothing new to propose:
+    a small model that has read a spec keeps proposing to read it again, yet writes its files
+    when asked for them alone."""
+
+    goal: str
+    excerpts: list[Excerpt] = Field(default_factory=list)  # the files read, in their own words
+    notes: list[Note] = Field(default_factory=list)
+    written: list[str] = Field(default_factory=list)  # files of the workspace already written
+    missing: list[str] = Field(default_factory=list)  # requirements not met yet
+    context: str = ""  # active rules and hot issues
+
+
 class ExtractConstraintInput(Schema):
     message: str
 
@@ -244,6 +264,15 @@ class DeliverOutput(Schema):
     ready: bool = False  # the notes support the answer: deliver it
 
 
+class FileDraft(Schema):
+    path: str = Field(description="a path in the task's workspace, e.g. 'tank.py'")
+    content: str = Field(description="the file's whole text")
+
+
+class WriteOutput(Schema):
+    files: list[FileDraft] = Field(default_factory=list)
+
+
 class ExtractConstraintOutput(Schema):
     rule: str  # one imperative sentence, or "N/A"
 
@@ -265,6 +294,7 @@ OUTPUTS: dict[CallKind, type[Schema]] = {
     "extract_constraint": ExtractConstraintOutput,
     "detect_task_type": DetectTaskTypeOutput,
     "deliver": DeliverOutput,
+    "write": WriteOutput,
 }
 INPUTS: dict[CallKind, type[Schema]] = {
     "plan": PlanInput,
@@ -274,4 +304,5 @@ INPUTS: dict[CallKind, type[Schema]] = {
     "extract_constraint": ExtractConstraintInput,
     "detect_task_type": DetectTaskTypeInput,
     "deliver": DeliverInput,
+    "write": WriteInput,
 }

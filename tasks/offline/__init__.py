@@ -25,6 +25,7 @@ from litellm import Usage, token_counter
 from litellm.llms.custom_llm import CustomLLM, CustomLLMError
 from litellm.types.utils import ModelResponse
 
+from cairn.tasks.offline.coding import write
 from cairn.tasks.offline.planner import plan
 from cairn.tasks.offline.reading import compress, compress_batch, synthesize
 from cairn.tasks.offline.rules import detect_task_type, extract_constraint
@@ -39,6 +40,7 @@ from cairn.tasks.schemas import (
     PlanInput,
     Schema,
     SynthesizeInput,
+    WriteInput,
 )
 
 PROVIDER = "cairn"
@@ -64,6 +66,8 @@ def respond(messages: list[dict[str, str]]) -> str:
         output = detect_task_type(payload.goal)
     elif isinstance(payload, DeliverInput):
         output = DeliverOutput(ready=False)  # the offline planner writes its cited report itself
+    elif isinstance(payload, WriteInput):
+        output = write(payload)
     else:  # pragma: no cover - INPUTS and this dispatch list change together
         raise PromptError(f"no offline handler for {kind}")
     return output.model_dump_json()

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import re
 
+from cairn.tasks.schemas import FileDraft, WriteInput, WriteOutput
+
 _NAME = re.compile(r"`?([\w./-]+\.(?:py|md|txt|toml|json|cfg|ini|yaml|yml))`?\s*:?\s*$")
 _FENCE = re.compile(r"^```[\w+-]*\s*$")
 
@@ -51,3 +53,11 @@ def note(target: str, blocks: dict[str, str]) -> str:
 def is_test(path: str) -> bool:
     name = path.rsplit("/", 1)[-1]
     return name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))
+
+
+def write(inp: WriteInput) -> WriteOutput:
+    """The `write` call offline: the files the excerpts (or notes) spell out, as they spell them."""
+    blocks: dict[str, str] = {}
+    for text in [*(e.text for e in inp.excerpts), *(n.text for n in inp.notes)]:
+        blocks = {**file_blocks(text), **blocks}
+    return WriteOutput(files=[FileDraft(path=path, content=code) for path, code in blocks.items()])

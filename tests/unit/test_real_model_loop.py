@@ -197,6 +197,29 @@ def test_a_coding_plan_sees_the_words_of_the_spec_it_read(tmp_path: Path, model:
     assert 'return re.sub(r"[^a-z0-9]+", "-", text.lower())' in second.excerpts[0].text
 
 
+def test_a_coding_planner_out_of_ideas_is_asked_for_the_files_then_the_tests_run(
+    tmp_path: Path, model: Install
+) -> None:
+    """The 1.5B read the spec and then only ever proposed reading it again."""
+
+    def rereads(kind: str, payload: Schema) -> Schema | None:
+        if kind == "plan":
+            return Plan(candidates=[Candidate(tool="read_file", params={"path": "source:spec/slugify.md"})])
+        return None  # `write` and the rest: the offline model (it copies the files a spec spells out)
+
+    fake = model(rereads)
+    config = RunConfig(workspace=str(tmp_path), model="fn/m", max_iterations=5)
+    task = ROOT / "bench" / "agent_tasks" / "slugify"
+    goal = tomllib.loads((task / "task.toml").read_text(encoding="utf-8"))["goal"]
+    result = run_whole_task(config, "c", goal, [task / "spec"])
+    assert result.complete and result.iterations == 3
+    assert len(fake.seen["write"]) == 1 and fake.seen["write"][0].excerpts
+    calls = [(c.iteration, c.tool) for c in Workspace(tmp_path).task("c").state().calls]
+    assert calls == [(1, "read_file"), (2, "write_file"), (2, "write_file"), (3, "run_tests")]
+    written = Workspace(tmp_path).task("c").artifacts / "slug.py"
+    assert 'return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")' in written.read_text(encoding="utf-8")
+
+
 def test_every_call_kind_has_tokens_and_seconds_in_history(tmp_path: Path) -> None:
     config = RunConfig(workspace=str(tmp_path), model="cairn/offline", compress="each")
     result = run_whole_task(config, "q", QUESTION, [CORPUS])

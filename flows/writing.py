@@ -1,0 +1,67 @@
+"""The coding task's explicit step: when the planner has nothing new to propose, write the files
+(or, when code changed since the tests last ran, run them).
+
+A small model that has read a spec proposes reading it again, re-asked or not (Qwen2.5-Coder-1.5B
+on `bench/agent_tasks/slugify`, five iterations); asked for the files alone, it writes them. This
+is to a coding task what `deliver` is to a question.
+"""
+
+from __future__ import annotations
+
+from cairn.flows.executor import Executor
+from cairn.flows.model_calls import ask
+from cairn.flows.session import Session
+from cairn.memory.relevant import rules_block
+from cairn.memory.state import TaskState
+from cairn.tasks import plan as planning
+from cairn.tasks.call_key import CallKey
+from cairn.tasks.schemas import Candidate, WriteInput, WriteOutput
+
+
+def coding_step(session: Session, executor: Executor, iteration: int, missing: list[str]) -> list[Candidate]:
+    """What a coding task does next when its planner is out of ideas: nothing for other tasks."""
+    state = session.state
+    if state.task_type != "coding_task":
+        return []
+    names = session.toolset().names()
+    if "run_tests" in names and untested(state):
+        return [
+            Candidate(
+                tool="run_tests",
+                rationale="The code changed since the tests last ran.",
+                expected_evidence=["execution", "validation"],
+            )
+        ]
+    if "write_file" not in names:
+        return []
+    payload = WriteInput(
+        goal=state.goal,
+        excerpts=planning.excerpts(state),
+        notes=planning.notes(state),
+        written=sorted(state.files),
+        missing=missing,
+        context=rules_block(state, session.deps.store),
+    )
+    key = CallKey(task_id=session.task_id, iteration=iteration, index=0, kind="write")
+    result = ask(session, executor, key, "write", payload, f"write-{iteration}")
+    if not (result.ok and isinstance(result.output, WriteOutput)):
+        return []
+    return [
+        Candidate(
+            tool="write_file",
+            params={"path": draft.path.removeprefix("./"), "content": draft.content},
+            rationale="The files the goal asks for, written when asked for alone.",
+            expected_evidence=["file_creation", "code_implementation"],
+        )
+        for draft in result.output.files
+        if draft.path.strip() and draft.content.strip()
+    ]
+
+
+def untested(state: TaskState) -> bool:
+    """A file was written since the last test run (or tests never ran after a write)."""
+    last: dict[str, int] = {}
+    for position, call in enumerate(state.calls):
+        if call.outcome == "success" and call.tool in ("write_file", "run_tests"):
+            last[call.tool] = position
+    return "write_file" in last and last["write_file"] > last.get("run_tests", -1)
