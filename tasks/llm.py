@@ -104,7 +104,7 @@ class BudgetExhausted(CairnError):
 # what should have been a two-sentence `synthesize` reply.
 REPLY_TOKENS: dict[CallKind, int] = {
     "plan": 4096,  # may carry whole files to write
-    "deliver": 4096,  # may be a whole report
+    "deliver": 2048,  # may be a whole report (the 1.5B's were 100-400 tokens)
     "write": 4096,  # whole files
     "compress_batch": 4096,
     "compress": 1024,

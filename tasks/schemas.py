@@ -251,6 +251,7 @@ class DeliverOutput(Schema):
     # Descriptions travel in the schema the model reads: the 1.5B listed file names as `figures`.
     figures: list[str] = Field(
         default_factory=list,
+        max_length=12,  # under a grammar, a list without a bound can run on to the token cap
         description="each figure the answer depends on, as the files word it, with what it "
         "measures and its file: '36,000 litres, the tank's volume (tank.md)'",
     )
