@@ -49,13 +49,27 @@ def coding_step(session: Session, executor: Executor, iteration: int, missing: l
     return [
         Candidate(
             tool="write_file",
-            params={"path": draft.path.removeprefix("./"), "content": draft.content},
+            params={"path": draft.path.removeprefix("./"), "content": unfenced(draft.path, draft.content)},
             rationale="The files the goal asks for, written when asked for alone.",
             expected_evidence=["file_creation", "code_implementation"],
         )
         for draft in result.output.files
         if draft.path.strip() and draft.content.strip()
     ]
+
+
+def unfenced(path: str, content: str) -> str:
+    """A code file's content without the Markdown fence a model wrapped it in (the 1.5B wrote
+    slug.py as "```python ... ```"); Markdown files are left as they are.
+
+    >>> unfenced("slug.py", "```python\nimport re\n```\n"), unfenced("a.md", "```\nx\n```")
+    ('import re\n', '```\nx\n```')
+    """
+    text = content.strip()
+    if path.endswith((".md", ".markdown")) or not (text.startswith("```") and text.endswith("```")):
+        return content
+    inner = text[3:-3].split("\n", 1)
+    return (inner[1] if len(inner) == 2 else "").rstrip("\n") + "\n" if "```" not in inner[-1] else content
 
 
 def untested(state: TaskState) -> bool:
