@@ -16,7 +16,7 @@ from pathlib import Path
 from cairn.flows.executor import Executor
 from cairn.flows.model_calls import ask
 from cairn.flows.session import Session, deliverable
-from cairn.flows.writing import coding_step
+from cairn.flows.writing import coding_step, with_tests
 from cairn.memory.events import PlanRecorded
 from cairn.memory.models import PlannedCall
 from cairn.memory.relevant import rules_block
@@ -64,6 +64,7 @@ def plan_batch(
             candidates, batch = [answer], [answer]  # nothing new to do: answer with what is known
         if not batch and (step := coding_step(session, executor, iteration, missing)):
             candidates, batch, rest = _choose(session, state, step, missing)  # write, or test
+    batch = with_tests(session, batch)
     session.recorder.record(
         PlanRecorded(iteration=iteration, candidates=candidates, batch=batch, frontier=rest)
     )

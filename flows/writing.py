@@ -11,11 +11,14 @@ from __future__ import annotations
 from cairn.flows.executor import Executor
 from cairn.flows.model_calls import ask
 from cairn.flows.session import Session
+from cairn.memory.models import PlannedCall
 from cairn.memory.relevant import rules_block
 from cairn.memory.state import TaskState
 from cairn.tasks import plan as planning
 from cairn.tasks.call_key import CallKey
 from cairn.tasks.schemas import Candidate, WriteInput, WriteOutput
+
+TESTS_WHY = "The code changed since the tests last ran."
 
 
 def coding_step(session: Session, executor: Executor, iteration: int, missing: list[str]) -> list[Candidate]:
@@ -28,7 +31,7 @@ def coding_step(session: Session, executor: Executor, iteration: int, missing: l
         return [
             Candidate(
                 tool="run_tests",
-                rationale="The code changed since the tests last ran.",
+                rationale=TESTS_WHY,
                 expected_evidence=["execution", "validation"],
             )
         ]
@@ -55,6 +58,22 @@ def coding_step(session: Session, executor: Executor, iteration: int, missing: l
         )
         for draft in result.output.files
         if draft.path.strip() and draft.content.strip()
+    ]
+
+
+def with_tests(session: Session, batch: list[PlannedCall]) -> list[PlannedCall]:
+    """The batch, plus a test run when a coding task's code changed since its tests last ran and
+    the batch writes nothing (tests beside a write would race it): the 1.5B wrote the files, then
+    planned reading them back and never ran the tests."""
+    state = session.state
+    tools = {call.tool for call in batch}
+    if state.task_type != "coding_task" or not untested(state) or tools & {"write_file", "run_tests"}:
+        return batch
+    if "run_tests" not in session.toolset().names():
+        return batch
+    return [
+        *batch,
+        PlannedCall(tool="run_tests", rationale=TESTS_WHY, expected_evidence=["execution", "validation"]),
     ]
 
 

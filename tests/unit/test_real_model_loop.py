@@ -21,6 +21,7 @@ from cairn.memory.workspace import Workspace
 from cairn.tasks.deps import RunConfig
 from cairn.tasks.llm import ModelClient
 from cairn.tasks.offline import respond
+from cairn.tasks.offline.coding import file_blocks
 from cairn.tasks.prompts import parse_request
 from cairn.tasks.schemas import (
     Candidate,
@@ -218,6 +219,30 @@ def test_a_coding_planner_out_of_ideas_is_asked_for_the_files_then_the_tests_run
     assert calls == [(1, "read_file"), (2, "write_file"), (2, "write_file"), (3, "run_tests")]
     written = Workspace(tmp_path).task("c").artifacts / "slug.py"
     assert 'return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")' in written.read_text(encoding="utf-8")
+
+
+def test_code_written_and_then_only_read_back_gets_its_tests_run(tmp_path: Path, model: Install) -> None:
+    """The 1.5B wrote the files, then planned reading them back, never the tests."""
+    spec = ROOT / "bench" / "agent_tasks" / "slugify" / "spec"
+    files = file_blocks((spec / "slugify.md").read_text(encoding="utf-8"))
+
+    def reads_back(kind: str, payload: Schema) -> Schema | None:
+        if kind != "plan" or not isinstance(payload, PlanInput):
+            return None
+        if payload.iteration == 1:
+            return Plan(candidates=[Candidate(tool="read_file", params={"path": "source:spec/slugify.md"})])
+        if payload.iteration == 2:
+            writes = [{"path": p, "content": c} for p, c in files.items()]
+            return Plan(candidates=[Candidate(tool="write_file", params=w) for w in writes])
+        return Plan(candidates=[Candidate(tool="read_file", params={"path": "slug.py"})])
+
+    model(reads_back)
+    config = RunConfig(workspace=str(tmp_path), model="fn/m", max_iterations=4, beam=3)
+    goal = "Write the Python function slugify(text) in slug.py with its tests, as the spec says."
+    result = run_whole_task(config, "c", goal, [spec])
+    calls = [(c.iteration, c.tool) for c in Workspace(tmp_path).task("c").state().calls]
+    assert (3, "read_file") in calls and (3, "run_tests") in calls  # joined the planner's batch
+    assert result.complete and result.iterations == 3
 
 
 def test_every_call_kind_has_tokens_and_seconds_in_history(tmp_path: Path) -> None:
