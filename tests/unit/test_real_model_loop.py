@@ -39,7 +39,7 @@ from tests.unit.scripted import create_task, run_whole_task
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "examples" / "corpus"
 QUESTION = (ROOT / "examples" / "QUESTION").read_text(encoding="utf-8").strip()
-REAL = ROOT.parent / "shared" / "data" / "real-model" / "reservoir-question.cassette.jsonl"
+REAL = ROOT / "tests" / "data" / "real-model" / "reservoir-question.cassette.jsonl"
 
 
 Answer = Callable[[str, Schema], Schema | None]  # (kind, input) -> the reply, or None: reply offline
