@@ -118,12 +118,14 @@ def record_call(
         )
         previous = session.state.files.get(output.written.path)
         file, code = register_file(call_id, output.written, previous, time.time())
-    session.recorder.record(ToolCallRecorded(call=call))
-    if file is not None:
-        session.recorder.record(FileRecorded(file=file, code=code))
     evidence = evidence_for(call, file, code, output.written.content if output.written else "")
-    if evidence:
-        session.recorder.record(EvidenceRecorded(evidence=evidence))
+    # One write: a kill between the call and its file would leave a finished call (a resume skips
+    # it) whose file the task never learns of.
+    session.recorder.record(
+        ToolCallRecorded(call=call),
+        *([FileRecorded(file=file, code=code)] if file is not None else []),
+        *([EvidenceRecorded(evidence=evidence)] if evidence else []),
+    )
     return call
 
 

@@ -26,7 +26,7 @@ from cairn.flows.executor import Executor
 from cairn.flows.policy import Decision
 from cairn.flows.session import Session
 from cairn.flows.start import extract_constraint
-from cairn.memory.events import ReviewDecided, UserMessage
+from cairn.memory.events import Event, ReviewDecided, UserMessage
 from cairn.memory.models import IterationRecord
 from cairn.memory.state import TaskState
 
@@ -68,12 +68,14 @@ def review_prompt(state: TaskState) -> str:
 def record_review(session: Session, executor: Executor, n: int, answer: ReviewInput, reviewer: str) -> None:
     """The decision in the log; feedback as a user message (and the rule it states, if any)."""
     text = answer.feedback.strip()
+    said: list[Event] = []
     if text:
         index = len(session.state.messages)
-        session.recorder.record(UserMessage(text=text, role="feedback"))
-        session.recorder.record(extract_constraint(session, executor, text, index=index))
+        rule = extract_constraint(session, executor, text, index=index)
+        said = [UserMessage(text=text, role="feedback"), rule]
     who: Literal["ui", "cli"] = "ui" if reviewer == "ui" else "cli"
-    session.recorder.record(ReviewDecided(iteration=n, decision=answer.decision, feedback=text, reviewer=who))
+    decided = ReviewDecided(iteration=n, decision=answer.decision, feedback=text, reviewer=who)
+    session.recorder.record(*said, decided)  # one write: feedback is never kept without its decision
 
 
 class PrefectReviewer:

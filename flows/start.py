@@ -40,7 +40,7 @@ def start_task(
     """`related`: earlier tasks whose evidence and memories this task's searches include (labelled)."""
     deps = deps_for(config)
     if task_id in deps.workspace.task_ids():
-        return _reopened(config, task_id)  # resume: the log says where we are
+        return _reopened(config, task_id, executor)  # resume: the log says where we are
     related_ids = check_related(deps, related or [])  # before any model call: a typo fails fast
     detection = None
     if task_type is None:
@@ -62,12 +62,20 @@ def start_task(
     session = open_session(config, task_id)
     if detection is not None:  # the first model call, recorded once the task has a history
         record_model_call(session, _detect_key(task_id), detection)
-    session.recorder.record(UserMessage(text=goal, role="goal"))
-    session.recorder.record(extract_constraint(session, executor, goal, index=0))
+    record_goal(session, executor)
     return session
 
 
-def _reopened(config: RunConfig, task_id: str) -> Session:
+def record_goal(session: Session, executor: Executor) -> None:
+    """The goal as the first user message, with the rule it states: in one write, so a kill keeps
+    both or neither (a resume records them when neither is there)."""
+    if any(m.role == "goal" for m in session.state.messages):
+        return
+    rule = extract_constraint(session, executor, session.state.goal, index=0)
+    session.recorder.record(UserMessage(text=session.state.goal, role="goal"), rule)
+
+
+def _reopened(config: RunConfig, task_id: str, executor: Executor) -> Session:
     """The task as its log left it; a budget given to this run replaces the recorded one. Refused
     if its history was tampered with (unless accepted); a missing `.git` is rebuilt."""
     ready_to_continue(deps_for(config).workspace.task(task_id), config.accept_tampered)
@@ -78,6 +86,7 @@ def _reopened(config: RunConfig, task_id: str) -> Session:
         tokens = config.max_tokens if config.max_tokens is not None else state.max_tokens
         if (usd, tokens) != (state.max_usd, state.max_tokens):
             session.recorder.record(BudgetSet(max_usd=usd, max_tokens=tokens))
+    record_goal(session, executor)  # killed before the goal was recorded
     return session
 
 

@@ -91,13 +91,10 @@ class NarratingRecorder(TaskRecorder):
         self.repo, self.store, self.secrets, self.state = inner.repo, inner.store, inner.secrets, inner.state
         self.say = say
 
-    def record(self, *events: Event) -> TaskState:
-        for event in events:
-            state = super().record(event)
-            line = story_line(event, state)
-            if line:
-                self.say(line)
-        return self.state
+    def recorded(self, event: Event, state: TaskState) -> None:
+        line = story_line(event, state)
+        if line:
+            self.say(line)
 
 
 _TELLER: ContextVar[Logger | None] = ContextVar("cairn_story_logger", default=None)

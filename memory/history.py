@@ -90,22 +90,26 @@ class HistoryLog:
     def __init__(self, path: Path) -> None:
         self.path = path
 
-    def append(self, event: Event) -> Envelope:
-        """Append under an exclusive lock: several processes (a run, `cairn feedback`) may write."""
+    def append(self, *events: Event) -> list[Envelope]:
+        """Append the events under an exclusive lock (several processes, a run and `cairn feedback`,
+        may write), in one write and one fsync: events that belong together (a call, the file it
+        wrote, its evidence) land together, so a kill never leaves a call without its file."""
         with open(self.path, "a+b") as handle:
             fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
             try:
                 seq, prev = self._tail(handle)
-                envelope = Envelope(
-                    seq=seq + 1, ts=time.time(), prev=prev, hash=event_hash(prev, event), event=event
-                )
+                envelopes: list[Envelope] = []
+                for event in events:
+                    seq, digest = seq + 1, event_hash(prev, event)
+                    envelopes.append(Envelope(seq=seq, ts=time.time(), prev=prev, hash=digest, event=event))
+                    prev = digest
                 handle.seek(0, os.SEEK_END)
-                handle.write(envelope_line(envelope))
+                handle.write(b"".join(envelope_line(e) for e in envelopes))
                 handle.flush()
                 os.fsync(handle.fileno())
             finally:
                 fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
-        return envelope
+        return envelopes
 
     def read(self) -> Replay:
         """All intact events; a damaged last line is reported, not raised."""

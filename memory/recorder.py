@@ -1,8 +1,8 @@
 """Append first, then dispatch: the one way events enter a task.
 
-`TaskRecorder.record(event)` appends the event to `history.jsonl` (fsync'd), then feeds it to the
-memory index and folds it into the in-memory `TaskState`. Because listeners are idempotent and
-deterministic, a crash between the two steps is repaired by `cairn reindex`.
+`TaskRecorder.record(*events)` appends the events to `history.jsonl` in one fsync'd write, then
+feeds each to the memory index and folds it into the in-memory `TaskState`. Because listeners are
+idempotent and deterministic, a crash between the two steps is repaired by `cairn reindex`.
 """
 
 from __future__ import annotations
@@ -23,12 +23,16 @@ class TaskRecorder:
         self.state: TaskState = repo.state()
 
     def record(self, *events: Event) -> TaskState:
-        for event in events:
-            clean = redact_event(event, self.secrets)
-            envelope = self.repo.append(clean)
+        """Record events that belong together: they reach the log in one write (all or none)."""
+        clean = [redact_event(event, self.secrets) for event in events]
+        for envelope in self.repo.append(*clean):
             index(self.store, self.state, envelope, self.repo.artifacts)
-            self.state = self.state.apply(clean)
+            self.state = self.state.apply(envelope.event)
+            self.recorded(envelope.event, self.state)
         return self.state
+
+    def recorded(self, event: Event, state: TaskState) -> None:
+        """Called after each event is folded in; subclasses tell or watch (no-op here)."""
 
     def refresh(self) -> TaskState:
         """Re-read the log (another process may have appended)."""

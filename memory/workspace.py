@@ -150,8 +150,8 @@ class TaskRepo:
         self._git("add", ".gitignore")
         self._git("commit", "-q", "-m", message)
 
-    def append(self, event: Event) -> Envelope:
-        return self.history.append(event)
+    def append(self, *events: Event) -> list[Envelope]:
+        return self.history.append(*events)
 
     def read(self) -> Replay:
         return self.history.read()

@@ -68,33 +68,33 @@ def test_a_line_written_before_a_field_was_added_is_not_tampering(ws: Path) -> N
         prev = line["hash"]
     path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
     assert Workspace(ws).task(TASK).history.verify().problems == []
-    edit_line(path, 3, b"How many days", b"How few days")
-    assert Workspace(ws).task(TASK).history.verify().problems == ["line 3: content changed (hash mismatch)"]
+    edit_line(path, 4, b"How many days", b"How few days")
+    assert Workspace(ws).task(TASK).history.verify().problems == ["line 4: content changed (hash mismatch)"]
 
 
 def test_resume_and_reindex_refuse_an_edited_earlier_line_and_name_it(ws: Path, tmp_path: Path) -> None:
-    edit_line(history(ws), 3, b"How many days", b"How few days")
+    edit_line(history(ws), 4, b"How many days", b"How few days")
     before = history(ws).read_bytes()
     for command in ("resume", "reindex"):
-        line = one_line(cli_here([command, TASK, "-w", str(ws)], tmp_path), 3, "line 3", "--accept-tampered")
+        line = one_line(cli_here([command, TASK, "-w", str(ws)], tmp_path), 3, "line 4", "--accept-tampered")
         assert f"cairn {command} {TASK} --accept-tampered" in line
     assert history(ws).read_bytes() == before
     assert not (ws / "results").exists(), "a refused resume started Prefect"
 
 
 def test_with_accept_tampered_reindex_and_the_flow_go_on_and_show_warns(ws: Path, tmp_path: Path) -> None:
-    edit_line(history(ws), 3, b"How many days", b"How few days")
+    edit_line(history(ws), 4, b"How many days", b"How few days")
     done = cli_here(["reindex", TASK, "-w", str(ws), "--accept-tampered"], tmp_path)
     assert done.returncode == 0, done.stderr
     repo = Workspace(ws).task(TASK)
-    with pytest.raises(HistoryTampered, match="line 3"):
+    with pytest.raises(HistoryTampered, match="line 4"):
         ready_to_continue(repo, accept_tampered=False)
     assert ready_to_continue(repo, accept_tampered=True).status == "complete"  # what `start_task` does
     shown = cli_here(["show", TASK, "-w", str(ws)], tmp_path)
     assert shown.returncode == 0, shown.stderr
-    assert "warning: the history was changed: line 3" in " ".join(shown.stdout.split())
+    assert "warning: the history was changed: line 4" in " ".join(shown.stdout.split())
     as_json = cli_here(["show", TASK, "-w", str(ws), "--json"], tmp_path)
-    assert '"history_problems": ["line 3: content changed (hash mismatch)"]' in as_json.stdout
+    assert '"history_problems": ["line 4: content changed (hash mismatch)"]' in as_json.stdout
 
 
 def test_a_torn_last_line_is_not_tampering_and_the_next_append_repairs_it(ws: Path, tmp_path: Path) -> None:

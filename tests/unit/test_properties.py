@@ -72,7 +72,7 @@ logs = st.lists(later_events, max_size=8).map(
 
 def write_log(directory: str, events: list[Event]) -> tuple[HistoryLog, list[Envelope], bytes]:
     log = HistoryLog(Path(directory) / "history.jsonl")
-    written = [log.append(event) for event in events]
+    written = [envelope for event in events for envelope in log.append(event)]
     return log, written, log.path.read_bytes()
 
 
