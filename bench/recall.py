@@ -3,14 +3,16 @@
 Per conversation, every turn is indexed (via `cairn.memory.dialog`) in a temporary `SQLiteStore`; each
 question of categories 1-4 is searched and recall@k = |gold turns in the top k| / |gold turns|,
 averaged over questions. Configurations: each search setting x each available embedder (the
-shipped static MiniLM, feature hashing, and MiniLM itself when the `minilm` extra is installed),
+shipped static MiniLM, feature hashing, MiniLM itself when the `minilm` extra is installed, and
+Model2Vec's potion-base-8M, whole and on content words only, when `bench/convert_potion.py` has
+made `memory/potion_base_8m/`),
 plus two other ways to index a turn (hybrid search only): the turn alone, and its neighbours
 folded into its content at full weight. "default" is the product's offline default: hybrid search
 with its rerank stage, the static embedder, neighbours as context.
 Candidates beyond the default (pseudo-relevance feedback, expansion, priors, other fusions) are
 compared with it in `bench/recall_variants.py`.
 
-    python bench/recall.py [--data PATH] [--json]
+    python bench/recall.py [--data PATH] [--json] [--embedders static-minilm,hashing] [--by-category]
 """
 
 from __future__ import annotations
@@ -35,6 +37,8 @@ sys.path.insert(0, str(ROOT))
 from cairn.memory.dialog import Turn, turn_memories, turn_vectors  # noqa: E402
 from cairn.memory.embeddings import Embedder, HashingEmbedder  # noqa: E402
 from cairn.memory.models import Memory  # noqa: E402
+from cairn.memory.potion_embedding import DATA as POTION_DATA  # noqa: E402
+from cairn.memory.potion_embedding import PotionEmbedder  # noqa: E402
 from cairn.memory.sqlite_store import SQLiteStore  # noqa: E402
 from cairn.memory.static_embedding import StaticEmbedder  # noqa: E402
 from cairn.memory.store import SearchFilter, SearchMode, SearchQuery  # noqa: E402
@@ -112,6 +116,9 @@ def _timestamp(when: str | None) -> float | None:
 
 def embedders() -> dict[str, Embedder]:
     found: dict[str, Embedder] = {"static-minilm": StaticEmbedder(), "hashing": HashingEmbedder()}
+    if POTION_DATA.joinpath("table.npz").exists():  # potion-base-8M, a candidate (`convert_potion.py`)
+        found["potion-base-8m"] = PotionEmbedder()
+        found["potion-base-8m-content"] = PotionEmbedder(content_words=True)
     try:
         from cairn.memory.embeddings import MiniLMEmbedder
 
@@ -121,10 +128,19 @@ def embedders() -> dict[str, Embedder]:
     return found
 
 
+CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
+
+
 def questions(sample: dict[str, Any]) -> Iterator[tuple[str, set[str]]]:
     for qa in sample["qa"]:
-        if qa["category"] in (1, 2, 3, 4) and qa.get("evidence"):
+        if qa["category"] in CATEGORIES and qa.get("evidence"):
             yield qa["question"], set(qa["evidence"])
+
+
+def categories(sample: dict[str, Any]) -> list[str]:
+    """The category of each question `questions` yields, in the same order."""
+    kept = [qa for qa in sample["qa"] if qa["category"] in CATEGORIES and qa.get("evidence")]
+    return [CATEGORIES[qa["category"]] for qa in kept]
 
 
 def recall_for(sample: dict[str, Any], embedder: Embedder, workdir: Path) -> dict[str, list[list[float]]]:
@@ -172,10 +188,10 @@ def _searched(
     return results
 
 
-def run(data: Path) -> dict[str, dict[str, float]]:
+def run(data: Path, only: set[str] | None = None, by_category: bool = False) -> dict[str, dict[str, float]]:
     samples = json.loads(data.read_text())
     scores: dict[str, list[list[float]]] = {}
-    found = embedders()
+    found = {name: e for name, e in embedders().items() if only is None or name in only}
     with tempfile.TemporaryDirectory() as tmp, Progress(console=Console(stderr=True), transient=True) as bar:
         step = bar.add_task("indexing and searching conversations", total=len(found) * len(samples))
         for name, embedder in found.items():
@@ -183,25 +199,35 @@ def run(data: Path) -> dict[str, dict[str, float]]:
                 for mode, rows in recall_for(sample, embedder, Path(tmp)).items():
                     scores.setdefault(f"{mode}/{name}", []).extend(rows)
                 bar.advance(step)
-    report = {config: _mean(rows) for config, rows in scores.items()}
-    return {"default": report["/".join(DEFAULT_CONFIG)], **report}
+    kinds = [kind for sample in samples for kind in categories(sample)]
+    report = {config: _mean(rows, kinds if by_category else None) for config, rows in scores.items()}
+    default = "/".join(DEFAULT_CONFIG)
+    return {"default": report[default], **report} if default in report else report
 
 
-def _mean(rows: list[list[float]]) -> dict[str, float]:
-    return {f"recall@{k}": round(sum(r[i] for r in rows) / len(rows), 4) for i, k in enumerate(KS)}
+def _mean(rows: list[list[float]], kinds: list[str] | None = None) -> dict[str, float]:
+    """Mean recall at each k; with `kinds` (each row's category), also recall@10 per category."""
+    means = {f"recall@{k}": round(sum(r[i] for r in rows) / len(rows), 4) for i, k in enumerate(KS)}
+    for kind in dict.fromkeys(kinds or []):
+        picked = [r[KS.index(10)] for r, k in zip(rows, kinds or [], strict=True) if k == kind]
+        means[f"recall@10 {kind}"] = round(sum(picked) / len(picked), 4)
+    return means
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--embedders", help="comma-separated names: only these (default: all found)")
+    parser.add_argument("--by-category", action="store_true", help="also recall@10 per question category")
     args = parser.parse_args()
-    report = run(args.data)
+    only = set(args.embedders.split(",")) if args.embedders else None
+    report = run(args.data, only, args.by_category)
     if args.json:
         print(json.dumps(report))
         return
     table = Table(title=f"LoCoMo retrieval recall ({args.data.name}, categories 1-4)")
-    for column in ("configuration", *(f"recall@{k}" for k in KS)):
+    for column in ("configuration", *next(iter(report.values()))):
         table.add_column(column)
     for config, row in report.items():
         table.add_row(config, *(f"{value:.3f}" for value in row.values()))

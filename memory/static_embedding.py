@@ -75,8 +75,13 @@ class StaticEmbedder:
 
     def token_ids(self, texts: Sequence[str]) -> list[list[int]]:
         """Each text's word-piece ids, function words left out."""
-        content = [" ".join(w for w in _WORD.findall(t) if w.lower() not in FUNCTION_WORDS) for t in texts]
-        return [e.ids[:_MAX_TOKENS] for e in self._tokenizer.encode_batch(content, add_special_tokens=False)]
+        encoded = self._tokenizer.encode_batch(content_words(texts), add_special_tokens=False)
+        return [e.ids[:_MAX_TOKENS] for e in encoded]
+
+
+def content_words(texts: Sequence[str]) -> list[str]:
+    """Each text's words, function words and punctuation left out."""
+    return [" ".join(w for w in _WORD.findall(t) if w.lower() not in FUNCTION_WORDS) for t in texts]
 
 
 def _chunks(lengths: list[int], budget: int = _CHUNK_TOKENS) -> list[tuple[int, int]]:

@@ -76,3 +76,21 @@ def test_recall_variants_rebuild_the_default_from_its_legs(tmp_path: Path) -> No
     assert {k: variants["product"][k] for k in default} == default
     assert variants["product"]["delta@10"] == 0.0
     assert {"vector-prf", "expansion", "short-turn-prior", "rrf-fusion"} <= set(variants)
+
+
+def test_recall_bench_runs_chosen_embedders_and_splits_recall_by_category(tmp_path: Path) -> None:
+    data = tmp_path / "tiny.json"
+    data.write_text(json.dumps([_conversation()]))
+    command = [sys.executable, str(ROOT / "bench" / "recall.py"), "--data", str(data), "--json"]
+    run = subprocess.run(
+        [*command, "--embedders", "hashing", "--by-category"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    report = json.loads(run.stdout)
+    assert "default" not in report and all(name.endswith("/hashing") for name in report)
+    # Category 4 (single-hop) is found, category 1 (multi-hop) cannot be.
+    assert report["keyword/hashing"]["recall@10 single-hop"] == 1.0
+    assert report["keyword/hashing"]["recall@10 multi-hop"] == 0.0
