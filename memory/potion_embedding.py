@@ -27,52 +27,25 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 
-from cairn.memory.static_embedding import _chunks, content_words
+from cairn.memory.static_embedding import StaticEmbedder, content_words
 
 DATA = Path(__file__).resolve().parent / "potion_base_8m"
 NAME = "potion-base-8m"
 _MAX_TOKENS = 512  # Model2Vec's default `max_length`
 
 
-class PotionEmbedder:
-    """potion-base-8M token rows averaged per text, as Model2Vec does; 256 dimensions."""
+class PotionEmbedder(StaticEmbedder):
+    """potion-base-8M token rows averaged per text, as Model2Vec does; 256 dimensions. The pooling
+    is `StaticEmbedder`'s; what differs is the data and which tokens count."""
 
     def __init__(self, data: Path = DATA, content_words: bool = False) -> None:
         self._table, self._scale, self._tokenizer, self._unk, self._max_chars = _load(data)
         self._content_words = content_words
 
     @property
-    def dim(self) -> int:
-        return int(self._table.shape[1])
-
-    @property
     def name(self) -> str:
         return f"{NAME}-content" if self._content_words else NAME
-
-    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        ids = self.token_ids(texts)
-        for start, stop in _chunks([len(row) for row in ids]):
-            out[start:stop] = self._sums(ids[start:stop])
-        norms = np.linalg.norm(out, axis=1, keepdims=True)  # the mean's direction: no need to divide
-        np.divide(out, norms, out=out, where=norms > 0)
-        return out
-
-    def _sums(self, ids: list[list[int]]) -> npt.NDArray[np.float32]:
-        """Each text's sum of token vectors (zeros for a text without tokens)."""
-        out = np.zeros((len(ids), self.dim), dtype=np.float32)
-        lengths = np.array([len(row) for row in ids], dtype=np.int64)
-        filled = lengths > 0
-        if not filled.any():
-            return out
-        flat = np.fromiter((i for row in ids for i in row), dtype=np.int64, count=int(lengths.sum()))
-        rows = self._table[flat].astype(np.float32)
-        rows *= self._scale[flat]
-        starts = np.concatenate([[0], np.cumsum(lengths[filled])[:-1]])
-        out[filled] = np.add.reduceat(rows, starts, axis=0)
-        return out
 
     def token_ids(self, texts: Sequence[str]) -> list[list[int]]:
         """Each text's token ids as Model2Vec takes them: no specials, no `[UNK]`, at most 512."""
