@@ -194,10 +194,10 @@ def run_all(iterations: int) -> dict[str, dict[str, dict[str, float]]]:
 
 
 def paired(variants: list[str], iterations: int, url: str) -> dict[str, dict[str, float]]:
-    """The variants on one server in the order A B B A B A A B, each the mean of its medians: every
-    run adds rows to the server's database and later runs are slower (212 to 313 ms per iteration
-    over 12 runs of 40 here), so a fixed order bills that drift to whichever variant runs second (it
-    read as +21% once); one A B B A still left +-10% of noise between runs."""
+    """The variants on one server in the order A B B A B A A B, each the mean of its medians: later
+    runs on one server tend to be slower (212 to 313 ms per iteration over 12 runs of 40 once) and
+    the machine drifts, so a fixed order bills that drift to whichever variant runs second (it read
+    as +21% once); one A B B A still left +-10% of noise between runs."""
     ab, ba = [*variants], [*reversed(variants)]
     order = [*ab, *ba, *ba, *ab]
     runs = [(variant, measure(variant, iterations, url)) for variant in order]
