@@ -13,12 +13,20 @@ from pathlib import Path
 
 import pytest
 
-from cairn.memory.events import ConstraintExtracted, Event, FileRecorded, ToolCallRecorded, UserMessage
+from cairn.flows.start import start_task
+from cairn.memory.events import (
+    ConstraintExtracted,
+    Event,
+    FileRecorded,
+    TaskCreated,
+    ToolCallRecorded,
+    UserMessage,
+)
 from cairn.memory.history import HistoryLog
 from cairn.memory.workspace import Workspace
 from cairn.tasks.deps import RunConfig
 from tests.conftest import CORPUS, QUESTION_FILE
-from tests.unit.scripted import run_whole_task
+from tests.unit.scripted import executor_for, run_whole_task
 
 
 @pytest.fixture
@@ -62,3 +70,17 @@ def test_no_kill_between_two_writes_leaves_a_call_without_its_file_or_the_goal_w
         goal = any(isinstance(e, UserMessage) and e.role == "goal" for e in prefix)
         rules = sum(isinstance(e, ConstraintExtracted) for e in prefix)
         assert goal == (rules >= 1)
+
+
+def test_a_task_killed_before_its_goal_was_recorded_gets_the_goal_and_its_rule_on_resume(
+    tmp_path: Path,
+) -> None:
+    goal = "Write notes.md. Never cite Wikipedia."
+    created = TaskCreated(task_id="t", goal=goal, task_type="general_task", model="cairn/offline")
+    Workspace(tmp_path).create_task(created)  # what a kill right after creating the task leaves
+    config = RunConfig(workspace=str(tmp_path), model="cairn/offline")
+    session = start_task(config, "t", goal, [], None, None, executor_for(config))
+    assert [(m.role, m.text) for m in session.state.messages] == [("goal", goal)]
+    assert [c.rule for c in session.state.constraints] == ["Never cite Wikipedia."]
+    again = start_task(config, "t", goal, [], None, None, executor_for(config))  # once only
+    assert len(again.state.messages) == 1
