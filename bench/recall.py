@@ -131,16 +131,19 @@ def embedders() -> dict[str, Embedder]:
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 
 
+def _scored(sample: dict[str, Any]) -> list[dict[str, Any]]:
+    """The questions recall is measured on: categories 1-4, with evidence."""
+    return [qa for qa in sample["qa"] if qa["category"] in CATEGORIES and qa.get("evidence")]
+
+
 def questions(sample: dict[str, Any]) -> Iterator[tuple[str, set[str]]]:
-    for qa in sample["qa"]:
-        if qa["category"] in CATEGORIES and qa.get("evidence"):
-            yield qa["question"], set(qa["evidence"])
+    for qa in _scored(sample):
+        yield qa["question"], set(qa["evidence"])
 
 
 def categories(sample: dict[str, Any]) -> list[str]:
     """The category of each question `questions` yields, in the same order."""
-    kept = [qa for qa in sample["qa"] if qa["category"] in CATEGORIES and qa.get("evidence")]
-    return [CATEGORIES[qa["category"]] for qa in kept]
+    return [CATEGORIES[qa["category"]] for qa in _scored(sample)]
 
 
 def recall_for(sample: dict[str, Any], embedder: Embedder, workdir: Path) -> dict[str, list[list[float]]]:

@@ -87,8 +87,10 @@ def unfenced(path: str, content: str) -> str:
     text = content.strip()
     if path.endswith((".md", ".markdown")) or not (text.startswith("```") and text.endswith("```")):
         return content
-    inner = text[3:-3].split("\n", 1)
-    return (inner[1] if len(inner) == 2 else "").rstrip("\n") + "\n" if "```" not in inner[-1] else content
+    _language, _, body = text[3:-3].partition("\n")
+    if "```" in body:
+        return content  # several fenced blocks: not one wrapped file
+    return body.rstrip("\n") + "\n"
 
 
 def untested(state: TaskState) -> bool:
