@@ -78,3 +78,20 @@ def test_a_file_from_a_newer_cairn_is_refused_and_left_alone(tmp_path: Path) -> 
     with pytest.raises(StoreError, match="newer Cairn") as error:
         SQLiteStore(path, HashingEmbedder(dim=DIM))
     assert "\n" not in str(error.value) and path.read_bytes() == before
+
+
+def _pragma(path: Path, name: str) -> int:
+    with SQLiteStore(path, HashingEmbedder(dim=DIM)) as store:
+        return int(store._conn.execute(f"PRAGMA {name}").fetchone()[0])
+
+
+def test_a_new_file_has_16_kib_pages_and_an_older_file_keeps_its_own(tmp_path: Path) -> None:
+    assert _pragma(tmp_path / "new.db", "page_size") == 16384
+    old = tmp_path / "old.db"
+    _v1_file(old)  # SQLite's default page size, as files from before this choice have
+    assert _pragma(old, "page_size") == 4096
+    # The WAL is checkpointed at the same size in bytes whatever the file's page size.
+    wal_pages = _pragma(old, "wal_autocheckpoint"), _pragma(tmp_path / "new.db", "wal_autocheckpoint")
+    assert wal_pages[0] * 4096 == wal_pages[1] * 16384
+    with SQLiteStore(old, HashingEmbedder(dim=DIM)) as store:
+        assert _search(store, "deploy") == ["k-old"]
