@@ -6,8 +6,9 @@ averaged over questions. Configurations: each search setting x each available em
 shipped static MiniLM, feature hashing, MiniLM itself when the `minilm` extra is installed, and
 Model2Vec's potion-base-8M, whole and on content words only, when `bench/convert_potion.py` has
 made `memory/potion_base_8m/`),
-plus two other ways to index a turn (hybrid search only): the turn alone, and its neighbours
-folded into its content at full weight. "default" is the product's offline default: hybrid search
+plus other ways to index a turn (hybrid search only): no neighbours as context, the neighbours
+folded into its content at full weight, and a reply without the question it answers (in neither
+its context nor its vector, or in only one of them). "default" is the product's offline default: hybrid search
 with its rerank stage, the static embedder, neighbours as context.
 Candidates beyond the default (pseudo-relevance feedback, expansion, priors, other fusions) are
 compared with it in `bench/recall_variants.py`.
@@ -35,7 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from cairn.memory.dialog import Turn, turn_memories, turn_vectors  # noqa: E402
-from cairn.memory.embeddings import Embedder, HashingEmbedder  # noqa: E402
+from cairn.memory.embeddings import Embedder, HashingEmbedder, Vectors  # noqa: E402
 from cairn.memory.models import Memory  # noqa: E402
 from cairn.memory.potion_embedding import DATA as POTION_DATA  # noqa: E402
 from cairn.memory.potion_embedding import PotionEmbedder  # noqa: E402
@@ -60,22 +61,43 @@ SETTINGS: dict[str, Setting] = {
 DEFAULT_CONFIG = ("hybrid", "static-minilm")
 
 
-def _turn_only(turns: Sequence[Turn], tenant: str) -> list[Memory]:
-    return turn_memories(turns, tenant, context=0)
+Indexed = tuple[list[Memory], Vectors]
 
 
-def _neighbours_in_content(turns: Sequence[Turn], tenant: str) -> list[Memory]:
+def _turn_only(turns: Sequence[Turn], tenant: str, embedder: Embedder) -> Indexed:
+    return turn_memories(turns, tenant, context=0), turn_vectors(turns, embedder)
+
+
+def _neighbours_in_content(turns: Sequence[Turn], tenant: str, embedder: Embedder) -> Indexed:
     """Cairn's first indexing: the neighbours appended to the content, weighted like the turn."""
-    return [
+    memories = [
         m.model_copy(update={"content": "\n".join(filter(None, [m.content, m.context])), "context": None})
         for m in turn_memories(turns, tenant)
     ]
+    return memories, turn_vectors(turns, embedder)
 
 
-# Other ways to index a turn, compared with the product's (`turn_memories`) under hybrid search.
-INDEXINGS: dict[str, Callable[[Sequence[Turn], str], list[Memory]]] = {
+def _unanswered(turns: Sequence[Turn], tenant: str, embedder: Embedder) -> Indexed:
+    """Before issue 19's last step: a reply indexed without the question it answers."""
+    return turn_memories(turns, tenant, answered=False), turn_vectors(turns, embedder, answered=False)
+
+
+def _answered_in_context_only(turns: Sequence[Turn], tenant: str, embedder: Embedder) -> Indexed:
+    return turn_memories(turns, tenant), turn_vectors(turns, embedder, answered=False)
+
+
+def _answered_in_vector_only(turns: Sequence[Turn], tenant: str, embedder: Embedder) -> Indexed:
+    return turn_memories(turns, tenant, answered=False), turn_vectors(turns, embedder)
+
+
+# Other ways to index a turn, compared with the product's (`turn_memories`, `turn_vectors`) under
+# hybrid search.
+INDEXINGS: dict[str, Callable[[Sequence[Turn], str, Embedder], Indexed]] = {
     "turn-only": _turn_only,
     "neighbours-in-content": _neighbours_in_content,
+    "unanswered": _unanswered,
+    "answered-in-context-only": _answered_in_context_only,
+    "answered-in-vector-only": _answered_in_vector_only,
 }
 
 
@@ -154,13 +176,9 @@ def recall_for(sample: dict[str, Any], embedder: Embedder, workdir: Path) -> dic
         sample, embedder, workdir / "product.db", turn_memories(turns, tenant), vectors, SETTINGS
     )
     for name, index in INDEXINGS.items():
+        memories, indexed = index(turns, tenant, embedder)
         found = _searched(
-            sample,
-            embedder,
-            workdir / f"{name}.db",
-            index(turns, tenant),
-            vectors,
-            {"hybrid": SETTINGS["hybrid"]},
+            sample, embedder, workdir / f"{name}.db", memories, indexed, {"hybrid": SETTINGS["hybrid"]}
         )
         results[f"hybrid-{name}"] = found["hybrid"]
     return results
@@ -230,7 +248,8 @@ def main() -> None:
         print(json.dumps(report))
         return
     table = Table(title=f"LoCoMo retrieval recall ({args.data.name}, categories 1-4)")
-    for column in ("configuration", *next(iter(report.values()))):
+    table.add_column("configuration", no_wrap=True)  # names are long; the figures can wrap instead
+    for column in next(iter(report.values())):
         table.add_column(column)
     for config, row in report.items():
         table.add_row(config, *(f"{value:.3f}" for value in row.values()))

@@ -9,6 +9,11 @@ asked, yet a turn that says the words itself ranks first. Its vector (`turn_vect
 turn alone: an embedding of five turns blurs into their average. The record's key and `source`
 identify the turn alone, so re-indexing a conversation is idempotent.
 
+A reply is about the question it answers: "Three times a week." says nothing until one knows it
+answers "How often do you work out?". So when the turn before is someone else asking something,
+that question counts twice in the reply's context (once as the question answered, once as a
+neighbour) and the reply's vector leans towards it (`ANSWER_WEIGHT`).
+
 >>> turns = [Turn(speaker="Ann", text="I adopted a dog!", turn_id="D1:1", session="s1"),
 ...          Turn(speaker="Bo", text="Congrats! What breed?", turn_id="D1:2", session="s1")]
 >>> memories = turn_memories(turns, tenant="chat-1")
@@ -23,12 +28,14 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict
 
 from cairn.memory.embeddings import Embedder, Vectors
 from cairn.memory.models import Memory, memory_key, now
 
 DEFAULT_CONTEXT = 2  # neighbouring turns on each side indexed with a turn
+ANSWER_WEIGHT = 0.3  # the share of the question a reply answers in the reply's vector
 SUBTYPE = "dialog_turn"
 _HEAD = re.compile(r"(?:\[[^\]\n]*\] )?([^:\n]{1,80}): ")  # `turn_content`: "[when] Speaker: "
 
@@ -65,23 +72,53 @@ def turn_memories(
     domain: str = "conversation",
     task_type: str = "dialog",
     agent: str | None = None,
+    answered: bool = True,
 ) -> list[Memory]:
-    """One `document_chunk` memory per non-empty turn, with `context` neighbours on each side."""
+    """One `document_chunk` memory per non-empty turn, with `context` neighbours on each side (and
+    the question it answers, unless `answered` is False)."""
     return [
-        _memory(turns, index, tenant, context, domain, task_type, agent)
+        _memory(
+            turns,
+            index,
+            tenant,
+            turn_context(turns, index, context, answered=answered),
+            domain,
+            task_type,
+            agent,
+        )
         for index, turn in enumerate(turns)
         if _indexable(turn)
     ]
 
 
-def turn_vectors(turns: Sequence[Turn], embedder: Embedder) -> Vectors:
-    """Vectors for `turn_memories(turns, ...)`, row for row: each embeds its turn's own line.
+def turn_vectors(turns: Sequence[Turn], embedder: Embedder, *, answered: bool = True) -> Vectors:
+    """Vectors for `turn_memories(turns, ...)`, row for row: each embeds its turn's own line, and
+    a reply's leans towards the question it answers unless `answered` is False (unit length).
 
     >>> from cairn.memory.embeddings import HashingEmbedder
     >>> turn_vectors([Turn(speaker="Ann", text="Hi")], HashingEmbedder(dim=8)).shape
     (1, 8)
     """
-    return embedder.embed([turn_line(turn) for turn in turns if _indexable(turn)])
+    kept = [index for index, turn in enumerate(turns) if _indexable(turn)]
+    vectors = embedder.embed([turn_line(turns[index]) for index in kept])
+    asked = {row: question for row, index in enumerate(kept) if (question := question_answered(turns, index))}
+    if asked and answered:
+        vectors[list(asked)] += ANSWER_WEIGHT * embedder.embed([turn_line(q) for q in asked.values()])
+        vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+    return vectors
+
+
+def question_answered(turns: Sequence[Turn], index: int) -> Turn | None:
+    """The turn before `index` if it is someone else asking something in the same session.
+
+    >>> ask, say = Turn(speaker="Bo", text="How often?"), Turn(speaker="Ann", text="Daily.")
+    >>> question_answered([ask, say], 1) == ask, question_answered([say, ask], 1)
+    (True, None)
+    """
+    turn, before = turns[index], turns[index - 1] if index > 0 else None
+    if before and before.session == turn.session and before.speaker != turn.speaker and "?" in before.text:
+        return before
+    return None
 
 
 def _indexable(turn: Turn) -> bool:
@@ -113,10 +150,22 @@ def speaker_in(content: str) -> str | None:
     return head.group(1) if head else None
 
 
-def turn_context(turns: Sequence[Turn], index: int, context: int = DEFAULT_CONTEXT) -> str | None:
-    """The lines of up to `context` turns on each side of turn `index`, within its session."""
+def turn_context(
+    turns: Sequence[Turn], index: int, context: int = DEFAULT_CONTEXT, *, answered: bool = True
+) -> str | None:
+    """The question turn `index` answers, if any (and `answered`), then the lines of up to
+    `context` turns on each side within its session; None with `context` 0 (the turn alone).
+
+    >>> turns = [Turn(speaker="Bo", text="How often?"), Turn(speaker="Ann", text="Daily.")]
+    >>> print(turn_context(turns, 1, context=1))
+    Bo: How often?
+    Bo: How often?
+    """
+    if context <= 0:
+        return None
+    question = question_answered(turns, index) if answered else None
     lines = [turn_line(turns[i]) for i in _neighbours(turns, index, context)]
-    return "\n".join(lines) or None
+    return "\n".join([turn_line(question), *lines] if question else lines) or None
 
 
 def _neighbours(turns: Sequence[Turn], index: int, context: int) -> list[int]:
@@ -130,7 +179,7 @@ def _memory(
     turns: Sequence[Turn],
     index: int,
     tenant: str,
-    context: int,
+    context: str | None,
     domain: str,
     task_type: str,
     agent: str | None,
@@ -143,7 +192,7 @@ def _memory(
         kind="document_chunk",
         subtype=SUBTYPE,
         content=turn_content(turn),
-        context=turn_context(turns, index, context),
+        context=context,
         tenant=tenant,
         domain=domain,
         task_type=task_type,

@@ -22,7 +22,7 @@ def _turns() -> list[Turn]:
 def test_turn_has_date_and_speaker_and_its_same_session_neighbours_as_context() -> None:
     memories = turn_memories(_turns(), "chat", context=1)
     assert memories[2].content == "[s1 day] Ann: A beagle"
-    assert memories[2].context == "Bo: What breed?"  # s2 is another sitting
+    assert memories[2].context == "Bo: What breed?\nBo: What breed?"  # answers it; s2 is another sitting
     assert memories[3].context == "Ann: Great, we hike daily"
     assert turn_memories(_turns(), "chat", context=0)[0].context is None
     assert [m.source for m in memories] == ["D0", "D1", "D2", "D3", "D4"]
@@ -59,3 +59,24 @@ def test_a_turn_is_found_by_its_neighbours_words_but_ranks_below_one_that_says_t
         hits = store.search(query)
     assert [h.memory.source for h in hits] == ["q", "a"]
     assert hits[0].score > hits[1].score  # min-max normalised: the weaker match scores 0
+
+
+def test_a_reply_is_found_by_the_question_it_answers_before_a_turn_that_only_neighbours_it(
+    tmp_path: Path,
+) -> None:
+    turns = [
+        Turn(speaker="Bo", text="Nice. How often do you work out?", turn_id="q", session="s"),
+        Turn(speaker="Ann", text="Three times a week.", turn_id="reply", session="s"),
+        Turn(speaker="Bo", text="Cool, same for me.", turn_id="later", session="s"),
+        Turn(speaker="Ann", text="I bake bread on Sundays", turn_id="x", session="t"),
+    ]
+    embedder = HashingEmbedder(dim=64)
+    memories, vectors = turn_memories(turns, "chat"), turn_vectors(turns, embedder)
+    with SQLiteStore(tmp_path / "chat.db", embedder) as store:
+        store.upsert(memories, vectors)
+        query = SearchQuery(text="work out how often", mode="keyword", filter=SearchFilter(tenants=["chat"]))
+        assert [h.memory.source for h in store.search(query)] == ["q", "reply", "later"]
+    alone = embedder.embed(["Ann: Three times a week.", "Bo: Cool, same for me."])
+    question = embedder.embed(["Bo: Nice. How often do you work out?"])[0]
+    assert vectors[1] @ question > alone[0] @ question  # the reply's vector leans towards it
+    assert (vectors[2] == alone[1]).all()  # a turn after a statement is embedded alone
