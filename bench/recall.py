@@ -8,8 +8,9 @@ Model2Vec's potion-base-8M, whole and on content words only, when `bench/convert
 made `memory/potion_base_8m/`),
 plus other ways to index a turn (hybrid search only): no neighbours as context, the neighbours
 folded into its content at full weight, and a reply without the question it answers (in neither
-its context nor its vector, or in only one of them). "default" is the product's offline default: hybrid search
-with its rerank stage, the static embedder, neighbours as context.
+its context nor its vector, or in only one of them). "default" is the product's offline default:
+hybrid search with its rerank stage, the static embedder, neighbours as context and each reply
+indexed with the question it answers.
 Candidates beyond the default (pseudo-relevance feedback, expansion, priors, other fusions) are
 compared with it in `bench/recall_variants.py`.
 
