@@ -101,12 +101,8 @@ def turn_vectors(turns: Sequence[Turn], embedder: Embedder, *, answered: bool = 
     """
     kept = [index for index, turn in enumerate(turns) if _indexable(turn)]
     vectors = embedder.embed([turn_line(turns[index]) for index in kept])
-    asked = (
-        {row: q for row, index in enumerate(kept) if (q := question_answered(turns, index))}
-        if answered
-        else {}
-    )
-    if asked:
+    asked = {row: q for row, index in enumerate(kept) if (q := question_answered(turns, index))}
+    if asked and answered:
         vectors[list(asked)] += ANSWER_WEIGHT * embedder.embed([turn_line(q) for q in asked.values()])
         vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
     return vectors
