@@ -12,6 +12,7 @@ the questions: a candidate that does not clear about twice its `se@10` is noise 
 - `expansion`: a second keyword query of the conversation's own words nearest (cosine >= 0.75,
   2 per word) to each content word of the question, fused at 0.2 of the keyword leg.
 - `short-turn-prior`: a turn with fewer than 8 content words loses up to 0.1 ("Thanks!", "Wow!").
+- `reply-lift`: at query time too, the reply to a question in the top 50 gains 0.25 x its score.
 - `session-diversity`: the third and later hits of one session lose 0.02.
 - `zscore-fusion` / `rrf-fusion`: the legs fused by z-scores, or by reciprocal rank (k = 60).
 
@@ -33,7 +34,7 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
-from cairn.memory.dialog import speaker_of, turn_memories, turn_vectors
+from cairn.memory.dialog import question_answered, speaker_of, turn_memories, turn_vectors
 from cairn.memory.fusion import minmax, relative_score_fusion
 from cairn.memory.rerank import participant_scores, rerank_depth
 from cairn.memory.sqlite_store import SQLiteStore
@@ -64,6 +65,12 @@ class Conversation:
         self.words = {m.key: _content_words(m.content.split(": ", 1)[-1]) for m in memories}
         vocab = sorted({w for ws in self.words.values() for w in ws if len(w) > 2})
         self.vocab, self.vocab_vectors = vocab, embedder.embed(vocab)
+        by_source = {m.source: m.key for m in memories}
+        self.reply = {  # a question's key -> the key of the reply that answers it
+            by_source[question.turn_id]: by_source[turn.turn_id]
+            for index, turn in enumerate(turns)
+            if (question := question_answered(turns, index))
+        }
 
     def leg(self, mode: SearchMode, text: str, vector: Any = None) -> Scores:
         query = SearchQuery(text=text, mode=mode, k=LEG, filter=SearchFilter(tenants=[self.tenant]))
@@ -114,6 +121,15 @@ def short_turn_prior(c: Conversation, text: str, vector: Scores, keyword: Scores
     return {key: s - 0.1 * max(0.0, (8 - len(c.words[key])) / 8) for key, s in scores.items()}
 
 
+def reply_lift(c: Conversation, text: str, vector: Scores, keyword: Scores) -> Scores:
+    scores = product(c, text, vector, keyword)
+    out = dict(scores)
+    for key in sorted(scores, key=lambda key: (-scores[key], key))[:50]:
+        if reply := c.reply.get(key):
+            out[reply] = out.get(reply, 0.0) + 0.25 * scores[key]
+    return out
+
+
 def session_diversity(c: Conversation, text: str, vector: Scores, keyword: Scores) -> Scores:
     scores, seen, out = product(c, text, vector, keyword), dict[str | None, int](), {}
     for key in sorted(scores, key=lambda key: (-scores[key], key)):
@@ -148,6 +164,7 @@ VARIANTS: dict[str, Variant] = {
     "vector-prf": vector_prf,
     "expansion": expansion,
     "short-turn-prior": short_turn_prior,
+    "reply-lift": reply_lift,
     "session-diversity": session_diversity,
     "zscore-fusion": zscore_fusion,
     "rrf-fusion": rrf_fusion,
