@@ -100,11 +100,16 @@ def turn_vectors(turns: Sequence[Turn], embedder: Embedder, *, answered: bool = 
     (1, 8)
     """
     kept = [index for index, turn in enumerate(turns) if _indexable(turn)]
-    vectors = embedder.embed([turn_line(turns[index]) for index in kept])
-    asked = {row: q for row, index in enumerate(kept) if (q := question_answered(turns, index))}
-    if asked and answered:
-        vectors[list(asked)] += ANSWER_WEIGHT * embedder.embed([turn_line(q) for q in asked.values()])
-        vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+    own = embedder.embed([turn_line(turns[index]) for index in kept])
+    row_of = {index: row for row, index in enumerate(kept)}
+    # A question is a turn of its own (it has a "?"), so its vector is already in `own`.
+    replies = [(row, row_of[index - 1]) for row, index in enumerate(kept) if question_answered(turns, index)]
+    if not (answered and replies):
+        return own
+    vectors = own.copy()
+    rows, questions = (list(column) for column in zip(*replies, strict=True))
+    vectors[rows] += ANSWER_WEIGHT * own[questions]
+    vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
     return vectors
 
 
