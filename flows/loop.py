@@ -24,6 +24,7 @@ from cairn.memory.events import EvidenceRecorded, TaskFinished, ValidationRecord
 from cairn.memory.levels import apply_promotions
 from cairn.memory.models import Evidence, Frozen, IterationMode, IterationRecord, TaskStatus, Verdict
 from cairn.memory.state import TaskState
+from cairn.tasks.grounding.task import checked_for, full_output_reader
 from cairn.tasks.validate import has_tests, validate
 
 Iterate = Callable[[int, IterationMode, bool], object]
@@ -117,15 +118,18 @@ def has_new_evidence(state: TaskState) -> bool:
 
 
 def validate_now(session: Session, iteration: int) -> Verdict:
-    """Run the task type's suite over the evidence; record the verdict and its evidence."""
+    """Run the task type's suite over the evidence and what the deliverable claims; record the
+    verdict and its evidence."""
     state, config = session.state, session.config
     suites = Path(config.validators_dir) if config.validators_dir else None
+    repo = session.recorder.repo
     verdict = validate(
         state.task_type,
         state.evidence,
         has_tests=has_tests(state.files),
         suites_dir=suites,
         iteration=iteration,
+        checked=checked_for(state, deliverable_text(state, repo.artifacts), full_output_reader(repo.root)),
     )
     verdict = verdict.model_copy(update={"validation_id": f"validation-{iteration}", "iteration": iteration})
     evidence = Evidence(
@@ -168,6 +172,15 @@ def finish(session: Session, reason: str | None) -> TaskResult:
         tokens=spent.tokens,
         usd=spent.usd,
     )
+
+
+def deliverable_text(state: TaskState, artifacts: Path) -> str:
+    """The text of the task's deliverable as it is on disk now ("" when there is none)."""
+    path = report_path(state, artifacts)
+    try:
+        return Path(path).read_text(encoding="utf-8", errors="replace") if path else ""
+    except OSError:
+        return ""
 
 
 def report_path(state: TaskState, artifacts: Path) -> str | None:

@@ -10,6 +10,7 @@ run, the reason for each, once.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -40,9 +41,16 @@ def plan_batch(
         return state.plan
     wanted = requirements_for(state.task_type, session.config.validators_dir)
     missing = state.verdict.missing if state.verdict else [line.split(":")[0] for line in wanted]
-    if (answer := _delivery(session, executor, iteration, missing, context)) is not None:
+    if (delivery := _delivery(session, executor, iteration, missing, context)) is not None:
+        answer = delivery.call
         session.recorder.record(
-            PlanRecorded(iteration=iteration, candidates=[answer], batch=[answer], frontier=state.frontier)
+            PlanRecorded(
+                iteration=iteration,
+                candidates=[answer],
+                batch=[answer],
+                frontier=state.frontier,
+                worked=delivery.worked,
+            )
         )
         return [answer]
     payload = planning.plan_input(
@@ -56,17 +64,19 @@ def plan_batch(
     )
     proposed = _propose(session, executor, iteration, payload, 0)
     candidates, batch, rest = _choose(session, state, proposed, missing)
+    arithmetic: list[str] = []
     if not batch and proposed is not None:  # every proposal a repeat or unusable: say why, once
         retry = payload.model_copy(update={"rejected": _why(payload, proposed, state)})
         again = _propose(session, executor, iteration, retry, 1) or []
         candidates, batch, rest = _choose(session, state, [*proposed, *again], missing)
-        if not batch and (answer := _delivery(session, executor, iteration, missing, context, force=True)):
-            candidates, batch = [answer], [answer]  # nothing new to do: answer with what is known
+        if not batch and (delivery := _delivery(session, executor, iteration, missing, context, force=True)):
+            candidates, batch = [delivery.call], [delivery.call]  # nothing new: answer with what is known
+            arithmetic = delivery.worked
         if not batch and (step := coding_step(session, executor, iteration, missing)):
             candidates, batch, rest = _choose(session, state, step, missing)  # write, or test
     batch = with_tests(session, batch)
     session.recorder.record(
-        PlanRecorded(iteration=iteration, candidates=candidates, batch=batch, frontier=rest)
+        PlanRecorded(iteration=iteration, candidates=candidates, batch=batch, frontier=rest, worked=arithmetic)
     )
     return batch
 
@@ -78,7 +88,7 @@ def _delivery(
     missing: list[str],
     context: str,
     force: bool = False,
-) -> PlannedCall | None:
+) -> Delivery | None:
     """The `answer` call, when the model says its notes already answer the goal (see `DeliverInput`).
 
     Asked once notes exist and the last iteration added to them (or, `force`, when the planner
@@ -107,19 +117,30 @@ def _delivery(
     name = f"deliver-{iteration}" + ("-after-plan" if force else "")
     key = CallKey(task_id=session.task_id, iteration=iteration, index=int(force), kind="deliver")
     out = _deliver(session, executor, key, payload, name)
+    results: list[str] = []
     if out is not None and (result := worked(out.arithmetic)) is not None:
         # Asked again with the figure worked out: a small model names the sum but misdoes it.
         key = key.model_copy(update={"index": 2 + int(force)})
         again = payload.model_copy(update={"worked": [result]})
         out = _deliver(session, executor, key, again, f"{name}-worked") or out
+        results.append(result)
     if out is None or not out.answer.strip() or not (out.ready or force):
         return None  # forced, the best answer known beats planning nothing
-    return PlannedCall(
+    call = PlannedCall(
         tool="answer",
         params={"answer": out.answer, "sources": list(out.sources)},
         rationale="The notes answer the goal: deliver it.",
         expected_evidence=["synthesis", "file_creation", "documentation"],
     )
+    return Delivery(call=call, worked=results)
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """The `answer` call, and the arithmetic Cairn worked out for it (`1260000 / 8400 = 150`)."""
+
+    call: PlannedCall
+    worked: list[str]
 
 
 def _deliver(

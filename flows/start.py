@@ -12,10 +12,11 @@ from cairn.flows.reopen import ready_to_continue
 from cairn.flows.rules import constraint_event
 from cairn.flows.session import Session, open_session
 from cairn.memory.errors import NotFound, UsageError
-from cairn.memory.events import BudgetSet, ConstraintExtracted, TaskCreated, UserMessage
+from cairn.memory.events import BudgetSet, ConstraintExtracted, GoalSplit, TaskCreated, UserMessage
 from cairn.memory.models import TaskType
 from cairn.tasks.call_key import CallKey
 from cairn.tasks.deps import Deps, RunConfig, deps_for
+from cairn.tasks.grounding import split_goal
 from cairn.tasks.llm import LLMResult
 from cairn.tasks.offline.rules import detect_task_type as rule_based_type
 from cairn.tasks.schemas import (
@@ -67,12 +68,17 @@ def start_task(
 
 
 def record_goal(session: Session, executor: Executor) -> None:
-    """The goal as the first user message, with the rule it states: in one write, so a kill keeps
-    both or neither (a resume records them when neither is there)."""
-    if any(m.role == "goal" for m in session.state.messages):
+    """The goal as the first user message, with the rule it states and the parts it asks: in one
+    write, so a kill keeps all or none (a resume records them when none is there). A task made
+    before goals were split gets its parts when it resumes."""
+    state = session.state
+    parts = [] if state.parts else [GoalSplit(parts=split_goal(state.goal))]
+    if any(m.role == "goal" for m in state.messages):
+        if parts:
+            session.recorder.record(*parts)
         return
-    rule = extract_constraint(session, executor, session.state.goal, index=0)
-    session.recorder.record(UserMessage(text=session.state.goal, role="goal"), rule)
+    rule = extract_constraint(session, executor, state.goal, index=0)
+    session.recorder.record(UserMessage(text=state.goal, role="goal"), rule, *parts)
 
 
 def _reopened(config: RunConfig, task_id: str, executor: Executor) -> Session:

@@ -61,6 +61,14 @@ class UserMessage(Frozen):
     role: Literal["goal", "feedback"] = "feedback"
 
 
+class GoalSplit(Frozen):
+    """The parts the goal asks (each question, each thing asked for), split once when the task
+    starts (`cairn.tasks.grounding.split_goal`): the validator wants an answer for each."""
+
+    type: Literal["goal_split"] = "goal_split"
+    parts: list[str]
+
+
 class ConstraintExtracted(Frozen):
     """The rule a user message carries (the model said so), or none."""
 
@@ -90,6 +98,9 @@ class PlanRecorded(Frozen):
     candidates: list[PlannedCall]
     batch: list[PlannedCall]
     frontier: list[PlannedCall]  # what stays queued after the batch was popped
+    # Arithmetic Cairn worked out for the answer ("1260000 / 8400 = 150"): a figure it gives is
+    # grounded when the files state its operands.
+    worked: list[str] = Field(default_factory=list)
 
 
 class ToolCallRecorded(Frozen):
@@ -166,6 +177,7 @@ class TaskFinished(Frozen):
 Event = Annotated[
     TaskCreated
     | UserMessage
+    | GoalSplit
     | ConstraintExtracted
     | ConstraintRetired
     | IterationStarted

@@ -31,7 +31,11 @@ MemoryKind = Literal[
     "evidence", "constraint", "hot_issue", "document_chunk", "fact", "preference", "insight", "iteration"
 ]
 MemoryLevel = Literal["working", "episodic", "semantic", "procedural"]
-TaskStatus = Literal["running", "complete", "stopped", "failed"]
+# `incomplete`: the loop stopped a task whose checks were not met (its best answer is kept, marked
+# unverified); `stopped`: what tasks that ended so before 0.3 recorded.
+TaskStatus = Literal["running", "complete", "incomplete", "stopped", "failed"]
+ClaimKind = Literal["figure", "date", "name", "quote", "phrase"]
+ClaimStatus = Literal["supported", "computed", "unsupported"]
 
 # A tool argument or a metadata value: JSON scalars and lists of them.
 JsonScalar = str | int | float | bool | None
@@ -152,6 +156,7 @@ class ToolCall(Frozen):
     checks: list[CheckOutcome] = Field(default_factory=list)
     paths: list[str] = Field(default_factory=list)  # files this call listed, read or wrote
     timestamp: float = Field(default_factory=now)
+    exercised: list[str] = Field(default_factory=list)  # workspace functions a test run called
 
     def one_line(self) -> str:
         """The compressed, prompt-sized line of this call (layer 2)."""
@@ -275,8 +280,57 @@ class Evidence(Frozen):
             object.__setattr__(self, "evidence_id", f"ev-{ident}")
 
 
+class Claim(Frozen):
+    """A fact the deliverable states (a figure, a date, a name, a quoted value, or the words of a
+    short answer), and whether what the task read states it too.
+
+    `computed`: not stated anywhere, but the result of Cairn's arithmetic over stated figures.
+    `where`: the file (or tool output) that states it, or the arithmetic that gives it.
+    """
+
+    text: str
+    kind: ClaimKind
+    status: ClaimStatus
+    where: str = ""
+    line: str = ""  # the line of `where` that states it (with its heading or table column)
+    clause: str = ""  # the part of the answer's sentence it sits in
+
+    @property
+    def supported(self) -> bool:
+        return self.status != "unsupported"
+
+    def reason(self) -> str:
+        """One line for the verdict: where it comes from, or that nothing read states it."""
+        if self.status == "unsupported":
+            return f"{self.text} is in no file read"
+        return f"{self.text}: {self.where}"
+
+
+class PartCheck(Frozen):
+    """One part of the goal (a question it asks, a thing it asks for) and the answer's clause that
+    answers it with a supported claim, if any."""
+
+    part: str
+    answered: bool
+    clause: str = ""
+    why: str = ""  # what is missing when it is not answered
+
+
+class FunctionCheck(Frozen):
+    """A function the goal names, and the passing test run that called it (a coding task)."""
+
+    name: str
+    defined: bool = False  # a file the task wrote defines it
+    exercised: bool = False  # the last test run after the last code change passed and called it
+    test_run: str = ""  # that run's call id
+
+
 class Verdict(Frozen):
-    """The validator's judgement of a task's evidence against its suite."""
+    """The validator's judgement of a task's evidence against its suite.
+
+    `unmet` names each check that failed in words a person can act on ("6.43 ms is in no file
+    read"); the next plan sees them. `confidence` comes from the checks, not from row counts.
+    """
 
     complete: bool
     confidence: float = Field(ge=0.0, le=1.0)
@@ -286,6 +340,10 @@ class Verdict(Frozen):
     suite: str = ""
     validation_id: str = ""
     iteration: int = 0
+    unmet: list[str] = Field(default_factory=list)
+    claims: list[Claim] = Field(default_factory=list)
+    parts: list[PartCheck] = Field(default_factory=list)
+    functions: list[FunctionCheck] = Field(default_factory=list)
 
 
 class Memory(Frozen):

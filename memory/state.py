@@ -22,6 +22,7 @@ from cairn.memory.events import (
     Event,
     EvidenceRecorded,
     FileRecorded,
+    GoalSplit,
     IterationCompleted,
     IterationStarted,
     ModelCallRecorded,
@@ -118,6 +119,8 @@ class TaskState(Frozen):
     run_start: int = 0  # model calls made before the last stop: a resume counts failures afresh
     max_usd: float | None = None
     max_tokens: int | None = None
+    parts: list[str] = Field(default_factory=list)  # what the goal asks, split once at the start
+    worked: list[str] = Field(default_factory=list)  # Cairn's arithmetic for the answer, "a / b = c"
 
     @property
     def model_cost(self) -> CallCost:
@@ -194,6 +197,8 @@ def _apply(s: TaskState, e: Event) -> TaskState:
             return _apply_run(s, e)
         case UserMessage():
             return s.model_copy(update={"messages": [*s.messages, e]})
+        case GoalSplit():
+            return s.model_copy(update={"parts": e.parts})
         case ConstraintExtracted(rule=str(rule), key=str(key)):
             kept = [c for c in s.constraints if c.key != key]
             stated = Constraint(key=key, rule=rule, message=e.message)
@@ -216,7 +221,8 @@ def _apply(s: TaskState, e: Event) -> TaskState:
                 }
             )
         case PlanRecorded():
-            return s.model_copy(update={"plan": e.batch, "frontier": e.frontier})
+            worked = [*s.worked, *(w for w in e.worked if w not in s.worked)]
+            return s.model_copy(update={"plan": e.batch, "frontier": e.frontier, "worked": worked})
         case ToolCallRecorded():
             return _record_call(s, e.call)
         case FileRecorded():

@@ -184,4 +184,5 @@ def tool_call(
         error=output.error,
         checks=output.checks,
         paths=output.paths,
+        exercised=output.exercised,
     )

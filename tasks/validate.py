@@ -1,9 +1,11 @@
 """Judge a task's evidence against its completion rules: one Great Expectations suite per task type.
 
 The rules are data (`validators/{task_type}.json`, GX's own suite format) so users can edit them
-without touching code. Each expectation runs against a pandas DataFrame with one row per evidence
-item; its `meta.requirement` names the rule in the verdict (expectations sharing a name form one
-requirement, met when all of them succeed). Columns, derived here so the suites stay simple:
+without touching code. Each expectation runs against a pandas DataFrame: by default one row per
+evidence item, or, with `meta.rows`, one row per claim of the deliverable (`claims`), per part of
+the goal (`parts`) or per function the goal names (`functions`; see `cairn.tasks.grounding`). Its
+`meta.requirement` names the rule in the verdict (expectations sharing a name form one
+requirement, met when all of them succeed). Evidence columns, derived here so the suites stay simple:
 
 - `evidence_id`, `type`, `confidence`, `source`, `iteration`, `timestamp`: from `Evidence`
 - `file_path`, `file_type`, `tool`, `passed`, `failed`, `documented_share`: from its metadata
@@ -16,12 +18,17 @@ requirement, met when all of them succeed). Columns, derived here so the suites 
 "Exists" rules use `expect_table_row_count_to_be_between` with `min_value` and a `row_condition`;
 a row-level expectation with a condition passes when no row matches, so never use one for those.
 
+Claim rows: `text`, `kind`, `status` (supported, computed, unsupported), `where`. Part rows:
+`part`, `answered`, `clause`. Function rows: `name`, `defined`, `exercised`, `test_run`. A failed
+rule over these rows names each row it failed on (`Verdict.unmet`: "6.43 ms is in no file read").
+
 Conditional rules: an expectation whose meta has `"when": "<flag>"` only applies when that flag
 is true; otherwise it is left out of the run and reported as "not required". The one flag today
-is `has_tests` (the coding task's "tests pass after the last code change").
+is `has_tests` (a test module was written).
 
-Confidence = (requirements met / requirements applied) x mean confidence of the non-validation
-evidence (0 with no evidence): a verdict is never surer than the evidence it rests on.
+Confidence comes from the checks, not from how many rows there are: the share of requirements met
+x the share of claims supported x the share of parts answered x the share of named functions
+exercised (each 1 where it does not apply).
 """
 
 from __future__ import annotations
@@ -36,12 +43,13 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from cairn.memory.errors import CairnError
-from cairn.memory.models import Evidence, TaskType, Verdict, content_hash
+from cairn.memory.models import Claim, Evidence, FunctionCheck, PartCheck, TaskType, Verdict, content_hash
 
 if TYPE_CHECKING:
     import pandas as pd
 
 FLAGS = ("has_tests",)
+ROWS = ("evidence", "claims", "parts", "functions")
 _TYPE_NAME = re.compile(r"[a-z][a-z0-9_]*")
 _ROW_COUNT = "expect_table_row_count_to_be_between"
 _LOCK = threading.Lock()  # one GX context per process; GX objects are not safe to share across threads
@@ -58,6 +66,17 @@ class Rule:
     requirement: str
     config: dict[str, Any]  # GX expectation configuration: type, kwargs, meta
     when: str | None = None
+    rows: str = "evidence"  # the table it judges: one of ROWS
+
+
+@dataclass(frozen=True)
+class Checked:
+    """What was checked of the deliverable (`cairn.tasks.grounding`): the rows of the claim, part
+    and function tables."""
+
+    claims: Sequence[Claim] = ()
+    parts: Sequence[PartCheck] = ()
+    functions: Sequence[FunctionCheck] = ()
 
 
 @dataclass(frozen=True)
@@ -72,6 +91,7 @@ class Requirement:
     name: str
     details: list[str] = field(default_factory=list)
     met: bool = True
+    failed_rows: list[str] = field(default_factory=list)  # what each failing row says
 
 
 def validate(
@@ -81,8 +101,10 @@ def validate(
     has_tests: bool = False,
     suites_dir: Path | None = None,
     iteration: int = 0,
+    checked: Checked | None = None,
 ) -> Verdict:
-    """Run the suite for `task_type` over `evidence` and explain the outcome.
+    """Run the suite for `task_type` over `evidence` (and the rows `checked` of the deliverable)
+    and explain the outcome.
 
     Raises `SuiteError` when the suite file is missing or broken.
 
@@ -92,23 +114,29 @@ def validate(
     (False, ['answer file written'])
     """
     suite = load_suite(suite_path(task_type, suites_dir))
+    checked = checked or Checked()
     flags = {"has_tests": has_tests}
     applies = [rule.when is None or flags[rule.when] for rule in suite.rules]
     applied = [rule for rule, keep in zip(suite.rules, applies, strict=True) if keep]
     skipped = [rule for rule, keep in zip(suite.rules, applies, strict=True) if not keep]
-    checks = _run(suite, applied, evidence_frame(evidence))
+    checks = _run(suite, applied, _frames(evidence, checked))
     requirements = _requirements(applied, checks)
     met = [req.name for req in requirements if req.met]
     missing = [req.name for req in requirements if not req.met]
+    used = {rule.rows for rule in applied}
     return Verdict(
         complete=not missing,
-        confidence=_confidence(len(met), len(requirements), evidence),
+        confidence=_confidence(len(met), len(requirements), checked, used),
         rationale=_rationale(requirements, skipped),
         satisfied=met,
         missing=missing,
         suite=suite.name,
         validation_id=_validation_id(suite.name, iteration, evidence),
         iteration=iteration,
+        unmet=_unmet(requirements),
+        claims=list(checked.claims) if "claims" in used else [],
+        parts=list(checked.parts) if "parts" in used else [],
+        functions=list(checked.functions) if "functions" in used else [],
     )
 
 
@@ -159,12 +187,14 @@ def requirements(task_type: str, suites_dir: Path | None = None) -> list[str]:
     'answer file written: the answer is written to a file: `answer` writes answer.md'
     """
     suite = load_suite(suite_path(task_type, suites_dir))
-    lines = []
+    lines: dict[str, str] = {}  # one line per requirement, with the first hint its rules give
     for rule in suite.rules:
         hint = str(rule.config["meta"].get("hint") or "")
         when = f" (when {rule.when.replace('_', ' ')})" if rule.when else ""
-        lines.append(f"{rule.requirement}{when}: {hint}" if hint else f"{rule.requirement}{when}")
-    return lines
+        line = f"{rule.requirement}{when}: {hint}" if hint else f"{rule.requirement}{when}"
+        if rule.requirement not in lines or (hint and ":" not in lines[rule.requirement]):
+            lines[rule.requirement] = line
+    return list(lines.values())
 
 
 def load_suite(path: Path) -> Suite:
@@ -195,10 +225,13 @@ def _rule(path: Path, index: int, item: Any) -> Rule:
     when = meta.get("when")
     if when is not None and when not in FLAGS:
         raise SuiteError(f"{where} ({item['type']}): unknown 'when' flag {when!r}; known: {', '.join(FLAGS)}")
+    rows = str(meta.get("rows") or "evidence")
+    if rows not in ROWS:
+        raise SuiteError(f"{where} ({item['type']}): unknown 'rows' {rows!r}; known: {', '.join(ROWS)}")
     requirement = str(meta.get("requirement") or item["type"])
     meta["requirement"] = requirement  # results are matched back to requirements by this name
     config = {"type": item["type"], "kwargs": dict(item.get("kwargs", {})), "meta": meta}
-    return Rule(index=index, requirement=requirement, config=config, when=when)
+    return Rule(index=index, requirement=requirement, config=config, when=when, rows=rows)
 
 
 # --- evidence -----------------------------------------------------------------------------------
@@ -243,6 +276,50 @@ def _is_code_write(e: Evidence) -> bool:
     return e.type == "file_creation" and e.metadata.file_type == "code"
 
 
+def _frames(evidence: Sequence[Evidence], checked: Checked) -> dict[str, pd.DataFrame]:
+    """Every table a rule may judge, by its `rows` name; `label` says what a failing row means."""
+    import pandas as pd
+
+    claims = [
+        {"text": c.text, "kind": c.kind, "status": c.status, "where": c.where, "label": c.reason()}
+        for c in checked.claims
+    ]
+    parts = [
+        {"part": p.part, "answered": p.answered, "clause": p.clause, "label": _part_label(p)}
+        for p in checked.parts
+    ]
+    functions = [
+        {**f.model_dump(), "label": _function_label(f.name, f.defined, f.test_run)} for f in checked.functions
+    ]
+    return {
+        "evidence": evidence_frame(evidence),
+        "claims": _table(claims, {"text": "object", "kind": "object", "status": "object", "where": "object"}),
+        "parts": _table(parts, {"part": "object", "answered": "bool", "clause": "object"}),
+        "functions": _table(
+            functions, {"name": "object", "defined": "bool", "exercised": "bool", "test_run": "object"}
+        ),
+    }
+
+
+def _table(rows: list[dict[str, Any]], dtypes: dict[str, str]) -> pd.DataFrame:
+    import pandas as pd
+
+    columns = {**dtypes, "label": "object"}
+    return pd.DataFrame(rows, columns=list(columns)).astype(columns)
+
+
+def _part_label(part: PartCheck) -> str:
+    return f"not answered: {part.part}" + (f" ({part.why})" if part.why else "")
+
+
+def _function_label(name: str, defined: bool, test_run: str) -> str:
+    if not defined:
+        return f"{name} is not defined in any file written"
+    if not test_run:
+        return f"{name}: no test run passed after the last code change"
+    return f"{name} is not called by the passing test run {test_run}"
+
+
 # --- running GX ---------------------------------------------------------------------------------
 
 
@@ -251,17 +328,24 @@ class Check:
     requirement: str
     success: bool
     detail: str
+    failed_rows: tuple[str, ...] = ()  # the `label` of each row the expectation failed on
 
 
-def _run(suite: Suite, rules: Sequence[Rule], frame: pd.DataFrame) -> list[Check]:
+def _run(suite: Suite, rules: Sequence[Rule], frames: Mapping[str, pd.DataFrame]) -> list[Check]:
+    """Each rule run against its table; one GX validation per table the suite uses."""
+    checks: list[Check] = []
     with _LOCK:
         definition = _ensure_context()
         expectations = _expectations(suite)  # all of them: a broken rule fails even when skipped
-        if not rules:
-            return []
-        gx_suite = _gx_suite(suite.name, [expectations[rule.index] for rule in rules])
-        result = definition.get_batch(batch_parameters={"dataframe": frame}).validate(gx_suite)
-    return [_check(item) for item in result.results]
+        for rows in ROWS:
+            chosen = [rule for rule in rules if rule.rows == rows]
+            if not chosen:
+                continue
+            gx_suite = _gx_suite(f"{suite.name}-{rows}", [expectations[rule.index] for rule in chosen])
+            frame = frames[rows]
+            result = definition.get_batch(batch_parameters={"dataframe": frame}).validate(gx_suite)
+            checks += [_check(item, frame) for item in result.results]
+    return checks
 
 
 def _ensure_context() -> Any:
@@ -302,14 +386,24 @@ def _gx_suite(name: str, expectations: list[Any]) -> Any:
     return gx.ExpectationSuite(name=name, expectations=expectations)
 
 
-def _check(result: Any) -> Check:
+def _check(result: Any, frame: pd.DataFrame) -> Check:
     config = result.expectation_config
     requirement = str(config.meta.get("requirement", config.type))
     error = _error_message(result.exception_info)
     if error is not None:
         return Check(requirement, False, f"error: {error}")
     success = bool(result.success)
-    return Check(requirement, success, _observed(config.type, config.kwargs, result.result or {}, success))
+    found = result.result or {}
+    detail = _observed(config.type, config.kwargs, found, success)
+    return Check(requirement, success, detail, () if success else _failed_rows(found, frame))
+
+
+def _failed_rows(result: Mapping[str, Any], frame: pd.DataFrame) -> tuple[str, ...]:
+    """The labels of the rows GX reports as unexpected (a table without labels has none)."""
+    if "label" not in frame.columns:
+        return ()
+    indices = result.get("partial_unexpected_index_list") or []
+    return tuple(str(frame["label"].iloc[i]) for i in indices if isinstance(i, int) and i < len(frame))
 
 
 def _error_message(info: Mapping[str, Any] | None) -> str | None:
@@ -351,6 +445,7 @@ def _requirements(rules: Sequence[Rule], checks: Sequence[Check]) -> list[Requir
         req = found.setdefault(check.requirement, Requirement(check.requirement))
         req.met = req.met and check.success
         req.details.append(check.detail)
+        req.failed_rows += [row for row in check.failed_rows if row not in req.failed_rows]
     for req in found.values():
         if not req.details:
             req.met, req.details = False, ["not evaluated"]
@@ -371,12 +466,31 @@ def _rationale(requirements: Sequence[Requirement], skipped: Sequence[Rule]) -> 
     return text
 
 
-def _confidence(met: int, applied: int, evidence: Sequence[Evidence]) -> float:
-    share = met / applied if applied else 1.0
-    # Validation evidence is this function's own past output: counting it would be circular.
-    weights = [item.confidence for item in evidence if item.type != "validation"]
-    quality = sum(weights) / len(weights) if weights else 0.0
-    return round(share * quality, 3)
+def _unmet(requirements: Sequence[Requirement]) -> list[str]:
+    """One line per failed check, naming the row it failed on where a table has rows."""
+    lines: list[str] = []
+    for req in requirements:
+        if not req.met:
+            lines += req.failed_rows or [f"{req.name}: {'; '.join(req.details)}"]
+    return lines
+
+
+def _confidence(met: int, applied: int, checked: Checked, used: set[str]) -> float:
+    shares = [met / applied if applied else 1.0]
+    if "claims" in used:
+        shares.append(_share([c.supported for c in checked.claims]))
+    if "parts" in used:
+        shares.append(_share([p.answered for p in checked.parts]))
+    if "functions" in used:
+        shares.append(_share([f.exercised for f in checked.functions]))
+    product = 1.0
+    for share in shares:
+        product *= share
+    return round(product, 3)
+
+
+def _share(flags: Sequence[bool]) -> float:
+    return sum(flags) / len(flags) if flags else 1.0
 
 
 def _validation_id(suite: str, iteration: int, evidence: Sequence[Evidence]) -> str:

@@ -48,6 +48,7 @@ class ToolOutput(Frozen):
     written: WrittenFile | None = None
     checks: list[CheckOutcome] = Field(default_factory=list)
     seconds: float = 0.0  # the tool's own run time (set by `cairn.tasks.calls.run_tool_call`)
+    exercised: list[str] = Field(default_factory=list)  # workspace functions a test run called
 
 
 def failure(message: str, outcome: Outcome = "failure") -> ToolOutput:

@@ -30,6 +30,7 @@ from xml.etree import ElementTree
 from pydantic import Field
 
 from cairn.memory.models import CheckOutcome, Frozen, Outcome
+from cairn.tasks.tools import called
 from cairn.tasks.tools.paths import PathError, resolve_path
 from cairn.tasks.tools.sandbox import ProcessResult, run_sandboxed
 
@@ -57,6 +58,7 @@ class PytestResult(ToolResult):
     skipped: int = 0
     failing: list[str] = Field(default_factory=list)  # node ids of failed or erroring tests
     output: str = ""  # pytest's own (capped) report
+    exercised: list[str] = Field(default_factory=list)  # workspace functions the test bodies called
 
 
 class LintFinding(Frozen):
@@ -101,12 +103,30 @@ def run_tests(
             "-o",
             "junit_family=xunit1",
             f"--rootdir={ws}",
+            "-p",
+            called.PLUGIN_NAME,
             *_pytest_config(ws, Path(tmp)),
             str(ws / rel),
         ]
-        env = _QUIET if plugins else {**_QUIET, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+        env = {**_QUIET, **_called_env(ws, Path(tmp))}
+        env |= {} if plugins else {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
         proc = _run(argv, ws, timeout_s, OUTPUT_CAP, env)
-        return _pytest_result(proc, _read_junit(xml), rel)
+        result = _pytest_result(proc, _read_junit(xml), rel)
+        return result.model_copy(update={"exercised": _called(Path(tmp))})
+
+
+def _called_env(ws: Path, tmp: Path) -> dict[str, str]:
+    """The environment that loads the call recorder (`cairn.tasks.tools.called`) into pytest."""
+    (tmp / f"{called.PLUGIN_NAME}.py").write_text(called.PLUGIN, encoding="utf-8")
+    out = tmp / "called.txt"
+    return {"PYTHONPATH": str(tmp), called.OUT_VARIABLE: str(out), called.ROOT_VARIABLE: str(ws)}
+
+
+def _called(tmp: Path) -> list[str]:
+    try:
+        return called.called_names((tmp / "called.txt").read_text(encoding="utf-8"))
+    except OSError:  # pytest died before its end: nothing is known to have been called
+        return []
 
 
 def _pytest_config(ws: Path, tmp: Path) -> list[str]:

@@ -24,6 +24,7 @@ def run_tests(ctx: ToolContext, target: str = ".") -> ToolOutput:
         error=None if result.outcome == "success" else result.summary,
         checks=result.checks,
         paths=[target],
+        exercised=result.exercised,
     )
 
 

@@ -113,8 +113,9 @@ def test_the_first_plan_sees_the_requirements_and_the_source_files(tmp_path: Pat
     run_whole_task(config, "q", QUESTION, [CORPUS])
     first = fake.seen["plan"][0]
     assert first.iteration == 1 and first.notes == []
-    assert [r.split(":")[0] for r in first.requirements] == ["answer synthesized", "answer file written"]
-    assert first.missing == ["answer synthesized", "answer file written"]
+    wanted = ["answer synthesized", "answer file written", "every claim supported", "every part of the goal answered"]
+    assert [r.split(":")[0] for r in first.requirements] == wanted
+    assert first.missing == wanted
     assert {"source:corpus/reservoir.md", "source:corpus/water-use-2025.md"} <= {f.path for f in first.files}
     described = " ".join(t.description + " ".join(t.params.values()) for t in first.tools)
     assert "source:docs" not in described and "intro.md" not in described  # no example paths to copy

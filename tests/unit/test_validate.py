@@ -14,12 +14,18 @@ from typing import Any
 
 import pytest
 
-from cairn.memory.models import Evidence, EvidenceMetadata, EvidenceType
-from cairn.tasks.validate import SuiteError, default_suite_dirs, suite_path, validate
+from cairn.memory.models import Claim, Evidence, EvidenceMetadata, EvidenceType, FunctionCheck, PartCheck
+from cairn.tasks.validate import Checked, SuiteError, default_suite_dirs, suite_path, validate
 
 ROWS = "expect_table_row_count_to_be_between"
 CODE_DOCS = "documentation (doc file or docstring share >= 0.5)"
 TESTS_PASS = "tests pass after the last code change"
+EXERCISED = "tests exercise every function the goal names"
+CLAIMS, PARTS = "every claim supported", "every part of the goal answered"
+GROUNDED = Checked(
+    claims=[Claim(text="180 ms", kind="figure", status="supported", where="source:d/slo.md")],
+    parts=[PartCheck(part="What is the budget?", answered=True, clause="It is 180 ms.")],
+)
 
 
 @pytest.fixture(scope="module")
@@ -58,47 +64,93 @@ def edit(suites: Path, task_type: str, change: Callable[[dict[str, Any]], None])
 
 def test_simple_question_needs_an_answer_written_to_a_file(suites: Path) -> None:
     evidence = [ev("synthesis")]
-    verdict = validate("simple_question", evidence, suites_dir=suites)
+    verdict = validate("simple_question", evidence, suites_dir=suites, checked=GROUNDED)
     assert (verdict.complete, verdict.missing) == (False, ["answer file written"])
-    assert verdict.satisfied == ["answer synthesized"]
+    assert verdict.satisfied == ["answer synthesized", CLAIMS, PARTS]
     assert "missing: answer file written (observed 0 rows, need >= 1)" in verdict.rationale
 
     written = ev("file_creation", file_type="output")
-    verdict = validate("simple_question", [*evidence, written], suites_dir=suites)
+    verdict = validate("simple_question", [*evidence, written], suites_dir=suites, checked=GROUNDED)
     assert (verdict.complete, verdict.missing) == (True, [])
-    assert verdict.satisfied == ["answer synthesized", "answer file written"]
+    assert verdict.satisfied == ["answer synthesized", "answer file written", CLAIMS, PARTS]
 
 
 def test_research_task_needs_a_document_that_cites_its_sources(suites: Path) -> None:
     evidence = [ev("synthesis"), ev("file_creation", file_type="documentation")]  # no citations
-    verdict = validate("research_task", evidence, suites_dir=suites)
+    verdict = validate("research_task", evidence, suites_dir=suites, checked=GROUNDED)
     assert verdict.missing == ["documentation cites its sources"]
-    assert verdict.rationale.startswith("1 of 2 requirements met: synthesis recorded (1 row)")
+    assert verdict.rationale.startswith("3 of 4 requirements met: synthesis recorded (1 row)")
 
     cited = ev("file_creation", 2, file_type="documentation", cites=["notes/a.md", "notes/b.md"])
-    verdict = validate("research_task", [*evidence, cited], suites_dir=suites)
+    verdict = validate("research_task", [*evidence, cited], suites_dir=suites, checked=GROUNDED)
     assert (verdict.complete, verdict.missing) == (True, [])
 
 
 def test_general_task_needs_a_result_file_and_evidence(suites: Path) -> None:
     earlier = ev("validation")  # a past verdict is not evidence of progress
-    verdict = validate("general_task", [earlier], suites_dir=suites)
+    verdict = validate("general_task", [earlier], suites_dir=suites, checked=GROUNDED)
     assert verdict.missing == ["result file written", "evidence recorded"]
 
-    verdict = validate("general_task", [earlier, ev("file_creation", file_type="output")], suites_dir=suites)
-    assert (verdict.complete, verdict.satisfied) == (True, ["result file written", "evidence recorded"])
+    result = ev("file_creation", file_type="output")
+    verdict = validate("general_task", [earlier, result], suites_dir=suites, checked=GROUNDED)
+    assert (verdict.complete, verdict.satisfied) == (True, ["result file written", "evidence recorded", CLAIMS, PARTS])
 
 
 def test_coding_task_needs_code_implementation_and_documentation(suites: Path) -> None:
-    evidence = [ev("file_creation", file_type="code"), ev("code_implementation", documented_share=0.25)]
+    green = run_tests(3, passed=2, failed=0)
+    evidence = [ev("file_creation", file_type="code"), ev("code_implementation", documented_share=0.25), green]
     verdict = validate("coding_task", evidence, suites_dir=suites)
     assert verdict.missing == [CODE_DOCS]
-    assert verdict.satisfied == ["code file created", "code implementation evidence"]
+    assert verdict.satisfied == ["code file created", "code implementation evidence", TESTS_PASS, EXERCISED]
 
     docstrings = ev("code_implementation", 2, documented_share=0.75)
     assert validate("coding_task", [*evidence, docstrings], suites_dir=suites).complete
     readme = ev("file_creation", 2, file_type="documentation")
     assert validate("coding_task", [*evidence, readme], suites_dir=suites).complete
+
+
+# --- the deliverable's claims and the goal's parts ----------------------------------------------
+
+ANSWERED = [ev("synthesis"), ev("file_creation", file_type="documentation")]
+
+
+def test_an_unsupported_claim_is_named_and_keeps_the_task_incomplete(suites: Path) -> None:
+    invented = Claim(text="6.43 ms", kind="figure", status="unsupported")
+    checked = Checked(claims=[*GROUNDED.claims, invented], parts=GROUNDED.parts)
+    verdict = validate("simple_question", ANSWERED, suites_dir=suites, checked=checked)
+    assert (verdict.complete, verdict.missing) == (False, [CLAIMS])
+    assert verdict.unmet == ["6.43 ms is in no file read"]
+    assert verdict.confidence == pytest.approx(0.75 * 0.5)  # 3 of 4 requirements x 1 of 2 claims
+
+
+def test_arithmetic_over_supported_figures_counts_as_supported(suites: Path) -> None:
+    worked = Claim(text="150 days", kind="figure", status="computed", where="1260000 / 8400 = 150")
+    checked = Checked(claims=[*GROUNDED.claims, worked], parts=GROUNDED.parts)
+    verdict = validate("simple_question", ANSWERED, suites_dir=suites, checked=checked)
+    assert (verdict.complete, verdict.confidence) == (True, 1.0)
+
+
+def test_an_unanswered_part_is_named_and_keeps_the_task_incomplete(suites: Path) -> None:
+    parts = [*GROUNDED.parts, PartCheck(part="who leads it?", answered=False, why="no name")]
+    verdict = validate("research_task", ANSWERED, suites_dir=suites, checked=Checked(GROUNDED.claims, parts))
+    assert PARTS in verdict.missing and not verdict.complete
+    assert "not answered: who leads it? (no name)" in verdict.unmet
+
+
+def test_a_task_with_no_parts_checked_is_never_complete(suites: Path) -> None:
+    verdict = validate("simple_question", ANSWERED, suites_dir=suites, checked=Checked(claims=GROUNDED.claims))
+    assert verdict.missing == [PARTS]
+
+
+def test_every_named_function_must_be_called_by_the_passing_run(suites: Path) -> None:
+    evidence = [*CODE, run_tests(3, passed=2, failed=0)]
+    called = FunctionCheck(name="slugify", defined=True, exercised=True, test_run="call-3-1")
+    skipped = FunctionCheck(name="helper", defined=True, exercised=False, test_run="call-3-1")
+    verdict = validate("coding_task", evidence, suites_dir=suites, checked=Checked(functions=[called, skipped]))
+    assert verdict.missing == [EXERCISED]
+    assert verdict.unmet == ["helper is not called by the passing test run call-3-1"]
+    verdict = validate("coding_task", evidence, suites_dir=suites, checked=Checked(functions=[called]))
+    assert verdict.complete and verdict.functions == [called]
 
 
 # --- the conditional tests rule -----------------------------------------------------------------
@@ -135,20 +187,29 @@ def test_a_green_run_after_the_last_code_change_completes_the_task(suites: Path)
     assert f"{TESTS_PASS} (1 row)" in verdict.rationale
 
 
-def test_tests_are_not_required_without_tests(suites: Path) -> None:
+def test_code_without_tests_is_not_complete(suites: Path) -> None:
     verdict = validate("coding_task", CODE, has_tests=False, suites_dir=suites)
+    assert (verdict.complete, verdict.missing) == (False, [TESTS_PASS])
+
+
+def test_a_conditional_rule_is_left_out_when_its_flag_is_false(suites: Path) -> None:
+    def only_with_tests(data: dict[str, Any]) -> None:
+        rule = next(e for e in data["expectations"] if e["meta"]["requirement"] == TESTS_PASS)
+        rule["meta"]["when"] = "has_tests"
+
+    folder = edit(suites, "coding_task", only_with_tests)
+    verdict = validate("coding_task", CODE, has_tests=False, suites_dir=folder)
     assert verdict.complete
-    assert TESTS_PASS not in verdict.satisfied + verdict.missing
     assert f"not required: {TESTS_PASS} (has_tests is false)" in verdict.rationale
 
 
 # --- verdict fields -----------------------------------------------------------------------------
 
 
-def test_confidence_is_share_met_times_mean_evidence_confidence(suites: Path) -> None:
+def test_confidence_comes_from_the_checks_not_from_evidence_rows(suites: Path) -> None:
     evidence = [ev("synthesis", confidence=0.8), ev("validation", confidence=0.1)]
-    verdict = validate("simple_question", evidence, suites_dir=suites, iteration=7)
-    assert verdict.confidence == pytest.approx(0.5 * 0.8)
+    verdict = validate("simple_question", evidence, suites_dir=suites, iteration=7, checked=GROUNDED)
+    assert verdict.confidence == pytest.approx(3 / 4)  # the file is missing; claims and parts hold
     assert (verdict.suite, verdict.iteration) == ("simple_question", 7)
     again = validate("simple_question", evidence, suites_dir=suites, iteration=7)
     assert again.validation_id == verdict.validation_id != ""
@@ -167,7 +228,11 @@ def test_raising_a_threshold_in_an_edited_suite_changes_the_verdict(suites: Path
         docs = next(e for e in data["expectations"] if e["meta"]["requirement"] == CODE_DOCS)
         docs["kwargs"]["row_condition"]["conditions"][1]["parameter"] = 0.9
 
-    evidence = [ev("file_creation", file_type="code"), ev("code_implementation", documented_share=0.75)]
+    evidence = [
+        ev("file_creation", file_type="code"),
+        ev("code_implementation", documented_share=0.75),
+        run_tests(2, passed=1, failed=0),
+    ]
     assert validate("coding_task", evidence, suites_dir=suites).complete
     edited = validate("coding_task", evidence, suites_dir=edit(suites, "coding_task", stricter))
     assert edited.missing == [CODE_DOCS]
@@ -182,7 +247,7 @@ def test_an_expectation_that_errors_counts_as_missing_with_the_error(suites: Pat
 
     folder = edit(suites, "simple_question", bad_column)
     evidence = [ev("synthesis"), ev("file_creation", file_type="output")]
-    verdict = validate("simple_question", evidence, suites_dir=folder)
+    verdict = validate("simple_question", evidence, suites_dir=folder, checked=GROUNDED)
     assert (verdict.complete, verdict.missing) == (False, ["answer has a reviewer"])
     assert "answer has a reviewer (error: " in verdict.rationale and "nope" in verdict.rationale
 
@@ -214,11 +279,13 @@ def test_a_broken_suite_gives_a_one_line_error(tmp_path: Path, text: str, messag
 
 
 def test_a_broken_conditional_rule_fails_even_when_not_required(suites: Path) -> None:
-    def typo(data: dict[str, Any]) -> None:
-        data["expectations"][-1]["kwargs"]["min_vlaue"] = 1
+    def conditional_typo(data: dict[str, Any]) -> None:
+        rule = next(e for e in data["expectations"] if e["meta"]["requirement"] == TESTS_PASS)
+        rule["meta"]["when"] = "has_tests"
+        rule["kwargs"]["min_vlaue"] = 1
 
     with pytest.raises(SuiteError, match=r"expectation 3 \(expect_table_row_count_to_be_between\)"):
-        validate("coding_task", CODE, has_tests=False, suites_dir=edit(suites, "coding_task", typo))
+        validate("coding_task", CODE, has_tests=False, suites_dir=edit(suites, "coding_task", conditional_typo))
 
 
 def test_a_missing_suite_names_the_file(tmp_path: Path) -> None:

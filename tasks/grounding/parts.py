@@ -1,0 +1,159 @@
+"""The parts of a goal (each question it asks, each thing it asks for), and which the answer answers.
+
+A goal is split once, when the task starts: at sentence ends, and where a question joins a second
+one (`..., and what is its budget?`). A sentence that neither asks nor instructs (`The notes are in
+docs.`) is context, not a part; a goal with no part is one part.
+
+A question is answered by a clause of the answer that shares words with it (the clauses sharing
+most, when the question leaves the kind of answer open; any clause, when none shares a word and
+the goal asks one thing or the answer is short) and holds a
+supported claim of the kind the question asks for: a name for `who` (a person or a team, not an
+acronym), a date or figure for `when`, a figure for `how many`. A clause with no figure, date,
+name or quote answers through its own words (`adoption agencies`), when a line of what the task
+read holds them all. An instruction (`Summarise the notes`) is answered by any supported claim.
+
+>>> split_goal("Which team owns the billing service, and what is its p95 latency budget?")
+['Which team owns the billing service', 'what is its p95 latency budget?']
+>>> split_goal("The notes are in docs. Summarise them, citing each note.")
+['Summarise them, citing each note.']
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from cairn.memory.models import Claim, ClaimKind, PartCheck
+from cairn.tasks.grounding.claims import Given
+from cairn.tasks.grounding.reads import ReadIndex
+from cairn.tasks.grounding.text import sentences, terms
+
+_AUX = (
+    "is are was were does do did can could will would should has have had shall may might must"
+)
+_WH = "who whom whose what which when where why how"
+_ASKS = frozenset(f"{_AUX} {_WH}".split())
+_INSTRUCTS = frozenset(
+    """
+    list name give find summarise summarize write explain describe compare compute calculate count
+    tell state report identify show create make build implement add fix answer provide determine
+    estimate check say outline extract collect gather draft prepare rank sort translate convert
+    produce generate update refactor test document review analyse analyze evaluate assess
+    recommend suggest propose plan design define
+    """.split()
+)
+_JOIN = re.compile(rf",?\s+(?:and|but|also|then)\s+(?=(?:{'|'.join(_ASKS)})\b)", re.I)
+_FRAME = frozenset(f"{_AUX} {_WH} please tell me us".split())
+# What kind of claim a part's opening words ask for (None: any).
+_WANTS: list[tuple[re.Pattern[str], tuple[ClaimKind, ...]]] = [
+    (re.compile(r"^(?:who|whom|whose)\b|\bwhich (?:person|team|people|company)\b", re.I), ("name",)),
+    (re.compile(r"^when\b|\bwhat (?:date|day|month|year|time)\b", re.I), ("date", "figure")),
+    (
+        re.compile(r"^how (?:many|much|long|far|old|big|large|often|fast)\b|\bwhat (?:percentage|number)\b", re.I),
+        ("figure", "date"),
+    ),
+]
+
+
+def split_goal(goal: str) -> list[str]:
+    """The parts a goal asks, in order (at least one)."""
+    parts = [piece for sentence in sentences(goal) for piece in _JOIN.split(sentence)]
+    asked = [p.strip() for p in parts if _asks(p)]
+    return asked or [" ".join(goal.split())]
+
+
+def _asks(piece: str) -> bool:
+    first = (re.findall(r"[A-Za-z']+", piece)[:1] or [""])[0].lower()
+    return piece.rstrip().endswith("?") or first in _ASKS or first in _INSTRUCTS
+
+
+def wants(part: str) -> tuple[ClaimKind, ...] | None:
+    """The claim kinds that can answer this part (None: any kind)."""
+    return next((kinds for pattern, kinds in _WANTS if pattern.search(part.strip())), None)
+
+
+def check_parts(
+    parts: Sequence[str], clauses: Sequence[str], claims: Sequence[Claim], reads: ReadIndex, given: str
+) -> tuple[list[PartCheck], list[Claim]]:
+    """Each part answered or not, and the phrase claims made on the way (short answers with no
+    figure, date, name or quote, checked by their words)."""
+    checks: list[PartCheck] = []
+    phrases: list[Claim] = []
+    for part in parts:
+        check, phrase = _check(part, len(parts), clauses, claims, reads, given)
+        checks.append(check)
+        phrases += [phrase] if phrase and phrase not in phrases else []
+    return checks, phrases
+
+
+def _check(
+    part: str, n_parts: int, clauses: Sequence[str], claims: Sequence[Claim], reads: ReadIndex, given: str
+) -> tuple[PartCheck, Claim | None]:
+    kinds = wants(part)
+    candidates = _candidates(part, n_parts, clauses, strict=kinds is None)
+    if not candidates:
+        return PartCheck(part=part, answered=False, why="no sentence of the answer is about it"), None
+    for clause in candidates:
+        held = [c for c in claims if c.clause == clause]
+        if any(c.supported and _fits(c, kinds) for c in held):
+            return PartCheck(part=part, answered=True, clause=clause), None
+    phrase = _phrase(candidates, claims, reads, given) if kinds is None else None
+    if phrase is not None and phrase.supported:
+        return PartCheck(part=part, answered=True, clause=phrase.clause), phrase
+    return PartCheck(part=part, answered=False, clause=candidates[0], why=_why(kinds, phrase)), phrase
+
+
+def _fits(claim: Claim, kinds: tuple[ClaimKind, ...] | None) -> bool:
+    if kinds is None:
+        return True
+    if kinds == ("name",) and claim.kind == "name" and claim.text.isupper() and len(claim.text) <= 5:
+        return False  # `API`, `SLO`: a term, not who
+    return claim.kind in kinds
+
+
+def _candidates(part: str, n_parts: int, clauses: Sequence[str], *, strict: bool) -> list[str]:
+    """The clauses that may answer a part: for a question, those sharing its words; `strict`
+    (a question whose kind of answer is open: `what is its budget?`), only those sharing most."""
+    if not _is_question(part):
+        return list(clauses)
+    focus = terms(part) - {t for w in _FRAME for t in terms(w)}
+    shared = [(len(focus & terms(clause)), clause) for clause in clauses]
+    best = max((n for n, _ in shared), default=0)
+    if best:
+        return [clause for n, clause in shared if n == best or (n and not strict)]
+    return list(clauses) if n_parts == 1 or len(clauses) <= 2 else []
+
+
+def _is_question(part: str) -> bool:
+    first = (re.findall(r"[A-Za-z']+", part)[:1] or [""])[0].lower()
+    return part.rstrip().endswith("?") or first in _ASKS
+
+
+def _phrase(candidates: list[str], claims: Sequence[Claim], reads: ReadIndex, given: str) -> Claim | None:
+    """The first claim-free candidate's own words (those the goal does not say), checked."""
+    with_claims = {c.clause for c in claims}
+    asked = terms(given)
+    for clause in candidates:
+        if clause in with_claims:
+            continue
+        own = terms(clause) - asked
+        if own:
+            support = reads.phrase(own)
+            text = clause.rstrip(".!? ")
+            if support is None:
+                return Claim(text=text, kind="phrase", status="unsupported", clause=clause)
+            return Claim(
+                text=text, kind="phrase", status="supported", where=support.source, line=support.line, clause=clause
+            )
+    return None
+
+
+def _why(kinds: tuple[ClaimKind, ...] | None, phrase: Claim | None) -> str:
+    if kinds:
+        return f"the sentence about it states no supported {' or '.join(kinds)}"
+    if phrase is not None:
+        return f"{phrase.text} is in no file read"
+    return "the sentence about it states nothing the files read support"
+
+
+__all__ = ["Given", "check_parts", "split_goal", "wants"]
