@@ -23,7 +23,7 @@ from cairn.flows.results import compress_results, record_call
 from cairn.flows.session import Session
 from cairn.flows.uncertain import settle_calls
 from cairn.memory.events import IterationCompleted, IterationStarted
-from cairn.memory.models import IterationMode, IterationRecord, Progress
+from cairn.memory.models import IterationMode, IterationRecord, Progress, ToolCall
 from cairn.memory.relevant import rules_block
 from cairn.tasks.call_key import CallKey
 from cairn.tasks.schemas import SynthesizeInput, SynthesizeOutput
@@ -77,11 +77,9 @@ def synthesize(
         context=rules_block(state, session.deps.store),
         feedback=state.iteration_feedback,
     )
-    key = CallKey(task_id=session.task_id, iteration=iteration, index=0, kind="synthesize")
-    result = ask(session, executor, key, "synthesize", payload, f"synthesize-{iteration}")
-    out = result.output if result.ok and isinstance(result.output, SynthesizeOutput) else None
+    out = _ask_synthesis(session, executor, iteration, payload) if _modelled(calls) else None
     progress: Progress = out.progress_assessment if out else ("advancing" if new_evidence else "stuck")
-    synthesis = out.synthesis if out else f"{len(calls)} calls, {new_evidence} new evidence"
+    synthesis = out.synthesis if out else _plain_synthesis(calls, new_evidence)
     if not new_evidence and not any(call.outcome == "success" for call in calls):
         progress = "stuck"  # nothing worked and nothing was found, whatever the model says
     record = IterationRecord(
@@ -100,3 +98,23 @@ def synthesize(
         progress=progress,
         synthesis=synthesis,
     )
+
+
+def _modelled(calls: list[ToolCall]) -> bool:
+    """Whether any call's output went through the model: else there is nothing new for a model
+    to weigh (files read whole for the answer, files written, a test run) and the iteration is
+    summed up without one."""
+    return any(call.compression_cost.tokens or call.compression_cost.seconds for call in calls)
+
+
+def _ask_synthesis(
+    session: Session, executor: Executor, iteration: int, payload: SynthesizeInput
+) -> SynthesizeOutput | None:
+    key = CallKey(task_id=session.task_id, iteration=iteration, index=0, kind="synthesize")
+    result = ask(session, executor, key, "synthesize", payload, f"synthesize-{iteration}")
+    return result.output if result.ok and isinstance(result.output, SynthesizeOutput) else None
+
+
+def _plain_synthesis(calls: list[ToolCall], new_evidence: int) -> str:
+    done = "; ".join(call.one_line()[:160] for call in calls[:4]) or "no calls"
+    return f"{done} ({len(calls)} calls, {new_evidence} new evidence)"

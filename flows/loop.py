@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Protocol
 
 from cairn.flows.policy import Decision, LoopPolicy, decide
-from cairn.flows.session import Session, learner_for
+from cairn.flows.session import Session, deliverable_text, learner_for, report_path
 from cairn.memory.events import EvidenceRecorded, TaskFinished, ValidationRecorded
 from cairn.memory.levels import apply_promotions
 from cairn.memory.models import Evidence, Frozen, IterationMode, IterationRecord, TaskStatus, Verdict
@@ -172,19 +172,3 @@ def finish(session: Session, reason: str | None) -> TaskResult:
         tokens=spent.tokens,
         usd=spent.usd,
     )
-
-
-def deliverable_text(state: TaskState, artifacts: Path) -> str:
-    """The text of the task's deliverable as it is on disk now ("" when there is none)."""
-    path = report_path(state, artifacts)
-    try:
-        return Path(path).read_text(encoding="utf-8", errors="replace") if path else ""
-    except OSError:
-        return ""
-
-
-def report_path(state: TaskState, artifacts: Path) -> str | None:
-    """The last documentation file that cites sources (the report or answer), else the last file."""
-    docs = [e.metadata.file_path for e in state.evidence if e.type == "synthesis" and e.metadata.file_path]
-    files = docs or [f.path for f in sorted(state.files.values(), key=lambda f: f.modified_at)]
-    return str(artifacts / files[-1]) if files else None

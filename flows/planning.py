@@ -16,7 +16,7 @@ from pathlib import Path
 
 from cairn.flows.executor import Executor
 from cairn.flows.model_calls import ask
-from cairn.flows.session import Session, deliverable
+from cairn.flows.session import Session, deliverable, deliverable_text
 from cairn.flows.writing import coding_step, with_tests
 from cairn.memory.events import PlanRecorded
 from cairn.memory.models import PlannedCall
@@ -25,6 +25,10 @@ from cairn.memory.state import TaskState
 from cairn.tasks import plan as planning
 from cairn.tasks.arithmetic import worked
 from cairn.tasks.call_key import CallKey
+from cairn.tasks.grounding import answer_body
+from cairn.tasks.grounding.task import full_output_reader, lines_to_answer_from
+from cairn.tasks.llm import context_window
+from cairn.tasks.opening import opening_calls, words_budget
 from cairn.tasks.schemas import Candidate, DeliverInput, DeliverOutput, KnownFile, Plan, PlanInput
 from cairn.tasks.validate import requirements
 
@@ -41,6 +45,18 @@ def plan_batch(
         return state.plan
     wanted = requirements_for(state.task_type, session.config.validators_dir)
     missing = state.verdict.missing if state.verdict else [line.split(":")[0] for line in wanted]
+    if opening := _opening(session):
+        session.recorder.record(
+            PlanRecorded(iteration=iteration, candidates=opening, batch=opening, frontier=state.frontier)
+        )
+        return opening
+    if _sources_read(session) and (step := coding_step(session, executor, iteration, missing)):
+        candidates, batch, rest = _choose(session, state, step, missing)  # write, test, fix: no plan
+        if batch:
+            session.recorder.record(
+                PlanRecorded(iteration=iteration, candidates=candidates, batch=batch, frontier=rest)
+            )
+            return batch
     if (delivery := _delivery(session, executor, iteration, missing, context)) is not None:
         answer = delivery.call
         session.recorder.record(
@@ -61,6 +77,7 @@ def plan_batch(
         recovery=recovery,
         requirements=wanted,
         files=files_on_disk(state, session.recorder.repo.artifacts),
+        lines=lines_to_answer_from(state, full_output_reader(session.recorder.repo.root)),
     )
     proposed = _propose(session, executor, iteration, payload, 0)
     candidates, batch, rest = _choose(session, state, proposed, missing)
@@ -76,7 +93,9 @@ def plan_batch(
             candidates, batch, rest = _choose(session, state, step, missing)  # write, or test
     batch = with_tests(session, batch)
     session.recorder.record(
-        PlanRecorded(iteration=iteration, candidates=candidates, batch=batch, frontier=rest, worked=arithmetic)
+        PlanRecorded(
+            iteration=iteration, candidates=candidates, batch=batch, frontier=rest, worked=arithmetic
+        )
     )
     return batch
 
@@ -101,8 +120,10 @@ def _delivery(
         return None
     if "answer" not in session.toolset().names():
         return None
-    excerpts = planning.excerpts(state)
+    reader = full_output_reader(session.recorder.repo.root)
+    excerpts = planning.excerpts(state, _words(session), reader)
     quoted = {e.source for e in excerpts}
+    unmet = state.verdict.unmet if state.verdict else []
     payload = DeliverInput(
         goal=state.goal,
         task_type=state.task_type,
@@ -113,6 +134,9 @@ def _delivery(
         excerpts=excerpts,
         missing=missing,
         context=rules_block(state, session.deps.store),
+        previous=_answer_so_far(session) if unmet else "",
+        unmet=unmet,
+        lines=lines_to_answer_from(state, reader),
     )
     name = f"deliver-{iteration}" + ("-after-plan" if force else "")
     key = CallKey(task_id=session.task_id, iteration=iteration, index=int(force), kind="deliver")
@@ -141,6 +165,11 @@ class Delivery:
 
     call: PlannedCall
     worked: list[str]
+
+
+def _answer_so_far(session: Session) -> str:
+    """The deliverable's own words as they stand (no Sources list, no unverified banner)."""
+    return answer_body(deliverable_text(session.state, session.recorder.repo.artifacts))
 
 
 def _deliver(
@@ -197,6 +226,28 @@ def _why(payload: PlanInput, proposed: list[Candidate], state: TaskState) -> lis
         files = ", ".join(read[:6])
         reasons.append(f"you have read {files}: if your notes answer the goal, deliver it now with `answer`")
     return reasons
+
+
+def _opening(session: Session) -> list[PlannedCall]:
+    """The first iteration's calls when the task has sources: read them whole, or search them."""
+    state = session.state
+    if state.calls or state.iterations or not state.sources:
+        return []
+    tools = session.toolset().names()
+    calls = opening_calls(files_on_disk(state, session.recorder.repo.artifacts), state.parts, _words(session))
+    return [call for call in calls if call.tool in tools]
+
+
+def _sources_read(session: Session) -> bool:
+    """Every source file the task can name was read (true when it has none)."""
+    state = session.state
+    read = {path for call in state.calls if call.tool == "read_file" for path in call.paths}
+    files = files_on_disk(state, session.recorder.repo.artifacts)
+    return all(f.path in read for f in files if f.path.startswith("source:"))
+
+
+def _words(session: Session) -> int:
+    return words_budget(context_window(session.config.model))
 
 
 @lru_cache(maxsize=16)

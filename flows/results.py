@@ -20,6 +20,7 @@ from cairn.tasks import compress as comp
 from cairn.tasks.call_key import CallKey
 from cairn.tasks.evidence import evidence_for, register_file
 from cairn.tasks.llm import LLMResult
+from cairn.tasks.opening import extractive
 from cairn.tasks.schemas import CompressBatchInput, CompressInput
 from cairn.tasks.tools.base import ToolOutput
 
@@ -27,7 +28,10 @@ from cairn.tasks.tools.base import ToolOutput
 def compress_call(
     session: Session, executor: Executor, key: CallKey, planned: PlannedCall, output: ToolOutput
 ) -> tuple[Compression, CallCost]:
-    """One call's compression, in the cycle that produced it (mechanical for the skip list)."""
+    """One call's compression, in the cycle that produced it (mechanical for the skip list, the
+    lines holding the goal's words for a call whose words go to the answer whole)."""
+    if planned.extractive:
+        return extractive(session.state.goal, planned, output), CallCost()
     if not comp.needs_model(planned.tool, session.config.skip_compress, session.state.mode):
         return comp.mechanical(planned, output), CallCost()
     context = rules_block(session.state, session.deps.store)
@@ -45,7 +49,11 @@ def compress_results(
         return
     items = list(finished)
     state = session.state
-    modelled = [i for i in items if comp.needs_model(i[1].tool, session.config.skip_compress, state.mode)]
+    modelled = [
+        i
+        for i in items
+        if not i[1].extractive and comp.needs_model(i[1].tool, session.config.skip_compress, state.mode)
+    ]
     done: dict[int, tuple[Compression, CallCost]] = {}
     if modelled:
         context = rules_block(state, session.deps.store)
@@ -61,7 +69,12 @@ def compress_results(
         )
         done = {key.index: result for (key, _, _), result in zip(modelled, many, strict=True)}
     for key, planned, output in items:
-        compression, cost = done.get(key.index) or (comp.mechanical(planned, output), CallCost())
+        unmodelled = (
+            extractive(state.goal, planned, output)
+            if planned.extractive
+            else comp.mechanical(planned, output)
+        )
+        compression, cost = done.get(key.index) or (unmodelled, CallCost())
         yield key, planned, output, compression, cost
 
 

@@ -113,3 +113,19 @@ def open_session(config: RunConfig, task_id: str) -> Session:
     deps = deps_for(config)
     recorder = TaskRecorder(deps.workspace.task(task_id), deps.store)
     return Session(config=config, deps=deps, recorder=recorder)
+
+
+def deliverable_text(state: TaskState, artifacts: Path) -> str:
+    """The text of the task's deliverable as it is on disk now ("" when there is none)."""
+    path = report_path(state, artifacts)
+    try:
+        return Path(path).read_text(encoding="utf-8", errors="replace") if path else ""
+    except OSError:
+        return ""
+
+
+def report_path(state: TaskState, artifacts: Path) -> str | None:
+    """The last documentation file that cites sources (the report or answer), else the last file."""
+    docs = [e.metadata.file_path for e in state.evidence if e.type == "synthesis" and e.metadata.file_path]
+    files = docs or [f.path for f in sorted(state.files.values(), key=lambda f: f.modified_at)]
+    return str(artifacts / files[-1]) if files else None

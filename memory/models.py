@@ -116,6 +116,9 @@ class PlannedCall(Frozen):
     rationale: str = ""
     expected_evidence: list[EvidenceType] = Field(default_factory=list)
     score: float = 0.0
+    # Its whole output goes to the answer in its own words: its note is the lines that hold the
+    # goal's words, with no model call (`cairn.tasks.opening.extractive`).
+    extractive: bool = False
 
     @property
     def signature(self) -> str:

@@ -193,12 +193,10 @@ def replay(events: Iterable[Event]) -> TaskState:
 
 def _apply(s: TaskState, e: Event) -> TaskState:
     match e:
-        case TaskCreated() | BudgetSet() | ModelCallRecorded() | TaskFinished():
+        case TaskCreated() | BudgetSet() | ModelCallRecorded() | TaskFinished() | GoalSplit():
             return _apply_run(s, e)
         case UserMessage():
             return s.model_copy(update={"messages": [*s.messages, e]})
-        case GoalSplit():
-            return s.model_copy(update={"parts": e.parts})
         case ConstraintExtracted(rule=str(rule), key=str(key)):
             kept = [c for c in s.constraints if c.key != key]
             stated = Constraint(key=key, rule=rule, message=e.message)
@@ -251,7 +249,9 @@ def _apply(s: TaskState, e: Event) -> TaskState:
     raise TypeError(f"unknown event {e!r}")
 
 
-def _apply_run(s: TaskState, e: TaskCreated | BudgetSet | ModelCallRecorded | TaskFinished) -> TaskState:
+def _apply_run(
+    s: TaskState, e: TaskCreated | BudgetSet | ModelCallRecorded | TaskFinished | GoalSplit
+) -> TaskState:
     """The events about the task as a whole: its settings, its model calls, how a run ended."""
     match e:
         case TaskCreated():
@@ -260,6 +260,8 @@ def _apply_run(s: TaskState, e: TaskCreated | BudgetSet | ModelCallRecorded | Ta
             return s.model_copy(update=update)
         case BudgetSet():
             return s.model_copy(update={"max_usd": e.max_usd, "max_tokens": e.max_tokens})
+        case GoalSplit():
+            return s.model_copy(update={"parts": e.parts})
         case ModelCallRecorded():
             return s.model_copy(update={"model_calls": [*s.model_calls, e.call]})
         case TaskFinished():

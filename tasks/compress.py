@@ -75,7 +75,9 @@ def mechanical(planned: PlannedCall, output: ToolOutput) -> Compression:
         return Compression(
             insights=f"{planned.tool} failed: {output.error or output.text[:200]}", relevance="medium"
         )
-    return Compression(insights=f"{planned.tool}: {len(lines)} lines of output", relevance="low")
+    first = lines[0][:200] if lines else "no output"
+    more = f" ({len(lines)} lines)" if len(lines) > 1 else ""
+    return Compression(insights=f"{planned.tool}: {first}{more}", relevance="low")
 
 
 def from_output(out: CompressOutput | None, fallback: Compression) -> Compression:

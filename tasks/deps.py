@@ -34,7 +34,9 @@ class RunConfig(BaseModel):
     candidates: int = Field(default=4, ge=1, le=20)  # K proposals per iteration
     beam: int = Field(default=3, ge=1, le=10)  # calls executed per iteration
     compress: Literal["each", "batch"] = "each"
-    skip_compress: tuple[str, ...] = ("list_directory",)  # low-stakes tools: no model call
+    # No model call for what holds nothing to compress: a listing, the model's own writing, a test
+    # or lint run (its checks are already structured: they open and resolve hot issues).
+    skip_compress: tuple[str, ...] = ("list_directory", "write_file", "answer", "run_tests", "lint")
     record: str | None = None  # cassette path to record model responses
     context_tokens: int | None = None  # reasoning-context budget; derived from the model when None
     validators_dir: str | None = None

@@ -9,7 +9,7 @@ Pure functions over plain data; the planner model only proposes candidates, thes
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from cairn.memory.models import EvidenceType, IterationMode, JsonValue, PlannedCall, ToolCall
 from cairn.memory.state import TaskState
@@ -96,6 +96,7 @@ def plan_input(
     recovery: bool = False,
     requirements: list[str] | None = None,
     files: list[KnownFile] | None = None,
+    lines: list[str] | None = None,
 ) -> PlanInput:
     """What the planner sees. `files`: what is on disk (sources, workspace), so even the first
     plan names real files; `requirements`: what "done" means for the task type."""
@@ -118,6 +119,8 @@ def plan_input(
         context=context,
         recovery=recovery,
         feedback=state.iteration_feedback,
+        unmet=state.verdict.unmet if state.verdict else [],
+        lines=lines or [],
     )
 
 
@@ -218,22 +221,42 @@ def notes(state: TaskState, limit: int = 40) -> list[Note]:
     return found[-limit:]
 
 
-def excerpts(state: TaskState, budget_chars: int = EXCERPT_CHARS) -> list[Excerpt]:
+def excerpts(
+    state: TaskState, budget_chars: int = EXCERPT_CHARS, full_output: Callable[[ToolCall], str] | None = None
+) -> list[Excerpt]:
     """The words of the files read that bear on the goal (not low relevance), the latest reading
-    of each, most relevant first, within a budget: what an answer quotes its figures from."""
-    latest = {
-        c.paths[0]: c
-        for c in state.calls
-        if c.tool == "read_file" and c.outcome == "success" and c.paths and c.relevance != "low"
-    }
-    ranked = sorted(latest.values(), key=lambda c: (c.relevance != "high", -c.iteration, c.index))
+    of each, and the source passages of the opening's searches, most relevant first, within a
+    budget: what an answer quotes its figures from. `full_output` reads a call's whole output
+    (its record keeps the first 1,000 characters)."""
+    read = full_output or (lambda call: call.raw_output)
+    latest = {_excerpt_source(c): c for c in state.calls if _quotable(c)}
+    ranked = sorted(
+        latest.items(), key=lambda item: (item[1].relevance != "high", -item[1].iteration, item[1].index)
+    )
     found: list[Excerpt] = []
-    for call in ranked:
+    for source, call in ranked:
         if budget_chars <= 0:
             break
-        found.append(Excerpt(source=call.paths[0], text=call.raw_output[:budget_chars]))
+        found.append(Excerpt(source=source, text=read(call)[:budget_chars]))
         budget_chars -= len(found[-1].text)
     return found
+
+
+def _quotable(call: ToolCall) -> bool:
+    if call.outcome != "success" or call.relevance == "low":
+        return False
+    return (call.tool == "read_file" and bool(call.paths)) or (
+        call.tool == "search_memory" and _searched(call)
+    )
+
+
+def _searched(call: ToolCall) -> bool:
+    """A search whose hits are passages of the sources (what the opening asks for)."""
+    return "[document_chunk source:" in call.raw_output
+
+
+def _excerpt_source(call: ToolCall) -> str:
+    return call.paths[0] if call.tool == "read_file" else f"search: {call.params.get('query', '')}"
 
 
 def _wrote(call: ToolCall) -> bool:

@@ -145,6 +145,8 @@ class PlanInput(Schema):
     recovery: bool = False  # the loop is stuck: propose something different
     feedback: list[str] = Field(default_factory=list)  # user feedback new this iteration
     rejected: list[str] = Field(default_factory=list)  # why the last proposal could not be used
+    unmet: list[str] = Field(default_factory=list)  # the last verdict's failed checks, in words
+    lines: list[str] = Field(default_factory=list)  # lines of the files read that the answer needs
 
     @property
     def done_keys(self) -> set[str]:
@@ -189,6 +191,11 @@ class DeliverInput(Schema):
     missing: list[str] = Field(default_factory=list)  # requirements not met yet
     context: str = ""  # active rules and hot issues
     worked: list[str] = Field(default_factory=list)  # "expression = value", worked out by Cairn
+    # After an answer the validator found wanting: that answer, what was wrong with it ("6.43 ms is
+    # in no file read", "not answered: who leads it?"), and the lines of the files to answer from.
+    previous: str = ""
+    unmet: list[str] = Field(default_factory=list)
+    lines: list[str] = Field(default_factory=list)
 
 
 class WriteInput(Schema):
@@ -202,6 +209,9 @@ class WriteInput(Schema):
     written: list[str] = Field(default_factory=list)  # files of the workspace already written
     missing: list[str] = Field(default_factory=list)  # requirements not met yet
     context: str = ""  # active rules and hot issues
+    unmet: list[str] = Field(default_factory=list)  # the last verdict's failed checks, in words
+    current: list[Excerpt] = Field(default_factory=list)  # the code files as written so far
+    tests: str = ""  # the output of the last test run, when it failed
 
 
 class ExtractConstraintInput(Schema):

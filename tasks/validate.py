@@ -278,7 +278,6 @@ def _is_code_write(e: Evidence) -> bool:
 
 def _frames(evidence: Sequence[Evidence], checked: Checked) -> dict[str, pd.DataFrame]:
     """Every table a rule may judge, by its `rows` name; `label` says what a failing row means."""
-    import pandas as pd
 
     claims = [
         {"text": c.text, "kind": c.kind, "status": c.status, "where": c.where, "label": c.reason()}

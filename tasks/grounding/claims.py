@@ -6,7 +6,7 @@ person's feedback) already says it: repeating the question is not a claim. A cla
 it is the result of Cairn's own arithmetic over supported figures (a `worked` expression from the
 deliver step, or one operation on two figures the answer itself states), else `unsupported`.
 
->>> reads = ReadIndex([Read("source:d/slo.md", "| billing | 180 | ms |"), Read("source:d/t.md", "Team Falcon")])
+>>> reads = ReadIndex([Read("d/slo.md", "| billing | 180 | ms |"), Read("d/t.md", "Team Falcon")])
 >>> [(c.text, c.status) for c in check_claims("Team Falcon owns it; its budget is 6.43 ms.", reads, "")]
 [('Team Falcon', 'supported'), ('6.43 ms', 'unsupported')]
 """
@@ -93,7 +93,9 @@ def _clause_claims(clause: str, reads: ReadIndex, said: Given) -> list[Claim]:
 def _claim(text: str, kind: ClaimKind, support: Support | None, clause: str) -> Claim:
     if support is None:
         return Claim(text=text, kind=kind, status="unsupported", clause=clause)
-    return Claim(text=text, kind=kind, status="supported", where=support.source, line=support.line, clause=clause)
+    return Claim(
+        text=text, kind=kind, status="supported", where=support.source, line=support.line, clause=clause
+    )
 
 
 def _computed(claims: list[Claim], body: str, reads: ReadIndex, worked: Sequence[str]) -> list[Claim]:

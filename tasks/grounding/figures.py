@@ -116,6 +116,8 @@ def dates(text: str) -> list[Date]:
 
 def _date(match: re.Match[str]) -> Date | None:
     g = match.groupdict()
+    year: int | None
+    day: int | None
     if g["iso"]:
         year, month, day = int(g["iy"]), int(g["im"]), int(g["id"])
     else:

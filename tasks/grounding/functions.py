@@ -1,8 +1,9 @@
 """The functions a coding goal names, and the passing test run that called each of them.
 
 A goal names a function as code does (`slugify(text)`, `def has_close_elements(`) or in words
-(`the function word_count`, ``the function `add` ``). A named function is exercised when the last test run after the last
-code change passed and its tests called it (`cairn.tasks.tools.called` records the calls).
+(`the function word_count`, ``the function `add` ``). A named function is exercised when the last
+test run after the last code change passed and its tests called it (`cairn.tasks.tools.called`
+records the calls).
 
 >>> named_functions("Write slugify(text) in slug.py; it may use re.sub() and str.lower().")
 ['slugify']
@@ -43,7 +44,9 @@ def _prose(name: str, goal: str) -> bool:
     return not any(re.search(p, goal) for p in (as_code, rf"\bfunctions?\s+`?{re.escape(name)}\b"))
 
 
-def check_functions(names: Sequence[str], defined: Iterable[str], calls: Sequence[ToolCall]) -> list[FunctionCheck]:
+def check_functions(
+    names: Sequence[str], defined: Iterable[str], calls: Sequence[ToolCall]
+) -> list[FunctionCheck]:
     """Each named function: defined by a file the task wrote, and called by the proving test run
     (the last `run_tests` after the last write, if it passed)."""
     proof = proving_run(calls)

@@ -20,21 +20,20 @@ from cairn.memory.words import FUNCTION_WORDS
 from cairn.tasks.grounding.figures import MONTHS
 
 # Words that open English sentences, capitalised only because they come first.
-_OPENERS = FUNCTION_WORDS | frozenset(
-    """
-    according after again also although always another answer anyway around because before
-    based both briefly but by consequently currently despite during each either finally first
-    following further furthermore generally given hence however i in instead it its last later
-    like likely many meanwhile moreover most much neither nevertheless next no none note notes
-    now often once only other otherwise overall per perhaps please possibly question rather
-    regarding second since so sources still such summary thanks then thereby therefore third
-    though thus today together unfortunately unless until upon usually we well what whatever
-    when whenever where whereas whether while yes yet you one two three four five six seven
-    eight nine ten several source file files answer result results report conclusion total
-    goal task half all both each every some few
-    """.split()
+_OPENER_TEXT = (
+    "according after again also although always another answer anyway around because before "
+    "based both briefly but by consequently currently despite during each either finally first "
+    "following further furthermore generally given hence however i in instead it its last later "
+    "like likely many meanwhile moreover most much neither nevertheless next no none note notes "
+    "now often once only other otherwise overall per perhaps please possibly question rather "
+    "regarding second since so sources still such summary thanks then thereby therefore third "
+    "though thus today together unfortunately unless until upon usually we well what whatever "
+    "when whenever where whereas whether while yes yet you one two three four five six seven "
+    "eight nine ten several source file files answer result results report conclusion total "
+    "goal task half all both each every some few"
 )
-_WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
+_OPENERS = FUNCTION_WORDS | frozenset(_OPENER_TEXT.split())
+_WEEKDAYS = frozenset(["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"])
 _NOT_NAMES = _WEEKDAYS | frozenset(MONTHS) | {"i", "i'm", "i've", "i'd", "i'll"}
 _WORD = re.compile(r"[A-Za-z][\w'’&-]*")
 _QUOTE = re.compile(r'"([^"\n]{2,120})"|“([^”\n]{2,120})”|`([^`\n]{2,120})`')
@@ -68,7 +67,9 @@ def names(sentence: str) -> list[Name]:
             run = []
         opens = _OPENS.search(sentence[: match.start()]) is not None
         joins = _capitalised(word) and not (opens and word.lower() in _OPENERS)
-        if joins and word.lower() not in _NOT_NAMES and not _glued_to_path(sentence, match):
+        lowered = word.lower()
+        dated = lowered in _NOT_NAMES or lowered.removesuffix("s") in _NOT_NAMES  # `Mondays`
+        if joins and not dated and not _glued_to_path(sentence, match):
             run.append(match)
             continue
         found += _name(sentence, run)

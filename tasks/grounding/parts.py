@@ -24,32 +24,36 @@ import re
 from collections.abc import Sequence
 
 from cairn.memory.models import Claim, ClaimKind, PartCheck
+from cairn.memory.words import FUNCTION_WORDS
 from cairn.tasks.grounding.claims import Given
 from cairn.tasks.grounding.reads import ReadIndex
 from cairn.tasks.grounding.text import sentences, terms
 
-_AUX = (
-    "is are was were does do did can could will would should has have had shall may might must"
-)
+_AUX = "is are was were does do did can could will would should has have had shall may might must"
 _WH = "who whom whose what which when where why how"
 _ASKS = frozenset(f"{_AUX} {_WH}".split())
-_INSTRUCTS = frozenset(
-    """
-    list name give find summarise summarize write explain describe compare compute calculate count
-    tell state report identify show create make build implement add fix answer provide determine
-    estimate check say outline extract collect gather draft prepare rank sort translate convert
-    produce generate update refactor test document review analyse analyze evaluate assess
-    recommend suggest propose plan design define
-    """.split()
+_INSTRUCT_TEXT = (
+    "list name give find summarise summarize write explain describe compare compute calculate "
+    "count tell state report identify show create make build implement add fix answer provide "
+    "determine estimate check say outline extract collect gather draft prepare rank sort translate "
+    "convert produce generate update refactor test document review analyse analyze evaluate "
+    "assess recommend suggest propose plan design define"
 )
+_INSTRUCTS = frozenset(_INSTRUCT_TEXT.split())  # a sentence opening with one of these asks for it
 _JOIN = re.compile(rf",?\s+(?:and|but|also|then)\s+(?=(?:{'|'.join(_ASKS)})\b)", re.I)
 _FRAME = frozenset(f"{_AUX} {_WH} please tell me us".split())
+_LABELS = frozenset(("question", "goal", "task", "answer"))  # `Question: ...` restates; it answers nothing
+_FRAME_TERMS = frozenset(t for w in _FRAME | FUNCTION_WORDS for t in terms(w))
+ABOUT = 0.5  # share of a part's words a line must hold to be speaking of what the part asks
+_LABEL_TERMS = frozenset(t for w in _LABELS for t in terms(w))
 # What kind of claim a part's opening words ask for (None: any).
 _WANTS: list[tuple[re.Pattern[str], tuple[ClaimKind, ...]]] = [
     (re.compile(r"^(?:who|whom|whose)\b|\bwhich (?:person|team|people|company)\b", re.I), ("name",)),
     (re.compile(r"^when\b|\bwhat (?:date|day|month|year|time)\b", re.I), ("date", "figure")),
     (
-        re.compile(r"^how (?:many|much|long|far|old|big|large|often|fast)\b|\bwhat (?:percentage|number)\b", re.I),
+        re.compile(
+            r"^how (?:many|much|long|far|old|big|large|often|fast)\b|\bwhat (?:percentage|number)\b", re.I
+        ),
         ("figure", "date"),
     ),
 ]
@@ -79,28 +83,53 @@ def check_parts(
     figure, date, name or quote, checked by their words)."""
     checks: list[PartCheck] = []
     phrases: list[Claim] = []
+    said = set().union(*(terms(clause) for clause in clauses)) if clauses else set()
     for part in parts:
-        check, phrase = _check(part, len(parts), clauses, claims, reads, given)
+        focus = terms(part) - _FRAME_TERMS
+        check, phrase = _check(part, focus, len(parts), clauses, claims, reads, given, said)
         checks.append(check)
         phrases += [phrase] if phrase and phrase not in phrases else []
     return checks, phrases
 
 
 def _check(
-    part: str, n_parts: int, clauses: Sequence[str], claims: Sequence[Claim], reads: ReadIndex, given: str
+    part: str,
+    focus: set[str],
+    n_parts: int,
+    clauses: Sequence[str],
+    claims: Sequence[Claim],
+    reads: ReadIndex,
+    given: str,
+    said: set[str],
 ) -> tuple[PartCheck, Claim | None]:
     kinds = wants(part)
     candidates = _candidates(part, n_parts, clauses, strict=kinds is None)
     if not candidates:
         return PartCheck(part=part, answered=False, why="no sentence of the answer is about it"), None
+    off_topic: list[Claim] = []
     for clause in candidates:
-        held = [c for c in claims if c.clause == clause]
-        if any(c.supported and _fits(c, kinds) for c in held):
-            return PartCheck(part=part, answered=True, clause=clause), None
+        for claim in (c for c in claims if c.clause == clause and c.supported and _fits(c, kinds)):
+            if _said_of(claim, focus, reads, said if kinds else set()):
+                return PartCheck(part=part, answered=True, clause=clause), None
+            off_topic.append(claim)
     phrase = _phrase(candidates, claims, reads, given) if kinds is None else None
-    if phrase is not None and phrase.supported:
+    if phrase is not None and phrase.supported and _said_of(phrase, focus, reads, set()):
         return PartCheck(part=part, answered=True, clause=phrase.clause), phrase
-    return PartCheck(part=part, answered=False, clause=candidates[0], why=_why(kinds, phrase)), phrase
+    why = _why(kinds, phrase, off_topic)
+    return PartCheck(part=part, answered=False, clause=candidates[0], why=why), phrase
+
+
+def _said_of(claim: Claim, focus: set[str], reads: ReadIndex, bridges: set[str]) -> bool:
+    """Whether the files state the claim where they speak of what the part asks about: the
+    clause of a line that states it holds at least half of the part's words. 30 minutes is in
+    the SLO file, but as how long a breach may last, not as a budget. A question for a name or a
+    date may take one hop through a rare word the answer names (`bridges`): the incident names
+    the recommendations service, the team page says who owns it. A figure gets no hop: it must be
+    stated beside what it measures. Arithmetic is stated nowhere: its operands were checked when
+    it was worked out."""
+    if claim.status == "computed":
+        return True
+    return reads.covering(reads.locate(claim), focus, ABOUT, bridges=bridges - focus) is not None
 
 
 def _fits(claim: Claim, kinds: tuple[ClaimKind, ...] | None) -> bool:
@@ -116,12 +145,17 @@ def _candidates(part: str, n_parts: int, clauses: Sequence[str], *, strict: bool
     (a question whose kind of answer is open: `what is its budget?`), only those sharing most."""
     if not _is_question(part):
         return list(clauses)
-    focus = terms(part) - {t for w in _FRAME for t in terms(w)}
-    shared = [(len(focus & terms(clause)), clause) for clause in clauses]
+    focus = terms(part) - _FRAME_TERMS
+    shared = [(len(focus & terms(clause)), clause) for clause in clauses if not _restates(clause, part)]
     best = max((n for n, _ in shared), default=0)
     if best:
         return [clause for n, clause in shared if n == best or (n and not strict)]
     return list(clauses) if n_parts == 1 or len(clauses) <= 2 else []
+
+
+def _restates(clause: str, part: str) -> bool:
+    """A clause that says nothing but the part's words (and labels such as `Question:`)."""
+    return terms(clause) <= terms(part) | _FRAME_TERMS | _LABEL_TERMS
 
 
 def _is_question(part: str) -> bool:
@@ -136,22 +170,30 @@ def _phrase(candidates: list[str], claims: Sequence[Claim], reads: ReadIndex, gi
     for clause in candidates:
         if clause in with_claims:
             continue
-        own = terms(clause) - asked
+        own = terms(clause) - asked - _LABEL_TERMS
         if own:
             support = reads.phrase(own)
             text = clause.rstrip(".!? ")
             if support is None:
                 return Claim(text=text, kind="phrase", status="unsupported", clause=clause)
             return Claim(
-                text=text, kind="phrase", status="supported", where=support.source, line=support.line, clause=clause
+                text=text,
+                kind="phrase",
+                status="supported",
+                where=support.source,
+                line=support.line,
+                clause=clause,
             )
     return None
 
 
-def _why(kinds: tuple[ClaimKind, ...] | None, phrase: Claim | None) -> str:
+def _why(kinds: tuple[ClaimKind, ...] | None, phrase: Claim | None, off_topic: list[Claim]) -> str:
+    if off_topic:
+        said = ", ".join(c.text for c in off_topic[:3])
+        return f"{said}: in the files, but not where they speak of what it asks"
     if kinds:
         return f"the sentence about it states no supported {' or '.join(kinds)}"
-    if phrase is not None:
+    if phrase is not None and not phrase.supported:
         return f"{phrase.text} is in no file read"
     return "the sentence about it states nothing the files read support"
 

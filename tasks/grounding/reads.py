@@ -8,23 +8,31 @@ notes about what it read, is never a `Read`: a claim cannot support itself.
 >>> index.lines_about({"bill"}, 1)
 ['source:docs/slo.md: | billing | 180 | 99.9 |']
 >>> ReadIndex([Read("a.md", "| service | ms |\\n|---|---|\\n| billing | 180 |")]).lines_about({"bill"}, 1)
-['a.md: service: billing | ms: 180']
+['a.md: - service: billing; ms: 180']
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
+from cairn.memory.models import Claim
+from cairn.memory.words import FUNCTION_WORDS
 from cairn.tasks.grounding import figures as fig
 from cairn.tasks.grounding.text import terms
 
+RARE = 3  # a word in at most this many lines can link two of them (a name, a service)
+NEAR = 60  # characters either side of a claim that speak of it (about ten words)
+Locate = Callable[["_Line"], tuple[int, int] | None]
+_HEADED = " — "  # `context_lines` puts a line's heading before this
+_CLAUSE_END = re.compile(r";\s*|[.!?](?:\s+|$)|:\s+(?=\S)")
 _WORDS = re.compile(r"[a-z0-9]+")
 _SPACE = re.compile(r"\s+")
 _RULE = re.compile(r"\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?")
 _SEPARATOR = re.compile(r"(?<=\d)[,\u202f\u2009](?=\d{3}\b)")
+_FUNCTION_STEMS = frozenset(t for w in FUNCTION_WORDS for t in terms(w))
 
 
 @dataclass(frozen=True)
@@ -40,32 +48,52 @@ def normal(text: str) -> str:
 
 def context_lines(text: str) -> list[str]:
     """The text's lines, each with what gives it meaning on its own: a Markdown line under a
-    heading is prefixed with the heading, a table row is written as `column: value` pairs.
+    heading is prefixed with the heading, a table row is spelled out with its columns.
 
-    >>> context_lines("## Team Falcon\\nOwns billing.\\n\\n| service | budget |\\n|---|---|\\n| billing | 180 |")
-    ['## Team Falcon', 'Team Falcon — Owns billing.', '| service | budget |', 'service: billing | budget: 180']
+    >>> context_lines("## Team Falcon\\nOwns billing.\\n\\n| team | ms |\\n|---|---|\\n| Falcon | 180 |")[1:]
+    ['Team Falcon — Owns billing.', '| team | ms |', 'Team Falcon — - team: Falcon; ms: 180']
     """
     out: list[str] = []
     heading = ""
+    for line in spelled_tables(text).splitlines():
+        stripped = line.strip()
+        if not stripped:
+            continue
+        if stripped.startswith("#"):
+            heading = stripped.lstrip("#").strip()
+            out.append(stripped)
+        elif heading and not stripped.startswith("|"):
+            out.append(f"{heading} — {stripped}")
+        else:
+            out.append(stripped)
+    return out
+
+
+def spelled_tables(text: str) -> str:
+    """The text with each Markdown table row below a header written as a list item of `column:
+    value` pairs (a row read alone says which figure is which); separator rows dropped, all else
+    as it was.
+
+    >>> spelled_tables("| service | ms |\\n|---|---|\\n| billing | 180 |")
+    '| service | ms |\\n- service: billing; ms: 180'
+    """
+    out: list[str] = []
     header: list[str] = []
     for line in text.splitlines():
         stripped = line.strip()
-        if not stripped or _RULE.fullmatch(stripped):
-            continue
-        if stripped.startswith("#"):
-            heading, header = stripped.lstrip("#").strip(), []
-            out.append(stripped)
-        elif stripped.startswith("|"):
-            cells = [cell.strip() for cell in stripped.strip("|").split("|")]
-            if not header:
-                header = cells
-                out.append(stripped)
-            else:
-                out.append(" | ".join(f"{h}: {c}" if h else c for h, c in zip(header, cells, strict=False)))
-        else:
+        if not stripped.startswith("|"):
             header = []
-            out.append(f"{heading} — {stripped}" if heading else stripped)
-    return out
+            out.append(line)
+        elif _RULE.fullmatch(stripped):
+            continue
+        elif not header:
+            header = [cell.strip() for cell in stripped.strip("|").split("|")]
+            out.append(line)
+        else:
+            cells = [cell.strip() for cell in stripped.strip("|").split("|")]
+            pairs = (f"{h}: {c}" if h else c for h, c in zip(header, cells, strict=False))
+            out.append("- " + "; ".join(pairs))
+    return "\n".join(out)
 
 
 @dataclass(frozen=True)
@@ -97,7 +125,10 @@ class ReadIndex:
 
     def __init__(self, reads: Iterable[Read]) -> None:
         self._lines = [
-            (read.source, _Line(line)) for read in reads if read.text.strip() for line in context_lines(read.text)
+            (read.source, _Line(line))
+            for read in reads
+            if read.text.strip()
+            for line in context_lines(read.text)
         ]
 
     def __bool__(self) -> bool:
@@ -106,17 +137,49 @@ class ReadIndex:
     def _first(self, test: Callable[[_Line], bool]) -> Support | None:
         return next((Support(source, line.text) for source, line in self._lines if test(line)), None)
 
+    def covering(
+        self, stated: Locate, wanted: set[str], share: float, bridges: set[str] = frozenset()
+    ) -> Support | None:
+        """A line that states the thing (`stated` finds where) with at least `share` of the
+        stemmed words `wanted` near it, alone or with one more line that shares a rare word of
+        `bridges` with it: the claim said of what the question asks about, not of something else
+        the same line mentions."""
+        need = max(1, round(share * len(wanted) + 0.49)) if wanted else 0
+        for source, line in self._lines:
+            span = stated(line)
+            if span is None:
+                continue
+            held = wanted & terms(_near(line.text, span))
+            if len(held) >= need or any(len(held | more) >= need for more in self._linked(line, bridges, wanted)):
+                return Support(source, line.text)
+        return None
+
+    def _linked(self, line: _Line, bridges: set[str], wanted: set[str]) -> Iterator[set[str]]:
+        """The words of `wanted` held by each other line sharing a rare bridge word with `line`."""
+        for word in (bridges - _FUNCTION_STEMS) & line.stems:
+            holders = [other for _, other in self._lines if word in other.stems]
+            if len(holders) <= RARE:
+                yield from (wanted & other.stems for other in holders if other is not line)
+
+    def locate(self, claim: Claim) -> Locate:
+        """Where in a line `claim` is stated (a character span), for each kind of claim."""
+        text = claim.text
+        if claim.kind == "figure" and (found := fig.figures(text)):
+            return lambda line: _figure_span(line, found[0])
+        if claim.kind == "date" and (when := fig.dates(text)):
+            return lambda line: next(((d.start, d.end) for d in line.dates if when[0].matches(d)), None)
+        if claim.kind == "name":
+            wanted = _WORDS.findall(text.lower())
+            return lambda line: _words_span(line, wanted)
+        if claim.kind == "phrase":
+            own = terms(text)
+            return lambda line: (0, len(line.text)) if own <= line.stems else None
+        value = normal(text)
+        return lambda line: (0, len(line.text)) if value in line.normal else None
+
     def figure(self, claim: fig.Figure) -> Support | None:
         """A line stating the same number, in the same unit where both give one."""
-
-        def states(line: _Line) -> bool:
-            return any(
-                (claim.unit is None or found.unit is None or claim.unit == found.unit)
-                and fig.same_value(found.value, claim.value)
-                for found in line.figures
-            )
-
-        return self._first(states)
+        return self._first(lambda line: _figure_span(line, claim) is not None)
 
     def number(self, value: float) -> bool:
         """Whether any source states this number, whatever its unit (for arithmetic operands)."""
@@ -141,6 +204,38 @@ class ReadIndex:
     def lines_about(self, wanted: set[str], k: int = 6) -> list[str]:
         """The `k` lines holding most of the stemmed words `wanted` (a goal's, a part's), shorter
         first among equals, each as `source: line`: what the next attempt should answer from."""
-        scored = [(len(wanted & line.stems), len(line.text), source, line.text) for source, line in self._lines]
+        scored = [
+            (len(wanted & line.stems), len(line.text), source, line.text) for source, line in self._lines
+        ]
         best = sorted((s for s in scored if s[0] > 0), key=lambda s: (-s[0], s[1]))
         return [f"{source}: {text[:300]}" for _, _, source, text in best[:k]]
+
+
+def _figure_span(line: _Line, claim: fig.Figure) -> tuple[int, int] | None:
+    for found in line.figures:
+        units_agree = claim.unit is None or found.unit is None or claim.unit == found.unit
+        if units_agree and fig.same_value(found.value, claim.value):
+            return (found.start, found.end)
+    return None
+
+
+def _words_span(line: _Line, words: list[str]) -> tuple[int, int] | None:
+    if not set(words) <= line.words:
+        return None
+    lowered = line.text.lower()
+    spans = [m.span() for w in words if (m := re.search(rf"\b{re.escape(w)}\b", lowered))]
+    return (min(s for s, _ in spans), max(e for _, e in spans)) if spans else None
+
+
+def _near(text: str, span: tuple[int, int]) -> str:
+    """What a line says of the thing at `span`: the clause around it (between semicolons or
+    sentence ends, at most NEAR characters either side), with the line's heading.
+
+    >>> _near("Incidents — March 21: search ran at 640 ms p95 for 45 minutes; the budget was exceeded.", (51, 61))
+    'Incidents search ran at 640 ms p95 for 45 minutes'
+    """
+    heading, _, _ = text.partition(_HEADED) if _HEADED in text else ("", "", "")
+    start = max((m.end() for m in _CLAUSE_END.finditer(text, 0, span[0])), default=0)
+    end = next((m.start() for m in _CLAUSE_END.finditer(text, span[1])), len(text))
+    start, end = max(start, span[0] - NEAR), min(end, span[1] + NEAR)
+    return f"{heading} {text[start:end].strip()}".strip()

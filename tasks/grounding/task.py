@@ -6,7 +6,8 @@ user's own tools (Python functions, MCP servers). What does not: files the task 
 code it ran (`run_python` prints whatever the model wrote).
 
 >>> from cairn.memory.state import TaskState
->>> checked_for(TaskState(goal="Who owns billing?", task_type="simple_question", parts=["Who owns billing?"]), "", str).parts[0].answered
+>>> state = TaskState(goal="Who owns billing?", task_type="simple_question", parts=["Who owns billing?"])
+>>> checked_for(state, "", str).parts[0].answered
 False
 """
 
@@ -20,12 +21,14 @@ from cairn.memory.state import TaskState
 from cairn.tasks.grounding import ReadIndex, check_answer, split_goal
 from cairn.tasks.grounding.functions import check_functions, named_functions
 from cairn.tasks.grounding.reads import Read
+from cairn.tasks.grounding.text import terms
 from cairn.tasks.tools.builtins import BUILTIN_NAMES
 from cairn.tasks.validate import Checked
 
 FullOutput = Callable[[ToolCall], str]  # a call's whole output (its record keeps only the start)
 _SOURCE_TOOLS = frozenset({"read_file", "list_directory", "summarize_directory"})
 _SEARCH_HIT = "[document_chunk source:"
+_FRAME_TERMS = terms("who whom whose what which when where why how many much is are was were does did")
 
 
 def full_output_reader(task_root: Path) -> FullOutput:
@@ -81,3 +84,15 @@ def checked_for(state: TaskState, deliverable: str, full_output: FullOutput) -> 
 def _defined(code: CodeReference) -> Iterator[str]:
     yield from (function.name for function in code.functions)
     yield from (method.name for cls in code.classes for method in cls.methods)
+
+
+def lines_to_answer_from(state: TaskState, full_output: FullOutput, k: int = 6) -> list[str]:
+    """After a verdict that found the answer wanting: the lines of what the task read that hold
+    the words of the parts still unanswered (of the goal, when every part was answered but a
+    claim was not supported), each as `source: line`."""
+    verdict = state.verdict
+    if verdict is None or not verdict.unmet:
+        return []
+    open_parts = [p.part for p in verdict.parts if not p.answered] or [state.goal]
+    wanted = set().union(*(terms(part) for part in open_parts)) - _FRAME_TERMS
+    return ReadIndex(task_reads(state, full_output)).lines_about(wanted, k)

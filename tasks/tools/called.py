@@ -16,7 +16,7 @@ PLUGIN_NAME = "cairn_called"
 OUT_VARIABLE = "CAIRN_CALLED_OUT"
 ROOT_VARIABLE = "CAIRN_CALLED_ROOT"
 # The plugin runs inside the agent's pytest process, on Cairn's interpreter: standard library only.
-PLUGIN = '''
+PLUGIN = """
 import os, sys, threading
 import pytest
 
@@ -50,7 +50,7 @@ def pytest_runtest_call(item):
 def pytest_unconfigure(config):
     with open(os.environ["CAIRN_CALLED_OUT"], "w", encoding="utf-8") as out:
         out.write("".join(name + "\\n" for name in sorted(_seen) if not name.startswith("<")))
-'''
+"""
 
 
 def called_names(text: str) -> list[str]:

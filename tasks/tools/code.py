@@ -170,7 +170,10 @@ def _pytest_result(proc: ProcessResult, cases: list[ElementTree.Element] | None,
         failing=failing,
         output=output,
         duration_s=proc.duration_s,
-        **counts,
+        passed=counts["passed"],
+        failed=counts["failed"],
+        errors=counts["errors"],
+        skipped=counts["skipped"],
     )
 
 

@@ -113,7 +113,12 @@ def test_the_first_plan_sees_the_requirements_and_the_source_files(tmp_path: Pat
     run_whole_task(config, "q", QUESTION, [CORPUS])
     first = fake.seen["plan"][0]
     assert first.iteration == 1 and first.notes == []
-    wanted = ["answer synthesized", "answer file written", "every claim supported", "every part of the goal answered"]
+    wanted = [
+        "answer synthesized",
+        "answer file written",
+        "every claim supported",
+        "every part of the goal answered",
+    ]
     assert [r.split(":")[0] for r in first.requirements] == wanted
     assert first.missing == wanted
     assert {"source:corpus/reservoir.md", "source:corpus/water-use-2025.md"} <= {f.path for f in first.files}

@@ -93,12 +93,19 @@ def test_general_task_needs_a_result_file_and_evidence(suites: Path) -> None:
 
     result = ev("file_creation", file_type="output")
     verdict = validate("general_task", [earlier, result], suites_dir=suites, checked=GROUNDED)
-    assert (verdict.complete, verdict.satisfied) == (True, ["result file written", "evidence recorded", CLAIMS, PARTS])
+    assert (verdict.complete, verdict.satisfied) == (
+        True,
+        ["result file written", "evidence recorded", CLAIMS, PARTS],
+    )
 
 
 def test_coding_task_needs_code_implementation_and_documentation(suites: Path) -> None:
     green = run_tests(3, passed=2, failed=0)
-    evidence = [ev("file_creation", file_type="code"), ev("code_implementation", documented_share=0.25), green]
+    evidence = [
+        ev("file_creation", file_type="code"),
+        ev("code_implementation", documented_share=0.25),
+        green,
+    ]
     verdict = validate("coding_task", evidence, suites_dir=suites)
     assert verdict.missing == [CODE_DOCS]
     assert verdict.satisfied == ["code file created", "code implementation evidence", TESTS_PASS, EXERCISED]
@@ -138,7 +145,9 @@ def test_an_unanswered_part_is_named_and_keeps_the_task_incomplete(suites: Path)
 
 
 def test_a_task_with_no_parts_checked_is_never_complete(suites: Path) -> None:
-    verdict = validate("simple_question", ANSWERED, suites_dir=suites, checked=Checked(claims=GROUNDED.claims))
+    verdict = validate(
+        "simple_question", ANSWERED, suites_dir=suites, checked=Checked(claims=GROUNDED.claims)
+    )
     assert verdict.missing == [PARTS]
 
 
@@ -146,7 +155,9 @@ def test_every_named_function_must_be_called_by_the_passing_run(suites: Path) ->
     evidence = [*CODE, run_tests(3, passed=2, failed=0)]
     called = FunctionCheck(name="slugify", defined=True, exercised=True, test_run="call-3-1")
     skipped = FunctionCheck(name="helper", defined=True, exercised=False, test_run="call-3-1")
-    verdict = validate("coding_task", evidence, suites_dir=suites, checked=Checked(functions=[called, skipped]))
+    verdict = validate(
+        "coding_task", evidence, suites_dir=suites, checked=Checked(functions=[called, skipped])
+    )
     assert verdict.missing == [EXERCISED]
     assert verdict.unmet == ["helper is not called by the passing test run call-3-1"]
     verdict = validate("coding_task", evidence, suites_dir=suites, checked=Checked(functions=[called]))
@@ -285,7 +296,9 @@ def test_a_broken_conditional_rule_fails_even_when_not_required(suites: Path) ->
         rule["kwargs"]["min_vlaue"] = 1
 
     with pytest.raises(SuiteError, match=r"expectation 3 \(expect_table_row_count_to_be_between\)"):
-        validate("coding_task", CODE, has_tests=False, suites_dir=edit(suites, "coding_task", conditional_typo))
+        validate(
+            "coding_task", CODE, has_tests=False, suites_dir=edit(suites, "coding_task", conditional_typo)
+        )
 
 
 def test_a_missing_suite_names_the_file(tmp_path: Path) -> None:

@@ -1,0 +1,182 @@
+"""Claims checked against what a task read, and the goal's parts against the answer: plain functions
+over the team documents of `bench/agent_tasks/billing-owner/docs` (four Markdown files)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from cairn.tasks.grounding import Grounding, Read, ReadIndex, answer_body, check_answer, split_goal
+from cairn.tasks.grounding.figures import dates, figures
+from cairn.tasks.grounding.functions import check_functions, named_functions
+from cairn.tasks.grounding.names import names
+
+DOCS = Path(__file__).resolve().parents[2] / "bench" / "agent_tasks" / "billing-owner" / "docs"
+BILLING = "Which team owns the billing service, and what is its p95 latency budget?"
+INCIDENT = "Which team owns the service whose latency budget was exceeded on March 21, and who leads it?"
+
+
+@pytest.fixture(scope="module")
+def reads() -> ReadIndex:
+    return ReadIndex(
+        Read(f"source:docs/{p.name}", p.read_text(encoding="utf-8")) for p in sorted(DOCS.iterdir())
+    )
+
+
+def checked(answer: str, goal: str, reads: ReadIndex, worked: tuple[str, ...] = ()) -> Grounding:
+    return check_answer(answer, split_goal(goal), reads, goal, worked)
+
+
+def unsupported(found: Grounding) -> list[str]:
+    return [c.text for c in found.claims if not c.supported]
+
+
+def answered(found: Grounding) -> list[bool]:
+    return [p.answered for p in found.parts]
+
+
+# --- the goal's parts ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("goal", "parts"),
+    [
+        (BILLING, ["Which team owns the billing service", "what is its p95 latency budget?"]),
+        (
+            INCIDENT,
+            ["Which team owns the service whose latency budget was exceeded on March 21", "who leads it?"],
+        ),
+        (
+            "How many days of water does the reservoir hold?",
+            ["How many days of water does the reservoir hold?"],
+        ),
+        (
+            "Notes are in docs. Summarise them. Who wrote the last one?",
+            ["Summarise them.", "Who wrote the last one?"],
+        ),
+        ("The reservoir", ["The reservoir"]),  # neither asks nor instructs: the goal is its one part
+    ],
+)
+def test_a_goal_is_split_into_the_parts_it_asks(goal: str, parts: list[str]) -> None:
+    assert split_goal(goal) == parts
+
+
+# --- what the issue saw -------------------------------------------------------------------------
+
+
+def test_a_figure_in_no_file_is_named_and_its_part_unanswered(reads: ReadIndex) -> None:
+    found = checked(
+        "The billing service owns the billing service, and its p95 latency budget is 6.43 ms.", BILLING, reads
+    )
+    assert unsupported(found) == ["6.43 ms"]
+    assert [c.reason() for c in found.claims if not c.supported] == ["6.43 ms is in no file read"]
+    assert answered(found) == [False, False]  # repeating the question names no team
+
+
+def test_a_part_left_without_a_name_is_unanswered(reads: ReadIndex) -> None:
+    found = checked("Team Heron, and they lead that team.", INCIDENT, reads)
+    assert unsupported(found) == [] and answered(found)[1] is False
+    assert "name" in found.parts[1].why
+
+
+def test_a_figure_from_the_files_said_of_something_else_does_not_answer(reads: ReadIndex) -> None:
+    """The 1.5B's answer: 30 minutes is in slo.md, but as how long a breach may last."""
+    found = checked(
+        "Team Falcon owns the billing service, and its p95 latency budget is 30 minutes.", BILLING, reads
+    )
+    assert unsupported(found) == []  # every claim is in a file...
+    assert answered(found) == [True, False]  # ...but not where the files speak of a latency budget
+    assert "30 minutes" in found.parts[1].why
+
+
+def test_a_right_grounded_answer_passes(reads: ReadIndex) -> None:
+    found = checked("Team Falcon owns the billing service. Its p95 latency budget is 180 ms.", BILLING, reads)
+    assert unsupported(found) == [] and answered(found) == [True, True]
+    where = {c.text: c.where for c in found.claims}
+    assert where == {"Team Falcon": "source:docs/teams.md", "180 ms": "source:docs/slo.md"}
+
+
+def test_a_two_hop_answer_passes_through_the_service_it_names(reads: ReadIndex) -> None:
+    answer = "The recommendations service exceeded its budget on March 21; it is owned by Team Heron, led by Tomas Berg."
+    found = checked(answer, INCIDENT, reads)
+    assert unsupported(found) == [] and answered(found) == [True, True]
+
+
+def test_arithmetic_over_stated_figures_is_computed_not_invented() -> None:
+    reads = ReadIndex(
+        [Read("source:c/r.md", "It holds 1,260,000 m³."), Read("source:c/u.md", "Use: 8,400 m³ a day.")]
+    )
+    goal = "How many days does the reservoir last?"
+    stated = checked("It lasts 150 days: 1,260,000 m³ / 8,400 m³ a day.", goal, reads)
+    assert [(c.text, c.status) for c in stated.claims][0] == ("150 days", "computed")
+    worked = checked("It lasts 150 days.", goal, reads, worked=("1260000 / 8400",))
+    assert [(c.text, c.status, c.where) for c in worked.claims] == [
+        ("150 days", "computed", "1260000 / 8400 = 150")
+    ]
+    guessed = checked("It lasts 151 days.", goal, reads)
+    assert unsupported(guessed) == ["151 days"]
+
+
+def test_a_short_answer_without_figures_or_names_is_checked_by_its_words() -> None:
+    reads = ReadIndex(
+        [Read("source:chat/log.md", "Caroline: I've been researching adoption agencies lately.")]
+    )
+    goal = "What did Caroline research?"
+    assert answered(checked("Adoption agencies.", goal, reads)) == [True]
+    wrong = checked("Pottery classes.", goal, reads)
+    assert answered(wrong) == [False] and unsupported(wrong) == ["Pottery"]  # a capital reads as a name
+
+
+# --- reading the answer -------------------------------------------------------------------------
+
+
+def test_the_answer_body_drops_markdown_citations_sources_and_the_banner() -> None:
+    text = "> **Unverified**: 6.43 ms is in no file read\n\n# Answer\n\nIt is **180 ms** [source: slo.md].\n\n## Sources\n- slo.md\n"
+    assert answer_body(text) == "It is 180 ms."
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("1,260,000 m³", [(1_260_000.0, "m3")]),
+        ("1.26 million cubic metres", [(1_260_000.0, "m3")]),
+        ("42,000 euros, up 3%", [(42_000.0, "eur"), (3.0, "%")]),
+        ("p95 and v1.2 and D3:12", []),  # identifiers, not figures
+    ],
+)
+def test_figures_are_read_as_values_with_units(text: str, found: list[tuple[float, str | None]]) -> None:
+    assert [(f.value, f.unit) for f in figures(text)] == found
+
+
+def test_dates_compare_however_they_are_written() -> None:
+    (a,), (b,), (c,) = dates("March 21"), dates("21st of March, 2026"), dates("2026-03-21")
+    assert a.matches(b) and b.matches(c) and not dates("8 May, 2023")[0].matches(dates("7 May 2023")[0])
+
+
+def test_names_skip_sentence_openers_weekdays_and_file_names() -> None:
+    text = "The owner is Team Falcon. On Mondays, Priya Nandakumar reads slo.md."
+    assert [n.text for n in names(text)] == ["Team Falcon", "Priya Nandakumar"]
+
+
+# --- a coding goal's functions ------------------------------------------------------------------
+
+
+def test_the_functions_a_goal_names_must_be_defined_and_called_by_the_passing_run() -> None:
+    from cairn.memory.models import ToolCall
+
+    def call(n: int, tool: str, outcome: str = "success", exercised: list[str] | None = None) -> ToolCall:
+        return ToolCall(
+            call_id=f"call-{n}", iteration=n, index=1, tool=tool, outcome=outcome, exercised=exercised or []
+        )
+
+    goal = "Write word_count(text) and mean_length(text) in words.py, with tests."
+    assert named_functions(goal) == ["word_count", "mean_length"]
+    runs = [call(1, "write_file"), call(2, "run_tests", exercised=["word_count"])]
+    rows = check_functions(named_functions(goal), {"word_count", "mean_length"}, runs)
+    assert [(f.name, f.exercised, f.test_run) for f in rows] == [
+        ("word_count", True, "call-2"),
+        ("mean_length", False, "call-2"),
+    ]
+    rewritten = [*runs, call(3, "write_file")]  # a change after the run: the run proves nothing now
+    assert not any(f.exercised for f in check_functions(["word_count"], {"word_count"}, rewritten))
