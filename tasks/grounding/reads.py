@@ -14,7 +14,7 @@ notes about what it read, is never a `Read`: a claim cannot support itself.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence, Set
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -138,7 +138,7 @@ class ReadIndex:
         return next((Support(source, line.text) for source, line in self._lines if test(line)), None)
 
     def covering(
-        self, stated: Locate, wanted: set[str], share: float, bridges: set[str] = frozenset()
+        self, stated: Locate, wanted: set[str], share: float, bridges: Set[str] = frozenset()
     ) -> Support | None:
         """A line that states the thing (`stated` finds where) with at least `share` of the
         stemmed words `wanted` near it, alone or with one more line that shares a rare word of
@@ -150,11 +150,12 @@ class ReadIndex:
             if span is None:
                 continue
             held = wanted & terms(_near(line.text, span))
-            if len(held) >= need or any(len(held | more) >= need for more in self._linked(line, bridges, wanted)):
+            hops = self._linked(line, bridges, wanted)
+            if len(held) >= need or any(len(held | more) >= need for more in hops):
                 return Support(source, line.text)
         return None
 
-    def _linked(self, line: _Line, bridges: set[str], wanted: set[str]) -> Iterator[set[str]]:
+    def _linked(self, line: _Line, bridges: Set[str], wanted: set[str]) -> Iterator[set[str]]:
         """The words of `wanted` held by each other line sharing a rare bridge word with `line`."""
         for word in (bridges - _FUNCTION_STEMS) & line.stems:
             holders = [other for _, other in self._lines if word in other.stems]
@@ -231,8 +232,8 @@ def _near(text: str, span: tuple[int, int]) -> str:
     """What a line says of the thing at `span`: the clause around it (between semicolons or
     sentence ends, at most NEAR characters either side), with the line's heading.
 
-    >>> _near("Incidents — March 21: search ran at 640 ms p95 for 45 minutes; the budget was exceeded.", (51, 61))
-    'Incidents search ran at 640 ms p95 for 45 minutes'
+    >>> _near("Incidents — March 21: web ran at 640 ms for 45 minutes; the budget was exceeded.", (44, 54))
+    'Incidents web ran at 640 ms for 45 minutes'
     """
     heading, _, _ = text.partition(_HEADED) if _HEADED in text else ("", "", "")
     start = max((m.end() for m in _CLAUSE_END.finditer(text, 0, span[0])), default=0)

@@ -98,7 +98,10 @@ def test_a_right_grounded_answer_passes(reads: ReadIndex) -> None:
 
 
 def test_a_two_hop_answer_passes_through_the_service_it_names(reads: ReadIndex) -> None:
-    answer = "The recommendations service exceeded its budget on March 21; it is owned by Team Heron, led by Tomas Berg."
+    answer = (
+        "The recommendations service exceeded its budget on March 21; it is owned by Team Heron, "
+        "led by Tomas Berg."
+    )
     found = checked(answer, INCIDENT, reads)
     assert unsupported(found) == [] and answered(found) == [True, True]
 
@@ -109,7 +112,7 @@ def test_arithmetic_over_stated_figures_is_computed_not_invented() -> None:
     )
     goal = "How many days does the reservoir last?"
     stated = checked("It lasts 150 days: 1,260,000 m³ / 8,400 m³ a day.", goal, reads)
-    assert [(c.text, c.status) for c in stated.claims][0] == ("150 days", "computed")
+    assert (stated.claims[0].text, stated.claims[0].status) == ("150 days", "computed")
     worked = checked("It lasts 150 days.", goal, reads, worked=("1260000 / 8400",))
     assert [(c.text, c.status, c.where) for c in worked.claims] == [
         ("150 days", "computed", "1260000 / 8400 = 150")
@@ -132,7 +135,10 @@ def test_a_short_answer_without_figures_or_names_is_checked_by_its_words() -> No
 
 
 def test_the_answer_body_drops_markdown_citations_sources_and_the_banner() -> None:
-    text = "> **Unverified**: 6.43 ms is in no file read\n\n# Answer\n\nIt is **180 ms** [source: slo.md].\n\n## Sources\n- slo.md\n"
+    text = (
+        "> **Unverified**: 6.43 ms is in no file read\n\n# Answer\n\n"
+        "It is **180 ms** [source: slo.md].\n\n## Sources\n- slo.md\n"
+    )
     assert answer_body(text) == "It is 180 ms."
 
 
