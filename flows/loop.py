@@ -18,8 +18,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
+from pydantic import Field
+
 from cairn.flows.policy import Decision, LoopPolicy, decide
 from cairn.flows.session import Session, deliverable_text, learner_for, report_path
+from cairn.flows.unverified import keep_best_answer
 from cairn.memory.events import EvidenceRecorded, TaskFinished, ValidationRecorded
 from cairn.memory.levels import apply_promotions
 from cairn.memory.models import Evidence, Frozen, IterationMode, IterationRecord, TaskStatus, Verdict
@@ -28,6 +31,7 @@ from cairn.tasks.grounding.task import checked_for, full_output_reader
 from cairn.tasks.validate import has_tests, validate
 
 Iterate = Callable[[int, IterationMode, bool], object]
+ANSWER_KEPT = 20_000  # characters of the deliverable a verdict keeps (the best is restored at the end)
 
 
 class TaskResult(Frozen):
@@ -39,6 +43,7 @@ class TaskResult(Frozen):
     report_path: str | None
     stop_reason: str | None
     verdict: Verdict | None
+    unmet: list[str] = Field(default_factory=list)  # the last verdict's unmet checks (none if complete)
     task_type: str = ""
     model_calls: int = 0
     failed_model_calls: int = 0
@@ -123,15 +128,24 @@ def validate_now(session: Session, iteration: int) -> Verdict:
     state, config = session.state, session.config
     suites = Path(config.validators_dir) if config.validators_dir else None
     repo = session.recorder.repo
+    text = deliverable_text(state, repo.artifacts)
     verdict = validate(
         state.task_type,
         state.evidence,
         has_tests=has_tests(state.files),
         suites_dir=suites,
         iteration=iteration,
-        checked=checked_for(state, deliverable_text(state, repo.artifacts), full_output_reader(repo.root)),
+        checked=checked_for(state, text, full_output_reader(repo.root)),
     )
-    verdict = verdict.model_copy(update={"validation_id": f"validation-{iteration}", "iteration": iteration})
+    judged = report_path(state, repo.artifacts)
+    verdict = verdict.model_copy(
+        update={
+            "validation_id": f"validation-{iteration}",
+            "iteration": iteration,
+            "deliverable": Path(judged).relative_to(repo.artifacts).as_posix() if judged else "",
+            "answer": text[:ANSWER_KEPT],
+        }
+    )
     evidence = Evidence(
         type="validation",
         content=verdict.rationale[:500],
@@ -144,13 +158,18 @@ def validate_now(session: Session, iteration: int) -> Verdict:
 
 
 def finish(session: Session, reason: str | None) -> TaskResult:
-    """Record how the task ended (once), credit the memories it used, and say where the report is."""
+    """Record how the task ended (once), credit the memories it used, and say where the report is.
+    A task that ends without passing its checks ends `incomplete`, its best answer kept and
+    marked unverified (`cairn.flows.unverified`)."""
     state = session.state
     complete = bool(state.verdict and state.verdict.complete)
     report = report_path(state, session.recorder.repo.artifacts)
     if state.status == "running" or state.stop_reason != reason:
-        status: TaskStatus = "complete" if complete else "stopped"
-        session.recorder.record(TaskFinished(status=status, stop_reason=reason or "", report_path=report))
+        status: TaskStatus = "complete" if complete else "incomplete"
+        kept = [] if complete else keep_best_answer(session, reason or "")
+        session.recorder.record(
+            *kept, TaskFinished(status=status, stop_reason=reason or "", report_path=report)
+        )
         # The episode's end: memories the task used move toward its outcome (TD(lambda)).
         updates = learner_for(session.deps, state).end_episode(1.0 if complete else 0.0)
         apply_promotions(session.deps.store, updates)
@@ -161,6 +180,7 @@ def finish(session: Session, reason: str | None) -> TaskResult:
         task_id=state.task_id,
         status=state.status,
         complete=complete,
+        unmet=state.verdict.unmet if state.verdict and not complete else [],
         iterations=len(state.iterations),
         workspace=str(session.deps.workspace.root),
         report_path=report,

@@ -74,6 +74,9 @@ def _verdict_lines(verdict: Verdict | None) -> list[str]:
     lines += [f"- ✅ {r}" for r in verdict.satisfied] or ["- (none)"]
     lines += ["", "Requirements missing:"]
     lines += [f"- ❌ {r}" for r in verdict.missing] or ["- (none)"]
+    if verdict.unmet:
+        lines += ["", "Checks not met (the answer is unverified):"]
+        lines += [f"- {line}" for line in verdict.unmet]
     return lines
 
 

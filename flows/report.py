@@ -113,6 +113,8 @@ def _evidence_table(evidence: list[Evidence]) -> Table:
 def print_verdict(verdict: Verdict) -> None:
     mark = "[green]complete[/]" if verdict.complete else "[yellow]incomplete[/]"
     out.print(f"verdict: {mark} (confidence {verdict.confidence:.2f}) — {safe(verdict.rationale)}")
+    for line in verdict.unmet:
+        out.print(f"  [yellow]unmet:[/] {safe(line)}")
 
 
 def print_result(result: BaseModel) -> None:

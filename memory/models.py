@@ -347,6 +347,8 @@ class Verdict(Frozen):
     claims: list[Claim] = Field(default_factory=list)
     parts: list[PartCheck] = Field(default_factory=list)
     functions: list[FunctionCheck] = Field(default_factory=list)
+    deliverable: str = ""  # the file judged (relative to the artifacts), and its text then
+    answer: str = ""
 
 
 class Memory(Frozen):

@@ -107,13 +107,14 @@ def _check(
     if not candidates:
         return PartCheck(part=part, answered=False, why="no sentence of the answer is about it"), None
     off_topic: list[Claim] = []
+    asks = _is_question(part)  # an instruction (`Summarise the notes`) takes any supported claim
     for clause in candidates:
         for claim in (c for c in claims if c.clause == clause and c.supported and _fits(c, kinds)):
-            if _said_of(claim, focus, reads, said if kinds else set()):
+            if not asks or _said_of(claim, focus, reads, said if kinds else set()):
                 return PartCheck(part=part, answered=True, clause=clause), None
             off_topic.append(claim)
     phrase = _phrase(candidates, claims, reads, given) if kinds is None else None
-    if phrase is not None and phrase.supported and _said_of(phrase, focus, reads, set()):
+    if phrase is not None and phrase.supported and (not asks or _said_of(phrase, focus, reads, set())):
         return PartCheck(part=part, answered=True, clause=phrase.clause), phrase
     why = _why(kinds, phrase, off_topic)
     return PartCheck(part=part, answered=False, clause=candidates[0], why=why), phrase

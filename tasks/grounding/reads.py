@@ -26,6 +26,7 @@ from cairn.tasks.grounding.text import terms
 RARE = 3  # a word in at most this many lines can link two of them (a name, a service)
 NEAR = 60  # characters either side of a claim that speak of it (about ten words)
 Locate = Callable[["_Line"], tuple[int, int] | None]
+_STARTS_UNIT = re.compile(r"[-*+>|]\s|\d+[.)]\s|[A-Z][\w'.-]*(?: [A-Z][\w'.-]*){0,2}: ")
 _HEADED = " — "  # `context_lines` puts a line's heading before this
 _CLAUSE_END = re.compile(r";\s*|[.!?](?:\s+|$)|:\s+(?=\S)")
 _WORDS = re.compile(r"[a-z0-9]+")
@@ -47,26 +48,29 @@ def normal(text: str) -> str:
 
 
 def context_lines(text: str) -> list[str]:
-    """The text's lines, each with what gives it meaning on its own: a Markdown line under a
-    heading is prefixed with the heading, a table row is spelled out with its columns.
+    """The text as units that mean something alone: a paragraph wrapped over several lines is
+    one unit, a list item, a table row (spelled out with its columns) or a `Name: words` line is
+    its own, and a unit under a Markdown heading is prefixed with the heading.
 
-    >>> context_lines("## Team Falcon\\nOwns billing.\\n\\n| team | ms |\\n|---|---|\\n| Falcon | 180 |")[1:]
-    ['Team Falcon — Owns billing.', '| team | ms |', 'Team Falcon — - team: Falcon; ms: 180']
+    >>> context_lines("## Falcon\\nOwns billing\\nand web.\\n\\n| team | ms |\\n|---|---|\\n| F | 18 |")[1:]
+    ['Falcon — Owns billing and web.', '| team | ms |', 'Falcon — - team: F; ms: 18']
     """
-    out: list[str] = []
+    units: list[str] = []
     heading = ""
+    joinable = False  # the last unit is prose that a wrapped line continues
     for line in spelled_tables(text).splitlines():
         stripped = line.strip()
         if not stripped:
-            continue
-        if stripped.startswith("#"):
-            heading = stripped.lstrip("#").strip()
-            out.append(stripped)
-        elif heading and not stripped.startswith("|"):
-            out.append(f"{heading} — {stripped}")
+            joinable = False
+        elif stripped.startswith("#"):
+            heading, joinable = stripped.lstrip("#").strip(), False
+            units.append(stripped)
+        elif joinable and not _STARTS_UNIT.match(stripped):
+            units[-1] += " " + stripped
         else:
-            out.append(stripped)
-    return out
+            units.append(f"{heading} — {stripped}" if heading and not stripped.startswith("|") else stripped)
+            joinable = not stripped.startswith("|")
+    return units
 
 
 def spelled_tables(text: str) -> str:
