@@ -78,7 +78,10 @@ def synthesize(
         feedback=state.iteration_feedback,
     )
     out = _ask_synthesis(session, executor, iteration, payload) if _modelled(calls) else None
-    progress: Progress = out.progress_assessment if out else ("advancing" if new_evidence else "stuck")
+    found = any(call.outcome == "success" and call.relevance != "low" for call in calls)
+    progress: Progress = (
+        out.progress_assessment if out else ("advancing" if new_evidence or found else "stuck")
+    )
     synthesis = out.synthesis if out else _plain_synthesis(calls, new_evidence)
     if not new_evidence and not any(call.outcome == "success" for call in calls):
         progress = "stuck"  # nothing worked and nothing was found, whatever the model says

@@ -25,8 +25,9 @@ from cairn.memory.state import TaskState
 from cairn.tasks import plan as planning
 from cairn.tasks.arithmetic import worked
 from cairn.tasks.call_key import CallKey
-from cairn.tasks.grounding import answer_body
-from cairn.tasks.grounding.task import full_output_reader, lines_to_answer_from
+from cairn.tasks.grounding import ReadIndex, answer_body
+from cairn.tasks.grounding.figures import figures
+from cairn.tasks.grounding.task import FullOutput, full_output_reader, lines_to_answer_from, task_reads
 from cairn.tasks.llm import context_window
 from cairn.tasks.opening import opening_calls, words_budget
 from cairn.tasks.schemas import Candidate, DeliverInput, DeliverOutput, KnownFile, Plan, PlanInput
@@ -142,7 +143,11 @@ def _delivery(
     key = CallKey(task_id=session.task_id, iteration=iteration, index=int(force), kind="deliver")
     out = _deliver(session, executor, key, payload, name)
     results: list[str] = []
-    if out is not None and (result := worked(out.arithmetic)) is not None:
+    if (
+        out is not None
+        and (result := worked(out.arithmetic)) is not None
+        and _grounded(result, state, reader)
+    ):
         # Asked again with the figure worked out: a small model names the sum but misdoes it.
         key = key.model_copy(update={"index": 2 + int(force)})
         again = payload.model_copy(update={"worked": [result]})
@@ -165,6 +170,17 @@ class Delivery:
 
     call: PlannedCall
     worked: list[str]
+
+
+def _grounded(result: str, state: TaskState, reader: FullOutput) -> bool:
+    """Arithmetic worth working out: an operation over numbers the files read state (the 1.5B
+    copied `36000 / 1200` from an example into a question about a latency budget)."""
+    expression = result.rpartition(" = ")[0]
+    operands = figures(expression)
+    if len(operands) < 2:
+        return False
+    reads = ReadIndex(task_reads(state, reader))
+    return all(reads.number(f.value) for f in operands)
 
 
 def _answer_so_far(session: Session) -> str:

@@ -255,24 +255,27 @@ class SynthesizeOutput(Schema):
 class DeliverOutput(Schema):
     # The answer comes first and the judgement last: a model decoding under a schema writes in
     # this order, and one asked to judge before it has tried an answer tends to say "not yet".
-    # The figures and the arithmetic come before the answer: a small model that first lists what
-    # the files state can name the sum the goal needs; Cairn works it out (see
-    # `cairn.tasks.arithmetic`) and asks again with the result.
-    # Descriptions travel in the schema the model reads: the 1.5B listed file names as `figures`.
-    figures: list[str] = Field(
+    # Descriptions travel in the schema the model reads, and a small model copies what they
+    # show: the 1.5B put an example's "36000 / 1200" into its arithmetic and answered "30
+    # minutes" for a latency budget, so they hold no figures. Under a strict schema every field
+    # is filled, so `arithmetic` says how to be empty.
+    answer: str = Field(
+        default="",
+        description="the answer to the goal, with the names and figures exactly as the files "
+        "write them; for a report or a summary, the whole report in Markdown",
+    )
+    sources: list[str] = Field(
         default_factory=list,
         max_length=12,  # under a grammar, a list without a bound can run on to the token cap
-        description="each figure the answer depends on, as the files word it, with what it "
-        "measures and its file: '36,000 litres, the tank's volume (tank.md)'",
+        description="the paths of the files the answer's facts come from",
     )
     arithmetic: str = Field(
         default="",
-        description="numbers and + - * / over those figures, when the goal asks for one the "
-        "files do not state; else empty",
+        description="empty, unless the goal asks for a number that no file states but that "
+        "their numbers give: then that calculation, written with the files' numbers and + - * / "
+        "only",
     )
-    answer: str = ""  # the answer, or the whole report (Markdown)
-    sources: list[str] = Field(default_factory=list)  # paths of the files the facts come from
-    ready: bool = False  # the notes support the answer: deliver it
+    ready: bool = False  # the files support the answer: deliver it
 
 
 class FileDraft(Schema):

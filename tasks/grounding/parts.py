@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from cairn.memory.models import Claim, ClaimKind, PartCheck
 from cairn.memory.words import FUNCTION_WORDS
 from cairn.tasks.grounding.claims import Given
+from cairn.tasks.grounding.figures import UNITS, figures
 from cairn.tasks.grounding.reads import ReadIndex
 from cairn.tasks.grounding.text import sentences, terms
 
@@ -44,6 +45,8 @@ _JOIN = re.compile(rf",?\s+(?:and|but|also|then)\s+(?=(?:{'|'.join(_ASKS)})\b)",
 _FRAME = frozenset(f"{_AUX} {_WH} please tell me us".split())
 _LABELS = frozenset(("question", "goal", "task", "answer"))  # `Question: ...` restates; it answers nothing
 _FRAME_TERMS = frozenset(t for w in _FRAME | FUNCTION_WORDS for t in terms(w))
+_UNIT_ASKED = re.compile(r"\bhow (long|many|much)\b(?:\s+(\w+))?", re.I)
+_TIME_UNITS = frozenset({"ms", "s", "min", "h", "day", "week", "month", "year"})
 ABOUT = 0.5  # share of a part's words a line must hold to be speaking of what the part asks
 _LABEL_TERMS = frozenset(t for w in _LABELS for t in terms(w))
 # What kind of claim a part's opening words ask for (None: any).
@@ -76,6 +79,20 @@ def wants(part: str) -> tuple[ClaimKind, ...] | None:
     return next((kinds for pattern, kinds in _WANTS if pattern.search(part.strip())), None)
 
 
+def wanted_unit(part: str) -> str | None:
+    """The unit a `how many days`, `how long` or `how many litres` question asks its figure in.
+
+    >>> wanted_unit("How many days of water does it hold?"), wanted_unit("How long does it take?")
+    ('day', 'time')
+    """
+    match = _UNIT_ASKED.search(part)
+    if match is None:
+        return None
+    if match.group(1).lower() == "long":
+        return "time"
+    return UNITS.get(match.group(2).lower()) if match.group(2) else None
+
+
 def check_parts(
     parts: Sequence[str], clauses: Sequence[str], claims: Sequence[Claim], reads: ReadIndex, given: str
 ) -> tuple[list[PartCheck], list[Claim]]:
@@ -102,21 +119,22 @@ def _check(
     given: str,
     said: set[str],
 ) -> tuple[PartCheck, Claim | None]:
-    kinds = wants(part)
+    kinds, unit = wants(part), wanted_unit(part)
     candidates = _candidates(part, n_parts, clauses, strict=kinds is None)
     if not candidates:
         return PartCheck(part=part, answered=False, why="no sentence of the answer is about it"), None
     off_topic: list[Claim] = []
     asks = _is_question(part)  # an instruction (`Summarise the notes`) takes any supported claim
     for clause in candidates:
-        for claim in (c for c in claims if c.clause == clause and c.supported and _fits(c, kinds)):
+        fitting = (c for c in claims if c.clause == clause and c.supported and _fits(c, kinds, unit))
+        for claim in fitting:
             if not asks or _said_of(claim, focus, reads, said if kinds else set()):
                 return PartCheck(part=part, answered=True, clause=clause), None
             off_topic.append(claim)
     phrase = _phrase(candidates, claims, reads, given) if kinds is None else None
     if phrase is not None and phrase.supported and (not asks or _said_of(phrase, focus, reads, set())):
         return PartCheck(part=part, answered=True, clause=phrase.clause), phrase
-    why = _why(kinds, phrase, off_topic)
+    why = _why(kinds, phrase, off_topic, unit)
     return PartCheck(part=part, answered=False, clause=candidates[0], why=why), phrase
 
 
@@ -133,11 +151,15 @@ def _said_of(claim: Claim, focus: set[str], reads: ReadIndex, bridges: set[str])
     return reads.covering(reads.locate(claim), focus, ABOUT, bridges=bridges - focus) is not None
 
 
-def _fits(claim: Claim, kinds: tuple[ClaimKind, ...] | None) -> bool:
+def _fits(claim: Claim, kinds: tuple[ClaimKind, ...] | None, unit: str | None = None) -> bool:
     if kinds is None:
         return True
     if kinds == ("name",) and claim.kind == "name" and claim.text.isupper() and len(claim.text) <= 5:
         return False  # `API`, `SLO`: a term, not who
+    if unit and claim.kind == "figure":
+        stated = figures(claim.text)
+        said = stated[0].unit if stated else None
+        return said is None or said == unit or (unit == "time" and said in _TIME_UNITS)
     return claim.kind in kinds
 
 
@@ -188,12 +210,15 @@ def _phrase(candidates: list[str], claims: Sequence[Claim], reads: ReadIndex, gi
     return None
 
 
-def _why(kinds: tuple[ClaimKind, ...] | None, phrase: Claim | None, off_topic: list[Claim]) -> str:
+def _why(
+    kinds: tuple[ClaimKind, ...] | None, phrase: Claim | None, off_topic: list[Claim], unit: str | None
+) -> str:
     if off_topic:
         said = ", ".join(c.text for c in off_topic[:3])
         return f"{said}: in the files, but not where they speak of what it asks"
     if kinds:
-        return f"the sentence about it states no supported {' or '.join(kinds)}"
+        what = f"figure in {unit}s" if unit and unit != "time" else " or ".join(kinds)
+        return f"the sentence about it states no supported {what}"
     if phrase is not None and not phrase.supported:
         return f"{phrase.text} is in no file read"
     return "the sentence about it states nothing the files read support"

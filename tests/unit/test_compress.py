@@ -98,4 +98,5 @@ def test_compression_settings_come_from_the_environment(monkeypatch: Any, tmp_pa
     monkeypatch.setenv("CAIRN_SKIP_COMPRESS", "")
     assert Settings(workspace=tmp_path).run_config().skip_compress == ()
     monkeypatch.delenv("CAIRN_SKIP_COMPRESS")
-    assert Settings(workspace=tmp_path).run_config().skip_compress == ("list_directory",)
+    default = ("list_directory", "write_file", "answer", "run_tests", "lint")
+    assert Settings(workspace=tmp_path).run_config().skip_compress == default

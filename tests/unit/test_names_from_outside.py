@@ -63,16 +63,18 @@ def run(source: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def listed(source: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One iteration whose plan lists the source with the real `list_directory` tool, so the
-    exact name is in a tool's output, and from there in the log."""
+    """The opening iteration (every file read whole), then one whose plan lists the source with
+    the real `list_directory` tool, so the exact name is in a tool's output, and from there in
+    the log."""
     ws = tmp_path_factory.mktemp("listed-ws")
     config = config_for(ws, model="script/model")
     listing = Candidate(tool="list_directory", params={"path": "source:corpus"}, rationale="see the files")
-    undo = register(ScriptedModel(lambda payload: [listing] if payload.iteration == 1 else []))
+    undo = register(ScriptedModel(lambda payload: [listing] if payload.iteration == 2 else []))
     try:
         executor = InProcessExecutor(ModelClient(config.model, max_attempts=1))
         start_task(config, TASK, QUESTION, [source], "research_task", None, executor)
-        run_iteration(open_session(config, TASK), 1, "fast", False, executor)
+        for n in (1, 2):
+            run_iteration(open_session(config, TASK), n, "fast", False, executor)
     finally:
         undo()
     return ws

@@ -107,12 +107,19 @@ def test_a_question_as_goal_yields_no_rule_from_the_real_models_reply(tmp_path: 
     assert session.state.constraints == []
 
 
-def test_the_first_plan_sees_the_requirements_and_the_source_files(tmp_path: Path, model: Install) -> None:
+def test_the_first_plan_follows_the_opening_read_and_sees_the_requirements(
+    tmp_path: Path, model: Install
+) -> None:
+    """Sources that fit the context are read whole first, with no plan; the first plan (after a
+    deliver that was not ready) sees what "done" means and every file, marked read."""
     fake = model(stubborn)
-    config = RunConfig(workspace=str(tmp_path), model="fn/m", max_iterations=1)
+    config = RunConfig(workspace=str(tmp_path), model="fn/m", max_iterations=2)
     run_whole_task(config, "q", QUESTION, [CORPUS])
+    state = Workspace(tmp_path).task("q").state()
+    assert {c.tool for c in state.iterations[0].tool_calls} == {"read_file"}
+    assert len(state.iterations[0].tool_calls) == len(list(CORPUS.iterdir()))
     first = fake.seen["plan"][0]
-    assert first.iteration == 1 and first.notes == []
+    assert first.iteration == 2
     wanted = [
         "answer synthesized",
         "answer file written",
@@ -121,7 +128,8 @@ def test_the_first_plan_sees_the_requirements_and_the_source_files(tmp_path: Pat
     ]
     assert [r.split(":")[0] for r in first.requirements] == wanted
     assert first.missing == wanted
-    assert {"source:corpus/reservoir.md", "source:corpus/water-use-2025.md"} <= {f.path for f in first.files}
+    files = {f.path: f.read for f in first.files}
+    assert files["source:corpus/reservoir.md"] and files["source:corpus/water-use-2025.md"]
     described = " ".join(t.description + " ".join(t.params.values()) for t in first.tools)
     assert "source:docs" not in described and "intro.md" not in described  # no example paths to copy
 
@@ -130,31 +138,43 @@ def test_unusable_plans_are_asked_again_with_the_reason_and_the_iteration_is_stu
     tmp_path: Path, model: Install
 ) -> None:
     fake = model(stubborn)
-    config = RunConfig(workspace=str(tmp_path), model="fn/m", max_iterations=1)
+    config = RunConfig(workspace=str(tmp_path), model="fn/m", max_iterations=2)
     result = run_whole_task(config, "q", QUESTION, [CORPUS])
     again = fake.seen["plan"][1]
-    assert again.iteration == 1 and any("no source 'docs'" in r and "corpus" in r for r in again.rejected)
+    assert again.iteration == 2 and any("no source 'docs'" in r and "corpus" in r for r in again.rejected)
     state = Workspace(tmp_path).task("q").state()
-    (only,) = state.iterations
-    assert only.tool_calls == [] and only.progress_assessment == "stuck"  # the model said advancing
-    assert result.stop_reason == "iteration cap of 1 reached"
+    second = state.iterations[1]
+    assert second.tool_calls == [] and second.progress_assessment == "stuck"  # the model said advancing
+    assert result.stop_reason == "iteration cap of 2 reached"
 
 
-def test_a_model_whose_notes_answer_the_goal_delivers_it_in_one_step(tmp_path: Path, model: Install) -> None:
+def test_a_model_given_the_files_words_delivers_in_one_step(tmp_path: Path, model: Install) -> None:
     fake = model(decisive)
     config = RunConfig(workspace=str(tmp_path), model="fn/m", max_iterations=4)
-    result = run_whole_task(config, "q", QUESTION, [CORPUS])
+    goal = "What is the usable storage of the Alder Creek reservoir at full supply level?"
+    result = run_whole_task(config, "q", goal, [CORPUS])
     assert result.complete and result.iterations == 2
     asked = fake.seen["deliver"]
     assert len(asked) == 1 and asked[0].deliverable == "answer.md"
-    assert [e.source for e in asked[0].excerpts] == ["source:corpus/reservoir.md"]
-    assert all(
-        n.source != "source:corpus/reservoir.md" for n in asked[0].notes
-    )  # its words, not a paraphrase
-    assert len(fake.seen["plan"]) == 1  # iteration 2 was the answer, without planning
+    excerpt = next(e for e in asked[0].excerpts if e.source == "source:corpus/reservoir.md")
+    assert excerpt.text == (CORPUS / "reservoir.md").read_text(encoding="utf-8")  # the whole file
+    assert all(n.source not in {e.source for e in asked[0].excerpts} for n in asked[0].notes)  # its words
+    assert "plan" not in fake.seen  # read whole, then answered: nothing to plan
     answer = Path(result.report_path or "").read_text(encoding="utf-8")
     assert "1,260,000 cubic metres" in answer and "- source:corpus/reservoir.md" in answer
     assert "notes.md" not in answer  # a file that does not exist is not cited
+
+
+def test_an_answer_to_another_question_is_not_complete(tmp_path: Path, model: Install) -> None:
+    """The reservoir's volume, given as the answer to how many days it lasts: stated in a file,
+    but not what the goal asks. Before, the task stopped complete."""
+    model(decisive)
+    config = RunConfig(workspace=str(tmp_path), model="fn/m", max_iterations=3)
+    result = run_whole_task(config, "q", QUESTION, [CORPUS])
+    assert not result.complete and result.status == "incomplete"
+    assert any("How many days" in line and "days" in line for line in result.unmet), result.unmet
+    answer = Path(result.report_path or "").read_text(encoding="utf-8")
+    assert answer.startswith("> **Unverified**") and "1,260,000 cubic metres" in answer
 
 
 def reckoning(kind: str, payload: Schema) -> Schema | None:
@@ -187,27 +207,26 @@ def test_arithmetic_the_model_names_is_worked_out_and_asked_again(tmp_path: Path
     assert [c.key for c in calls if c.kind == "deliver"] == ["q/2/0/deliver", "q/2/2/deliver"]
 
 
-def test_a_coding_plan_sees_the_words_of_the_spec_it_read(tmp_path: Path, model: Install) -> None:
-    def reads_the_spec(kind: str, payload: Schema) -> Schema | None:
-        if kind == "plan":
-            return Plan(candidates=[Candidate(tool="read_file", params={"path": "source:spec/slugify.md"})])
-        return None
-
-    fake = model(reads_the_spec)
+def test_the_step_that_writes_code_sees_the_words_of_the_spec_it_read(tmp_path: Path, model: Install) -> None:
+    fake = model(lambda kind, payload: None)  # the offline model: it copies the files a spec spells out
     config = RunConfig(workspace=str(tmp_path), model="fn/m", max_iterations=2)
     task = ROOT / "bench" / "agent_tasks" / "slugify"
     goal = tomllib.loads((task / "task.toml").read_text(encoding="utf-8"))["goal"]
     run_whole_task(config, "c", goal, [task / "spec"])
-    first, second = fake.seen["plan"][:2]
-    assert first.task_type == "coding_task" and first.excerpts == []
-    assert [e.source for e in second.excerpts] == ["source:spec/slugify.md"]
-    assert 'return re.sub(r"[^a-z0-9]+", "-", text.lower())' in second.excerpts[0].text
+    (write,) = fake.seen["write"]
+    assert [e.source for e in write.excerpts] == ["source:spec/slugify.md"]
+    assert 'return re.sub(r"[^a-z0-9]+", "-", text.lower())' in write.excerpts[0].text
+    assert "plan" not in fake.seen  # the spec read whole, the files written: no planning call
 
 
-def test_a_coding_planner_out_of_ideas_is_asked_for_the_files_then_the_tests_run(
+def test_a_coding_planner_reading_the_same_file_is_overruled_by_the_write_step(
     tmp_path: Path, model: Install
 ) -> None:
-    """The 1.5B read the spec and then only ever proposed reading it again."""
+    """The 1.5B read a spec and then only ever proposed reading it again, and, once it had
+    written the files, reading them back instead of running the tests: with sources too many to
+    read whole, the planner leads; when it has nothing new, Cairn asks for the files, then runs
+    the tests."""
+    spec = _padded_spec(tmp_path / "spec")
 
     def rereads(kind: str, payload: Schema) -> Schema | None:
         if kind == "plan":
@@ -215,40 +234,28 @@ def test_a_coding_planner_out_of_ideas_is_asked_for_the_files_then_the_tests_run
         return None  # `write` and the rest: the offline model (it copies the files a spec spells out)
 
     fake = model(rereads)
-    config = RunConfig(workspace=str(tmp_path), model="fn/m", max_iterations=5)
+    config = RunConfig(workspace=str(tmp_path / "ws"), model="fn/m", max_iterations=6)
     task = ROOT / "bench" / "agent_tasks" / "slugify"
     goal = tomllib.loads((task / "task.toml").read_text(encoding="utf-8"))["goal"]
-    result = run_whole_task(config, "c", goal, [task / "spec"])
-    assert result.complete and result.iterations == 3
+    result = run_whole_task(config, "c", goal, [spec])
+    assert result.complete
     assert len(fake.seen["write"]) == 1 and fake.seen["write"][0].excerpts
-    calls = [(c.iteration, c.tool) for c in Workspace(tmp_path).task("c").state().calls]
-    assert calls == [(1, "read_file"), (2, "write_file"), (2, "write_file"), (3, "run_tests")]
-    written = Workspace(tmp_path).task("c").artifacts / "slug.py"
+    calls = [(c.iteration, c.tool) for c in Workspace(tmp_path / "ws").task("c").state().calls]
+    assert calls[0][1] == "search_memory" and (2, "read_file") in calls  # the opening searched
+    wrote = [n for n, tool in calls if tool == "write_file"]
+    assert wrote and (max(wrote) + 1, "run_tests") in calls  # the tests ran right after the write
+    written = Workspace(tmp_path / "ws").task("c").artifacts / "slug.py"
     assert 'return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")' in written.read_text(encoding="utf-8")
 
 
-def test_code_written_and_then_only_read_back_gets_its_tests_run(tmp_path: Path, model: Install) -> None:
-    """The 1.5B wrote the files, then planned reading them back, never the tests."""
-    spec = ROOT / "bench" / "agent_tasks" / "slugify" / "spec"
-    files = file_blocks((spec / "slugify.md").read_text(encoding="utf-8"))
-
-    def reads_back(kind: str, payload: Schema) -> Schema | None:
-        if kind != "plan" or not isinstance(payload, PlanInput):
-            return None
-        if payload.iteration == 1:
-            return Plan(candidates=[Candidate(tool="read_file", params={"path": "source:spec/slugify.md"})])
-        if payload.iteration == 2:
-            writes = [{"path": p, "content": c} for p, c in files.items()]
-            return Plan(candidates=[Candidate(tool="write_file", params=w) for w in writes])
-        return Plan(candidates=[Candidate(tool="read_file", params={"path": "slug.py"})])
-
-    model(reads_back)
-    config = RunConfig(workspace=str(tmp_path), model="fn/m", max_iterations=4, beam=3)
-    goal = "Write the Python function slugify(text) in slug.py with its tests, as the spec says."
-    result = run_whole_task(config, "c", goal, [spec])
-    calls = [(c.iteration, c.tool) for c in Workspace(tmp_path).task("c").state().calls]
-    assert (3, "read_file") in calls and (3, "run_tests") in calls  # joined the planner's batch
-    assert result.complete and result.iterations == 3
+def _padded_spec(folder: Path) -> Path:
+    """The slugify spec among more files than the opening reads whole."""
+    folder.mkdir(parents=True)
+    spec = ROOT / "bench" / "agent_tasks" / "slugify" / "spec" / "slugify.md"
+    (folder / "slugify.md").write_text(spec.read_text(encoding="utf-8"), encoding="utf-8")
+    for n in range(20):
+        (folder / f"note-{n:02d}.md").write_text(f"# Note {n}\n\nUnrelated meeting note {n}.\n")
+    return folder
 
 
 def test_every_call_kind_has_tokens_and_seconds_in_history(tmp_path: Path) -> None:
@@ -256,7 +263,7 @@ def test_every_call_kind_has_tokens_and_seconds_in_history(tmp_path: Path) -> No
     result = run_whole_task(config, "q", QUESTION, [CORPUS])
     calls = Workspace(tmp_path).task("q").state().model_calls
     kinds = {c.kind for c in calls}
-    assert {"detect_task_type", "extract_constraint", "plan", "compress", "synthesize"} <= kinds
+    assert {"detect_task_type", "extract_constraint", "deliver", "plan"} <= kinds
     assert all(c.ok and c.cost.prompt_tokens > 0 and c.cost.completion_tokens > 0 for c in calls)
     assert all(c.cost.seconds > 0 for c in calls)
     assert len({c.key for c in calls}) == len(calls)  # each call once
@@ -264,7 +271,7 @@ def test_every_call_kind_has_tokens_and_seconds_in_history(tmp_path: Path) -> No
 
 
 def test_a_budget_stops_the_task_and_a_raised_one_resumes_it(tmp_path: Path) -> None:
-    config = RunConfig(workspace=str(tmp_path), model="cairn/offline", max_tokens=3000)
+    config = RunConfig(workspace=str(tmp_path), model="cairn/offline", max_tokens=100)
     stopped = run_whole_task(config, "q", QUESTION, [CORPUS])
     assert not stopped.complete and (stopped.stop_reason or "").startswith(BUDGET)
     spent = stopped.tokens
