@@ -21,7 +21,6 @@ from cairn.memory.workspace import Workspace
 from cairn.tasks.deps import RunConfig
 from cairn.tasks.llm import ModelClient
 from cairn.tasks.offline import respond
-from cairn.tasks.offline.coding import file_blocks
 from cairn.tasks.prompts import parse_request
 from cairn.tasks.schemas import (
     Candidate,
