@@ -76,7 +76,8 @@ SLOW_STEPS = {
     "plan": "Asking the model for a plan",
     "compress_batch": "Asking the model to compress the iteration's results",
     "synthesize": "Asking the model how the iteration went",
-    "deliver": "Asking the model whether the notes answer the goal",
+    "deliver": "Asking the model for the answer, from the files' own words",
+    "calculate": "Asking the model for the calculation the goal's number needs",
     "write": "Asking the model to write the files",
 }
 

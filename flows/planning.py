@@ -10,27 +10,23 @@ run, the reason for each, once.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from cairn.flows.delivery import delivery
 from cairn.flows.executor import Executor
 from cairn.flows.model_calls import ask
-from cairn.flows.session import Session, deliverable, deliverable_text
+from cairn.flows.session import Session
 from cairn.flows.writing import coding_step, with_tests
 from cairn.memory.events import PlanRecorded
 from cairn.memory.models import PlannedCall
-from cairn.memory.relevant import rules_block
 from cairn.memory.state import TaskState
 from cairn.tasks import plan as planning
-from cairn.tasks.arithmetic import worked
 from cairn.tasks.call_key import CallKey
-from cairn.tasks.grounding import ReadIndex, answer_body
-from cairn.tasks.grounding.figures import figures
-from cairn.tasks.grounding.task import FullOutput, full_output_reader, lines_to_answer_from, task_reads
+from cairn.tasks.grounding.task import full_output_reader, lines_to_answer_from
 from cairn.tasks.llm import context_window
 from cairn.tasks.opening import opening_calls, words_budget
-from cairn.tasks.schemas import Candidate, DeliverInput, DeliverOutput, KnownFile, Plan, PlanInput
+from cairn.tasks.schemas import Candidate, KnownFile, Plan, PlanInput
 from cairn.tasks.validate import requirements
 
 FILES_PER_ROOT = 60  # files listed per source up front; `list_directory` shows the rest
@@ -58,15 +54,15 @@ def plan_batch(
                 PlanRecorded(iteration=iteration, candidates=candidates, batch=batch, frontier=rest)
             )
             return batch
-    if (delivery := _delivery(session, executor, iteration, missing, context)) is not None:
-        answer = delivery.call
+    if (handover := delivery(session, executor, iteration, missing, context)) is not None:
+        answer = handover.call
         session.recorder.record(
             PlanRecorded(
                 iteration=iteration,
                 candidates=[answer],
                 batch=[answer],
                 frontier=state.frontier,
-                worked=delivery.worked,
+                worked=handover.worked,
             )
         )
         return [answer]
@@ -87,9 +83,9 @@ def plan_batch(
         retry = payload.model_copy(update={"rejected": _why(payload, proposed, state)})
         again = _propose(session, executor, iteration, retry, 1) or []
         candidates, batch, rest = _choose(session, state, [*proposed, *again], missing)
-        if not batch and (delivery := _delivery(session, executor, iteration, missing, context, force=True)):
-            candidates, batch = [delivery.call], [delivery.call]  # nothing new: answer with what is known
-            arithmetic = delivery.worked
+        if not batch and (handover := delivery(session, executor, iteration, missing, context, force=True)):
+            candidates, batch = [handover.call], [handover.call]  # nothing new: answer with what is known
+            arithmetic = handover.worked
         if not batch and (step := coding_step(session, executor, iteration, missing)):
             candidates, batch, rest = _choose(session, state, step, missing)  # write, or test
     batch = with_tests(session, batch)
@@ -99,113 +95,6 @@ def plan_batch(
         )
     )
     return batch
-
-
-def _delivery(
-    session: Session,
-    executor: Executor,
-    iteration: int,
-    missing: list[str],
-    context: str,
-    force: bool = False,
-) -> Delivery | None:
-    """The `answer` call, when the model says its notes already answer the goal (see `DeliverInput`).
-
-    Asked once notes exist and the last iteration added to them (or, `force`, when the planner
-    has nothing new to propose), for tasks whose deliverable is an answer or a report (a coding
-    task delivers code and passing tests instead).
-    """
-    state = session.state
-    notes = planning.notes(state)
-    if state.task_type == "coding_task" or not notes or not (force or _worth_asking(state)):
-        return None
-    if "answer" not in session.toolset().names():
-        return None
-    reader = full_output_reader(session.recorder.repo.root)
-    excerpts = planning.excerpts(state, _words(session), reader)
-    quoted = {e.source for e in excerpts}
-    unmet = state.verdict.unmet if state.verdict else []
-    payload = DeliverInput(
-        goal=state.goal,
-        task_type=state.task_type,
-        deliverable=deliverable(state.task_type),
-        # A file's own words beat a small model's paraphrase of them, which may describe the
-        # file instead of stating its facts, or pin the goal's answer on the wrong file.
-        notes=[n for n in notes if n.source not in quoted],
-        excerpts=excerpts,
-        missing=missing,
-        context=rules_block(state, session.deps.store),
-        previous=_answer_so_far(session) if unmet else "",
-        unmet=unmet,
-        lines=lines_to_answer_from(state, reader),
-    )
-    name = f"deliver-{iteration}" + ("-after-plan" if force else "")
-    key = CallKey(task_id=session.task_id, iteration=iteration, index=int(force), kind="deliver")
-    out = _deliver(session, executor, key, payload, name)
-    results: list[str] = []
-    if (
-        out is not None
-        and (result := worked(out.arithmetic)) is not None
-        and _grounded(result, state, reader)
-    ):
-        # Asked again with the figure worked out: a small model names the sum but misdoes it.
-        key = key.model_copy(update={"index": 2 + int(force)})
-        again = payload.model_copy(update={"worked": [result]})
-        out = _deliver(session, executor, key, again, f"{name}-worked") or out
-        results.append(result)
-    if out is None or not out.answer.strip() or not (out.ready or force):
-        return None  # forced, the best answer known beats planning nothing
-    call = PlannedCall(
-        tool="answer",
-        params={"answer": out.answer, "sources": list(out.sources)},
-        rationale="The notes answer the goal: deliver it.",
-        expected_evidence=["synthesis", "file_creation", "documentation"],
-    )
-    return Delivery(call=call, worked=results)
-
-
-@dataclass(frozen=True)
-class Delivery:
-    """The `answer` call, and the arithmetic Cairn worked out for it (`1260000 / 8400 = 150`)."""
-
-    call: PlannedCall
-    worked: list[str]
-
-
-def _grounded(result: str, state: TaskState, reader: FullOutput) -> bool:
-    """Arithmetic worth working out: an operation over numbers the files read state (the 1.5B
-    copied `36000 / 1200` from an example into a question about a latency budget)."""
-    expression = result.rpartition(" = ")[0]
-    operands = figures(expression)
-    if len(operands) < 2:
-        return False
-    reads = ReadIndex(task_reads(state, reader))
-    return all(reads.number(f.value) for f in operands)
-
-
-def _answer_so_far(session: Session) -> str:
-    """The deliverable's own words as they stand (no Sources list, no unverified banner)."""
-    return answer_body(deliverable_text(session.state, session.recorder.repo.artifacts))
-
-
-def _deliver(
-    session: Session, executor: Executor, key: CallKey, payload: DeliverInput, name: str
-) -> DeliverOutput | None:
-    result = ask(session, executor, key, "deliver", payload, name)
-    return result.output if result.ok and isinstance(result.output, DeliverOutput) else None
-
-
-def _worth_asking(state: TaskState) -> bool:
-    """The last iteration read something (a model that was not ready may be now), or delivered
-    an answer the validator found wanting (the model may fix it)."""
-    last = state.iterations[-1] if state.iterations else None
-    if last is None:
-        return False
-    reads = ("read_file", "search_memory", "run_python", "summarize_directory")
-    if any(c.tool in reads and c.outcome == "success" for c in last.tool_calls):
-        return True
-    answered = any(c.tool == "answer" for c in last.tool_calls)
-    return answered and bool(state.verdict and state.verdict.missing)
 
 
 def _propose(

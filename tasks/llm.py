@@ -105,6 +105,7 @@ class BudgetExhausted(CairnError):
 REPLY_TOKENS: dict[CallKind, int] = {
     "plan": 4096,  # may carry whole files to write
     "deliver": 2048,  # may be a whole report (the 1.5B's were 100-400 tokens)
+    "calculate": 256,  # one expression
     "write": 4096,  # whole files
     "compress_batch": 4096,
     "compress": 1024,

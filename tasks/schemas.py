@@ -29,6 +29,7 @@ CallKind = Literal[
     "extract_constraint",
     "detect_task_type",
     "deliver",
+    "calculate",
     "write",
 ]
 # How a reply's shape is asked of the provider: the JSON schema, JSON mode, or only the prompt.
@@ -198,6 +199,15 @@ class DeliverInput(Schema):
     lines: list[str] = Field(default_factory=list)
 
 
+class CalculateInput(Schema):
+    """The calculation a goal's number needs. Asked when a part of the goal asks for a number
+    the draft answer does not ground: a small model names the sum it cannot do."""
+
+    goal: str
+    excerpts: list[Excerpt] = Field(default_factory=list)
+    answer: str = ""  # the draft answer, whose number for that part is not in any file
+
+
 class WriteInput(Schema):
     """Write the files now. Asked for a coding task when the planner has nothing new to propose:
     a small model that has read a spec keeps proposing to read it again, yet writes its files
@@ -253,29 +263,23 @@ class SynthesizeOutput(Schema):
 
 
 class DeliverOutput(Schema):
-    # The answer comes first and the judgement last: a model decoding under a schema writes in
-    # this order, and one asked to judge before it has tried an answer tends to say "not yet".
-    # Descriptions travel in the schema the model reads, and a small model copies what they
-    # show: the 1.5B put an example's "36000 / 1200" into its arithmetic and answered "30
-    # minutes" for a latency budget, so they hold no figures. Under a strict schema every field
-    # is filled, so `arithmetic` says how to be empty.
+    # One field: a small model under a schema of several (figures, arithmetic, sources, a
+    # judgement) copied the schema's examples and dropped parts of a two-part question it
+    # answered right as plain text. Cairn finds the sources from the answer's claims and asks
+    # for arithmetic apart (`CalculateOutput`), only when a part needs a number.
     answer: str = Field(
         default="",
         description="the answer to the goal, with the names and figures exactly as the files "
         "write them; for a report or a summary, the whole report in Markdown",
     )
-    sources: list[str] = Field(
-        default_factory=list,
-        max_length=12,  # under a grammar, a list without a bound can run on to the token cap
-        description="the paths of the files the answer's facts come from",
-    )
-    arithmetic: str = Field(
+
+
+class CalculateOutput(Schema):
+    calculation: str = Field(
         default="",
-        description="empty, unless the goal asks for a number that no file states but that "
-        "their numbers give: then that calculation, written with the files' numbers and + - * / "
-        "only",
+        description="the calculation that gives the number the goal asks for, written with the "
+        "files' numbers and + - * / only",
     )
-    ready: bool = False  # the files support the answer: deliver it
 
 
 class FileDraft(Schema):
@@ -308,6 +312,7 @@ OUTPUTS: dict[CallKind, type[Schema]] = {
     "extract_constraint": ExtractConstraintOutput,
     "detect_task_type": DetectTaskTypeOutput,
     "deliver": DeliverOutput,
+    "calculate": CalculateOutput,
     "write": WriteOutput,
 }
 INPUTS: dict[CallKind, type[Schema]] = {
@@ -318,5 +323,6 @@ INPUTS: dict[CallKind, type[Schema]] = {
     "extract_constraint": ExtractConstraintInput,
     "detect_task_type": DetectTaskTypeInput,
     "deliver": DeliverInput,
+    "calculate": CalculateInput,
     "write": WriteInput,
 }

@@ -58,10 +58,17 @@ def _reads(calls: list[ToolCall], full_output: FullOutput) -> Iterator[Read]:
         if call.tool in _SOURCE_TOOLS and path.startswith("source:"):
             yield Read(path, full_output(call))
         elif call.tool == "search_memory":
-            hits = [line for line in full_output(call).splitlines() if line.startswith(_SEARCH_HIT)]
-            yield Read(call.call_id, "\n".join(hits))
+            yield from _hits(full_output(call))
         elif call.tool not in BUILTIN_NAMES:
             yield Read(call.call_id, full_output(call))
+
+
+def _hits(output: str) -> Iterator[Read]:
+    """The source passages of a memory search's output, each named by the file it is from."""
+    for line in output.splitlines():
+        if line.startswith(_SEARCH_HIT):
+            head, _, text = line.partition("] ")
+            yield Read(head.removeprefix("[document_chunk ").strip(), text)
 
 
 def given_text(state: TaskState) -> str:

@@ -31,6 +31,8 @@ from cairn.tasks.offline.reading import compress, compress_batch, synthesize
 from cairn.tasks.offline.rules import detect_task_type, extract_constraint
 from cairn.tasks.prompts import PromptError, parse_request
 from cairn.tasks.schemas import (
+    CalculateInput,
+    CalculateOutput,
     CompressBatchInput,
     CompressInput,
     DeliverInput,
@@ -65,7 +67,9 @@ def respond(messages: list[dict[str, str]]) -> str:
     elif isinstance(payload, DetectTaskTypeInput):
         output = detect_task_type(payload.goal)
     elif isinstance(payload, DeliverInput):
-        output = DeliverOutput(ready=False)  # the offline planner writes its cited report itself
+        output = DeliverOutput()  # no answer: the offline planner writes its cited report itself
+    elif isinstance(payload, CalculateInput):
+        output = CalculateOutput()  # never asked: the offline model delivers no answers
     elif isinstance(payload, WriteInput):
         output = write(payload)
     else:  # pragma: no cover - INPUTS and this dispatch list change together

@@ -1,0 +1,139 @@
+"""The house suite: Cairn's own tasks in `bench/agent_tasks/` (see its README), graded by the facts,
+citations and checks each task declares. Written here, so they show what Cairn does on familiar
+ground; the external suites say whether that carries over.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import tomllib
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from agent_suites.common import Grade, SuiteTask, code_blocks
+
+ROOT = Path(__file__).resolve().parents[2]
+TASKS = ROOT / "bench" / "agent_tasks"
+_FILE_NAME = re.compile(r"([\w./-]+\.py)\b")
+
+
+class HouseSpec(BaseModel):
+    """A task.toml: the goal, its sources, and what a correct result holds."""
+
+    goal: str
+    sources: list[str] = Field(default_factory=list)
+    facts: list[str] = Field(default_factory=list)
+    cites: int = 0
+    check: str | None = None
+
+
+def load(names: list[str] | None = None) -> list[SuiteTask]:
+    found = {p.parent.name: p for p in sorted(TASKS.glob("*/task.toml"))}
+    unknown = sorted(set(names or []) - set(found))
+    if unknown:
+        raise SystemExit(f"bench/agent.py: unknown task(s) {', '.join(unknown)}; known: {', '.join(found)}")
+    return [_task(name, found[name]) for name in names or list(found)]
+
+
+def _task(name: str, path: Path) -> SuiteTask:
+    spec = HouseSpec(**tomllib.loads(path.read_text(encoding="utf-8")))
+    base = path.parent
+    sources = [ROOT / s.lstrip("/") if s.startswith("/") else base / s for s in spec.sources]
+    coding = spec.check is not None
+    return SuiteTask(
+        name=name,
+        goal=spec.goal,
+        sources=sources,
+        baseline_prompt=_prompt(spec.goal, sources, coding),
+        grade=lambda text, artifacts: correctness(spec, name, text, artifacts),
+        baseline_files=_write_files if coding else None,
+    )
+
+
+def _prompt(goal: str, sources: list[Path], coding: bool) -> str:
+    """The baseline's prompt: every source file (the house sources are small), then the goal."""
+    files = [
+        _shown(folder, path) for folder in sources for path in sorted(folder.rglob("*")) if path.is_file()
+    ]
+    how = (
+        "Reply with each file the goal asks for in a fenced code block, its file name on the line before it."
+        if coding
+        else "Answer from these files; cite each fact's file as [source: PATH], with PATH as shown after ===."
+    )
+    return "\n\n".join([*files, goal, how])
+
+
+def _shown(folder: Path, path: Path) -> str:
+    name = f"source:{folder.name}/{path.relative_to(folder).as_posix()}"
+    return f"=== {name} ===\n{path.read_text(encoding='utf-8')}"
+
+
+def _write_files(reply: str, artifacts: Path) -> None:
+    """The files of a coding reply: each fenced block under the file name written before it."""
+    artifacts.mkdir(parents=True, exist_ok=True)
+    for before, block in re.findall(r"([^\n]*)\n```[\w+-]*\n(.*?)```", reply, re.S):
+        names = _FILE_NAME.findall(before) or _FILE_NAME.findall(block.splitlines()[0] if block else "")
+        if names:
+            (artifacts / Path(names[-1]).name).write_text(block, encoding="utf-8")
+    if not list(artifacts.glob("*.py")) and (blocks := code_blocks(reply)):
+        (artifacts / "solution.py").write_text(blocks[0], encoding="utf-8")
+
+
+def correctness(spec: HouseSpec, name: str, text: str, artifacts: Path) -> Grade:
+    """Correct when the answer states every declared fact, cites enough source files, and the
+    task's own check passes against the files written."""
+    from cairn.tasks.evidence import cites
+    from cairn.tasks.grounding import answer_body
+
+    body = answer_body(text)
+    if (spec.facts or spec.cites) and not body:
+        return Grade(correct=False, why="no answer or report was delivered")
+    missing = [fact for fact in spec.facts if not states(body, fact)]
+    if missing:
+        return Grade(correct=False, why=f"missing {', '.join(missing)}")
+    cited = {c for c in cites(text) if c.startswith("source:")}
+    if len(cited) < spec.cites:
+        return Grade(correct=False, why=f"cites {len(cited)} source files, needs {spec.cites}")
+    if spec.check:
+        return _check(TASKS / name / spec.check, artifacts)
+    return Grade(correct=True)
+
+
+def states(text: str, fact: str) -> bool:
+    """Whether `text` states `fact` as a whole: thousands separators and case aside, and a figure
+    only as the same number ('150' is not in '15,000' nor in '1.50').
+
+    >>> states("It holds 1260000 m³ (150 days).", "1,260,000"), states("About 15,000 m³.", "150")
+    (True, False)
+    """
+    edge = r"(?<![\w.])" if fact[:1].isalnum() else ""
+    end = r"(?![\d]|[.,]\d)" if fact[-1:].isdigit() else r"(?!\w)" if fact[-1:].isalnum() else ""
+    return re.search(edge + re.escape(_plain(fact)) + end, _plain(text)) is not None
+
+
+def _plain(text: str) -> str:
+    """Lowercase, thousands separators gone: '1,260,000 m³' and '1260000 m³' read alike."""
+    return re.sub(r"(?<=\d)[,\u2009\u202f ](?=\d{3}\b)", "", text.lower())
+
+
+def _check(check: Path, artifacts: Path) -> Grade:
+    with tempfile.TemporaryDirectory(prefix="cairn-bench-check-") as tmp:
+        for item in artifacts.glob("*.py"):
+            shutil.copy(item, tmp)
+        shutil.copy(check, Path(tmp) / check.name)
+        proc = subprocess.run(
+            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", check.name],
+            cwd=tmp,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    if proc.returncode == 0:
+        return Grade(correct=True)
+    last = (proc.stdout.strip().splitlines() or ["no output"])[-1]
+    return Grade(correct=False, why=f"the benchmark's tests fail: {last}")
