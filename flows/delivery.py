@@ -27,14 +27,18 @@ from cairn.tasks import plan as planning
 from cairn.tasks.arithmetic import worked
 from cairn.tasks.call_key import CallKey
 from cairn.tasks.grounding import Grounding, ReadIndex, answer_body, check_answer, split_goal
+from cairn.tasks.grounding.claims import answer_clauses
 from cairn.tasks.grounding.figures import figures
 from cairn.tasks.grounding.parts import wanted_unit, wants
+from cairn.tasks.grounding.reads import Support
 from cairn.tasks.grounding.task import full_output_reader, given_text, lines_to_answer_from, task_reads
+from cairn.tasks.grounding.text import terms
 from cairn.tasks.llm import context_window
 from cairn.tasks.opening import words_budget
 from cairn.tasks.schemas import CalculateInput, CalculateOutput, DeliverInput, DeliverOutput
 
 READS = ("read_file", "search_memory", "run_python", "summarize_directory")
+ORIGIN_SHARE = 0.6  # of a sentence's own words a line must hold to be where it comes from
 
 
 @dataclass(frozen=True)
@@ -76,7 +80,7 @@ def delivery(
     found = _check(state, answer, reads, done)
     call = PlannedCall(
         tool="answer",
-        params={"answer": answer, "sources": _sources(found)},
+        params={"answer": answer, "sources": _sources(found, reads, answer, state.goal)},
         rationale="The files read answer the goal: deliver it.",
         expected_evidence=["synthesis", "file_creation", "documentation"],
     )
@@ -157,9 +161,26 @@ def _check(state: TaskState, answer: str, reads: ReadIndex, done: list[str]) -> 
     return check_answer(answer, parts, reads, given_text(state), [*state.worked, *done])
 
 
-def _sources(found: Grounding) -> list[str]:
-    """The files that state the answer's supported claims, in the order the answer uses them."""
-    return list(dict.fromkeys(c.where for c in found.claims if c.supported and c.where.startswith("source:")))
+def _sources(found: Grounding, reads: ReadIndex, answer: str, goal: str) -> list[str]:
+    """The files that state the answer's claims (a computed figure's operands for it), and the
+    file each of its sentences comes from (the line holding most of its own words), in the order
+    the answer uses them."""
+    files = [
+        s.source for clause in answer_clauses(answer_body(answer)) if (s := _origin(clause, goal, reads))
+    ]
+    for claim in found.claims:
+        if claim.status == "supported":
+            files.append(claim.where)
+        elif claim.status == "computed":
+            operands = figures(claim.where.rpartition(" = ")[0])
+            files += [s.source for f in operands if (s := reads.figure(f)) is not None]
+    return [f for f in dict.fromkeys(files) if f.startswith("source:")]
+
+
+def _origin(clause: str, goal: str, reads: ReadIndex) -> Support | None:
+    """The line a clause was taken from: the one holding most of its words beyond the goal's."""
+    own = terms(clause) - terms(goal)
+    return reads.best_line(own, ORIGIN_SHARE) if len(own) >= 2 else None
 
 
 def worth_asking(state: TaskState) -> bool:

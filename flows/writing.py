@@ -8,6 +8,8 @@ is to a coding task what `deliver` is to a question.
 
 from __future__ import annotations
 
+from pathlib import Path, PurePosixPath
+
 from cairn.flows.executor import Executor
 from cairn.flows.model_calls import ask
 from cairn.flows.session import Session
@@ -16,7 +18,10 @@ from cairn.memory.relevant import rules_block
 from cairn.memory.state import TaskState
 from cairn.tasks import plan as planning
 from cairn.tasks.call_key import CallKey
-from cairn.tasks.schemas import Candidate, WriteInput, WriteOutput
+from cairn.tasks.goal_examples import TEST_FILE, examples_test
+from cairn.tasks.grounding.functions import named_functions
+from cairn.tasks.grounding.task import FullOutput, full_output_reader
+from cairn.tasks.schemas import Candidate, Excerpt, WriteInput, WriteOutput
 
 TESTS_WHY = "The code changed since the tests last ran."
 
@@ -37,13 +42,24 @@ def coding_step(session: Session, executor: Executor, iteration: int, missing: l
         ]
     if "write_file" not in names:
         return []
+    drafts = _drafts(session, executor, iteration, missing)
+    return [*drafts, *_examples_test(state, drafts)]
+
+
+def _drafts(session: Session, executor: Executor, iteration: int, missing: list[str]) -> list[Candidate]:
+    """The files the model writes when asked for them alone (with what failed, when fixing)."""
+    state = session.state
+    reader = full_output_reader(session.recorder.repo.root)
     payload = WriteInput(
         goal=state.goal,
-        excerpts=planning.excerpts(state),
+        excerpts=planning.excerpts(state, full_output=reader),
         notes=planning.notes(state),
         written=sorted(state.files),
         missing=missing,
         context=rules_block(state, session.deps.store),
+        unmet=state.verdict.unmet if state.verdict else [],
+        current=_current_code(state, session.recorder.repo.artifacts),
+        tests=_failing_run(state, reader),
     )
     key = CallKey(task_id=session.task_id, iteration=iteration, index=0, kind="write")
     result = ask(session, executor, key, "write", payload, f"write-{iteration}")
@@ -57,8 +73,48 @@ def coding_step(session: Session, executor: Executor, iteration: int, missing: l
             expected_evidence=["file_creation", "code_implementation"],
         )
         for draft in result.output.files
-        if draft.path.strip() and draft.content.strip()
+        if draft.path.strip() and draft.content.strip() and draft.path.strip() != TEST_FILE
     ]
+
+
+def _examples_test(state: TaskState, drafts: list[Candidate]) -> list[Candidate]:
+    """The goal's own examples as a test of the module that defines what the goal names, written
+    once (`cairn.tasks.goal_examples`)."""
+    if TEST_FILE in state.files:
+        return []
+    module = next((m for d in drafts if (m := _module_naming(d, named_functions(state.goal)))), None)
+    test = examples_test(state.goal, module) if module else None
+    if test is None:
+        return []
+    why = "The goal's own examples, run against the code as a test."
+    return [Candidate(tool="write_file", params={"path": TEST_FILE, "content": test}, rationale=why)]
+
+
+def _module_naming(draft: Candidate, names: list[str]) -> str | None:
+    """The module a draft writes, when it defines a function the goal names (tests aside)."""
+    path, content = str(draft.params.get("path", "")), str(draft.params.get("content", ""))
+    module = PurePosixPath(path).stem
+    defines = any(f"def {name}(" in content for name in names)
+    return module if path.endswith(".py") and not module.startswith("test_") and defines else None
+
+
+def _current_code(state: TaskState, artifacts: Path, limit: int = 6000) -> list[Excerpt]:
+    """The code files the task wrote, as they are now (what a fix starts from)."""
+    found: list[Excerpt] = []
+    for path in sorted(state.files):
+        if path.endswith(".py") and (artifacts / path).is_file() and limit > 0:
+            text = (artifacts / path).read_text(encoding="utf-8", errors="replace")[:limit]
+            found.append(Excerpt(source=path, text=text))
+            limit -= len(text)
+    return found
+
+
+def _failing_run(state: TaskState, reader: FullOutput, limit: int = 3000) -> str:
+    """The output of the last test run, when it failed: what the fix must answer."""
+    runs = [c for c in state.calls if c.tool == "run_tests"]
+    if not runs or runs[-1].outcome == "success":
+        return ""
+    return reader(runs[-1])[-limit:]
 
 
 def with_tests(session: Session, batch: list[PlannedCall]) -> list[PlannedCall]:

@@ -18,13 +18,14 @@ Every prompt has the same shape, so any model (and `cairn.tasks.offline`) can te
 from __future__ import annotations
 
 import json
+import re
 from typing import Final, get_args
 
 from pydantic import ValidationError
 from pydantic_core import PydanticSerializationError
 
 from cairn.memory.fsnames import displayable_data
-from cairn.tasks.schemas import INPUTS, OUTPUTS, CallKind, Schema
+from cairn.tasks.schemas import INPUTS, OUTPUTS, CallKind, Excerpt, Schema
 
 Message = dict[str, str]
 HEADER: Final = "cairn-call:"
@@ -34,6 +35,7 @@ DATA_LABEL: Final = (
 )
 
 PLAIN_WORDS: Final = frozenset({"deliver", "calculate"})  # kinds whose files travel as plain text
+WORDS_HEAD: Final = "The files' own words:"
 
 # How a tool is described to the planner (`cairn.tasks.schemas.ToolSpec`).
 TOOLS_NOTE: Final = (
@@ -104,7 +106,10 @@ INSTRUCTIONS: Final[dict[CallKind, str]] = {
         "Write the files the goal asks for, now, into the task's workspace: in `files`, each "
         "file's path (as the goal or the `excerpts` name it, without `source:`) and its whole "
         "content. Where the excerpts (a spec, a test) spell out code, follow them exactly; "
-        "include the tests the goal asks for. Address every item in `missing` and respect every "
+        "include pytest tests that call every function the goal names, with the goal's own "
+        "examples as expected values. When `current` holds the files as written and `tests` the "
+        "output of a failing run, fix the code (not the expectations the goal gives) and write "
+        "the whole file again. Address every item in `unmet` and `missing`, and respect every "
         "rule in `context`."
     ),
     "synthesize": (
@@ -145,6 +150,14 @@ def _json(payload: Schema, exclude: set[str] | None) -> str:
         return json.dumps(data, indent=2, ensure_ascii=False)
 
 
+def _plain_excerpts(messages: list[Message]) -> list[Excerpt]:
+    """The files' words `plain_words` wrote after the JSON block, read back (`=== path ===` heads)."""
+    user = next((str(m.get("content") or "") for m in messages if m.get("role") == "user"), "")
+    words = user.partition(f"\n\n{WORDS_HEAD}\n\n")[2].rpartition("\n\nGoal: ")[0]
+    parts = re.split(r"(?:^|\n\n)=== (.+?) ===\n", words)
+    return [Excerpt(source=source, text=text) for source, text in zip(parts[1::2], parts[2::2], strict=True)]
+
+
 def plain_words(payload: Schema) -> str:
     """The files' own words as plain text, each under its path, then the goal once more: a
     JSON string escapes every line break and quote, which doubled a prompt's tokens and left
@@ -152,7 +165,7 @@ def plain_words(payload: Schema) -> str:
     excerpts = getattr(payload, "excerpts", [])
     files = [f"=== {e.source} ===\n{e.text.strip()}" for e in excerpts]
     goal = getattr(payload, "goal", "")
-    return "\n\n".join(["The files' own words:", *files, f"Goal: {goal}"])
+    return "\n\n".join([WORDS_HEAD, *files, f"Goal: {goal}"])
 
 
 def retry_message(error: str) -> Message:
@@ -171,9 +184,12 @@ def parse_request(messages: list[Message]) -> tuple[CallKind, Schema]:
     kind = _kind(messages)
     block = _first_json_block(messages)
     try:
-        return kind, INPUTS[kind].model_validate_json(block)
+        payload = INPUTS[kind].model_validate_json(block)
     except ValidationError as exc:
         raise PromptError(f"invalid {kind} input: {exc.errors()[0]['msg']}") from exc
+    if kind in PLAIN_WORDS:
+        payload = payload.model_copy(update={"excerpts": _plain_excerpts(messages)})
+    return kind, payload
 
 
 def _kind(messages: list[Message]) -> CallKind:

@@ -206,6 +206,18 @@ class ReadIndex:
         """A line holding every stemmed word of a short answer."""
         return self._first(lambda line: stems <= line.stems)
 
+    def best_line(self, wanted: set[str], share: float) -> Support | None:
+        """The line holding the most of the stemmed words `wanted`, if it holds `share` of them:
+        where a sentence of an answer comes from."""
+        if not wanted:
+            return None
+        held, source, line = max(
+            ((len(wanted & line.stems), source, line) for source, line in self._lines),
+            key=lambda found: found[0],
+            default=(0, "", None),
+        )
+        return Support(source, line.text) if line is not None and held >= share * len(wanted) else None
+
     def lines_about(self, wanted: set[str], k: int = 6) -> list[str]:
         """The `k` lines holding most of the stemmed words `wanted` (a goal's, a part's), shorter
         first among equals, each as `source: line`: what the next attempt should answer from."""

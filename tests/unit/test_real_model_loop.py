@@ -24,6 +24,7 @@ from cairn.tasks.offline import respond
 from cairn.tasks.prompts import parse_request
 from cairn.tasks.schemas import (
     Candidate,
+    CalculateOutput,
     DeliverInput,
     DeliverOutput,
     ExtractConstraintInput,
@@ -80,7 +81,7 @@ def decisive(kind: str, payload: Schema) -> Schema | None:
         return Plan(candidates=[Candidate(tool="read_file", params={"path": "source:corpus/reservoir.md"})])
     if kind == "deliver":
         answer = "The reservoir holds 1,260,000 cubic metres of usable water at full supply level."
-        return DeliverOutput(ready=True, answer=answer, sources=["source:corpus/reservoir.md", "notes.md"])
+        return DeliverOutput(answer=answer)
     return None
 
 
@@ -156,12 +157,12 @@ def test_a_model_given_the_files_words_delivers_in_one_step(tmp_path: Path, mode
     asked = fake.seen["deliver"]
     assert len(asked) == 1 and asked[0].deliverable == "answer.md"
     excerpt = next(e for e in asked[0].excerpts if e.source == "source:corpus/reservoir.md")
-    assert excerpt.text == (CORPUS / "reservoir.md").read_text(encoding="utf-8")  # the whole file
+    assert excerpt.text == (CORPUS / "reservoir.md").read_text(encoding="utf-8").strip()  # the whole file
     assert all(n.source not in {e.source for e in asked[0].excerpts} for n in asked[0].notes)  # its words
     assert "plan" not in fake.seen  # read whole, then answered: nothing to plan
     answer = Path(result.report_path or "").read_text(encoding="utf-8")
     assert "1,260,000 cubic metres" in answer and "- source:corpus/reservoir.md" in answer
-    assert "notes.md" not in answer  # a file that does not exist is not cited
+    assert answer.count("- source:") == 1  # cited: the file that states the figure, and only it
 
 
 def test_an_answer_to_another_question_is_not_complete(tmp_path: Path, model: Install) -> None:
@@ -177,20 +178,15 @@ def test_an_answer_to_another_question_is_not_complete(tmp_path: Path, model: In
 
 
 def reckoning(kind: str, payload: Schema) -> Schema | None:
-    """Reads two files, names the division the goal needs but gets it wrong (as the 1.5B did),
-    then answers with the figure Cairn worked out."""
-    if kind == "plan":
-        paths = ["source:corpus/reservoir.md", "source:corpus/water-use-2025.md"]
-        return Plan(candidates=[Candidate(tool="read_file", params={"path": p}) for p in paths])
+    """Answers with a figure no file states (as the 1.5B did), names the division the goal needs
+    when asked for the calculation alone, then answers with the figure Cairn worked out."""
     if kind == "deliver" and isinstance(payload, DeliverInput):
-        sources = ["source:corpus/reservoir.md", "source:corpus/water-use-2025.md"]
         if not payload.worked:
-            wrong = "It holds about 15,000 days of water."
-            return DeliverOutput(
-                arithmetic="1,260,000 / 8,400 = 15,000", answer=wrong, sources=sources, ready=True
-            )
+            return DeliverOutput(answer="It holds about 15,000 days of water.")
         figure = payload.worked[0].split("= ")[-1]
-        return DeliverOutput(answer=f"It holds {figure} days of water.", sources=sources, ready=True)
+        return DeliverOutput(answer=f"It holds {figure} days of water.")
+    if kind == "calculate":
+        return CalculateOutput(calculation="1,260,000 / 8,400 = 15,000")
     return None
 
 
@@ -200,10 +196,32 @@ def test_arithmetic_the_model_names_is_worked_out_and_asked_again(tmp_path: Path
     goal = "How many days of water does the reservoir hold at the 2025 average daily consumption?"
     result = run_whole_task(config, "q", goal, [CORPUS])
     assert [d.worked for d in fake.seen["deliver"]] == [[], ["1260000 / 8400 = 150"]]
+    assert len(fake.seen["calculate"]) == 1 and "15,000 days" in fake.seen["calculate"][0].answer
     answer = Path(result.report_path or "").read_text(encoding="utf-8")
     assert "It holds 150 days of water." in answer and "15,000" not in answer
+    assert "- source:corpus/reservoir.md" in answer and "- source:corpus/water-use-2025.md" in answer
+    assert result.complete and result.iterations == 2  # the figure is Cairn's arithmetic over the files'
     calls = Workspace(tmp_path).task("q").state().model_calls
-    assert [c.key for c in calls if c.kind == "deliver"] == ["q/2/0/deliver", "q/2/2/deliver"]
+    assert [c.key for c in calls if c.kind in ("deliver", "calculate")] == [
+        "q/2/0/deliver",
+        "q/2/0/calculate",
+        "q/2/2/deliver",
+    ]
+
+
+def test_a_calculation_over_figures_no_file_states_is_not_worked_out(tmp_path: Path, model: Install) -> None:
+    """The 1.5B copied `36000 / 1200` from an example into a question the files do not answer so."""
+
+    def copies(kind: str, payload: Schema) -> Schema | None:
+        if kind == "deliver":
+            return DeliverOutput(answer="It holds about 15,000 days of water.")
+        return CalculateOutput(calculation="36000 / 1200") if kind == "calculate" else None
+
+    fake = model(copies)
+    config = RunConfig(workspace=str(tmp_path), model="fn/m", max_iterations=2)
+    result = run_whole_task(config, "q", QUESTION, [CORPUS])
+    assert all(d.worked == [] for d in fake.seen["deliver"])
+    assert not result.complete and any("15,000 days is in no file read" in line for line in result.unmet)
 
 
 def test_the_step_that_writes_code_sees_the_words_of_the_spec_it_read(tmp_path: Path, model: Install) -> None:
