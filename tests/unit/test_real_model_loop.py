@@ -23,8 +23,8 @@ from cairn.tasks.llm import ModelClient
 from cairn.tasks.offline import respond
 from cairn.tasks.prompts import parse_request
 from cairn.tasks.schemas import (
-    Candidate,
     CalculateOutput,
+    Candidate,
     DeliverInput,
     DeliverOutput,
     ExtractConstraintInput,
