@@ -11,7 +11,7 @@ from rich.console import Console
 from cairn.flows.arguments import check_run, check_tools, check_workspace, one_of
 from cairn.flows.console import emit, err, safe, say
 from cairn.flows.liveness import TaskLock
-from cairn.flows.policy import BUDGET, MODEL_UNAVAILABLE
+from cairn.flows.policy import AWAITING_REVIEW, BUDGET, MODEL_UNAVAILABLE
 from cairn.flows.reopen import check_untampered, ready_to_continue
 from cairn.flows.runtime import prepare
 from cairn.memory.errors import UsageError
@@ -118,6 +118,8 @@ def _run(
     if isinstance(result, AwaitingReview):
         _awaiting_review(result, config, as_json)
         return
+    if (result.stop_reason or "").startswith(AWAITING_REVIEW):
+        _review_at_the_command_line(result.task_id, result.iterations, config, as_json)
     if as_json:
         emit(result.model_dump(mode="json"))
     else:
@@ -153,6 +155,20 @@ def _awaiting_review(waiting: object, config: RunConfig, as_json: bool) -> None:
         f'  or: cairn feedback {waiting.task_id} "..." && cairn resume {waiting.task_id} '
         f"--workspace {config.workspace}",
         file=sys.stderr,
+    )
+
+
+def _review_at_the_command_line(task_id: str, iteration: int, config: RunConfig, as_json: bool) -> None:
+    """No server held a form: the task stopped for the review; one line says how to go on."""
+    from cairn.flows.launch import ReviewPending, review_at_the_command_line
+
+    waiting = review_at_the_command_line(task_id, iteration, config.workspace)
+    if as_json:
+        emit(waiting.model_dump(mode="json"))
+    give, resume = waiting.next
+    raise ReviewPending(
+        f"task {task_id} waits for your review of iteration {iteration}: give feedback with "
+        f"`{give}`, then continue with `{resume}`"
     )
 
 
