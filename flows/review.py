@@ -98,6 +98,11 @@ class PrefectReviewer:
 
     def review(self, session: Session, decision: Decision) -> str | None:
         state = session.state
+        if _resumed_after_review_stop(state):  # whatever `--review` the resume was given
+            n = state.iterations[-1].iteration
+            record_review(session, self.executor, n, ReviewInput(), "cli")
+            self.logger.info("Review of iteration %d given at the command line: going on", n)
+            return None
         if not review_due(state, decision, self.mode):
             return None
         n = state.iterations[-1].iteration
@@ -123,13 +128,8 @@ class PrefectReviewer:
         )
         return f"stopped by the reviewer after iteration {n}" if answer.decision == "stop" else None
 
-    def _at_the_command_line(self, session: Session, n: int) -> str | None:
-        """Stop here for a review (no server would keep a form); once resumed from that stop,
-        the review was given at the command line (`cairn feedback`, its own event): go on."""
-        if session.state.stop_reason == awaiting_review(n):
-            record_review(session, self.executor, n, ReviewInput(), "cli")
-            self.logger.info("Review of iteration %d given at the command line: going on", n)
-            return None
+    def _at_the_command_line(self, session: Session, n: int) -> str:
+        """Stop here for a review: no server would keep a form for it."""
         self.logger.warning(
             'Waiting for a review of iteration %d: give feedback with `cairn feedback %s "..."`, '
             "then continue with `cairn resume %s` (no Prefect server is running to hold a form)",
@@ -155,6 +155,15 @@ class PrefectReviewer:
             self.logger.warning("Continued without a review of iteration %d (%s): going on", n, exc)
             return ReviewInput(), "cli"
         return (answer if isinstance(answer, ReviewInput) else ReviewInput.model_validate(answer)), "ui"
+
+
+def _resumed_after_review_stop(state: TaskState) -> bool:
+    """The task stopped for a review of its last iteration and was resumed: the review was given
+    at the command line (`cairn feedback`, its own event) and is recorded as such."""
+    if not state.iterations:
+        return False
+    n = state.iterations[-1].iteration
+    return state.stop_reason == awaiting_review(n) and not any(r.iteration == n for r in state.reviews)
 
 
 def _review_channel() -> Literal["form", "cli"] | None:
