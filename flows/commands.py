@@ -40,7 +40,7 @@ def run_command(
     goal = redact(args.goal)
     from cairn.flows.preflight import preflight  # imports the tools (MCP's SDK: 1 s), once args are fine
 
-    preflight(config)  # an unknown model or a silent server: one line, before anything is created
+    config = preflight(config)  # an unknown model or a silent server: one line, nothing created
     check_tools(tools)  # Python tools import, MCP servers start: before anything is created
     workspace = Path(config.workspace)
     task_id = args.task_id or new_task_id(goal)
@@ -76,7 +76,7 @@ def resume_command(config: RunConfig, task_id: str, as_json: bool) -> None:
         config = config.model_copy(
             update={"model": state.model if config.model == "cairn/offline" else config.model}
         )
-        preflight(config)
+        config = preflight(config)
         check_tools(state.tools)
         where = prepare(workspace)
         from cairn.flows.task_tools import ready_to_run  # after `prepare`: it imports Prefect

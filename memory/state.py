@@ -25,6 +25,7 @@ from cairn.memory.events import (
     IterationCompleted,
     IterationStarted,
     ModelCallRecorded,
+    ModelProbed,
     PlanRecorded,
     ReviewDecided,
     TaskCreated,
@@ -46,6 +47,7 @@ from cairn.memory.models import (
     IterationMode,
     IterationRecord,
     ModelCall,
+    ModelProbe,
     PlannedCall,
     TaskStatus,
     TaskType,
@@ -114,6 +116,7 @@ class TaskState(Frozen):
     feedback_seen: int = 0  # feedback messages already taken in by an iteration
     iteration_feedback: list[str] = Field(default_factory=list)  # what the current iteration took in
     reviews: list[ReviewDecided] = Field(default_factory=list)  # a person's decisions (`--review`)
+    model_probe: ModelProbe | None = None  # what the last run's preflight learnt of the model's server
     model_calls: list[ModelCall] = Field(default_factory=list)
     run_start: int = 0  # model calls made before the last stop: a resume counts failures afresh
     max_usd: float | None = None
@@ -190,7 +193,7 @@ def replay(events: Iterable[Event]) -> TaskState:
 
 def _apply(s: TaskState, e: Event) -> TaskState:
     match e:
-        case TaskCreated() | BudgetSet() | ModelCallRecorded() | TaskFinished():
+        case TaskCreated() | BudgetSet() | ModelCallRecorded() | ModelProbed() | TaskFinished():
             return _apply_run(s, e)
         case UserMessage():
             return s.model_copy(update={"messages": [*s.messages, e]})
@@ -245,7 +248,9 @@ def _apply(s: TaskState, e: Event) -> TaskState:
     raise TypeError(f"unknown event {e!r}")
 
 
-def _apply_run(s: TaskState, e: TaskCreated | BudgetSet | ModelCallRecorded | TaskFinished) -> TaskState:
+def _apply_run(
+    s: TaskState, e: TaskCreated | BudgetSet | ModelCallRecorded | ModelProbed | TaskFinished
+) -> TaskState:
     """The events about the task as a whole: its settings, its model calls, how a run ended."""
     match e:
         case TaskCreated():
@@ -256,6 +261,8 @@ def _apply_run(s: TaskState, e: TaskCreated | BudgetSet | ModelCallRecorded | Ta
             return s.model_copy(update={"max_usd": e.max_usd, "max_tokens": e.max_tokens})
         case ModelCallRecorded():
             return s.model_copy(update={"model_calls": [*s.model_calls, e.call]})
+        case ModelProbed():
+            return s.model_copy(update={"model_probe": e.probe})
         case TaskFinished():
             update = {"status": e.status, "stop_reason": e.stop_reason, "report_path": e.report_path}
             return s.model_copy(update={**update, "run_start": len(s.model_calls)})
