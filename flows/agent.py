@@ -90,6 +90,9 @@ def run_task(
         paths = [Path(s) for s in sources or []]
         session = start_task(config, task_id, goal, paths, task_type, related, executor)
         record_probe(session, config)
+        if (probe := config.model_probe) is not None:
+            speed = f"{probe.tokens_per_s:g} tokens/s" if probe.tokens_per_s else "speed unknown"
+            logger.info("Model %s: replies asked for as %s (%s)", probe.model, probe.reason, speed)
         record_tools(session, tools)
         check_before_run(config, session.state)  # uncertain calls wait for a person's decision
         session.recorder = NarratingRecorder(session.recorder, logger.info)
