@@ -4,16 +4,22 @@
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+LOCK := requirements.lock
+UV := uv==0.13.9
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 export PREFECT_SERVER_ANALYTICS_ENABLED := false
 export GX_ANALYTICS_ENABLED := false
 
-.PHONY: install demo test test-fast lint bench clean
+.PHONY: install lock demo test test-fast lint bench clean
 
-$(BIN)/cairn: pyproject.toml
+# Every dependency comes from the lock, each file checked against its hash, exactly as listed (the
+# lock is a whole resolution; pip's own resolver trips on its extras); then Cairn itself, editable
+# (which cannot be hashed), with nothing downloaded; `pip check`: the lock fits pyproject.toml.
+$(BIN)/cairn: pyproject.toml $(LOCK)
 	$(PY) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test]'
+	$(BIN)/pip install --quiet --require-hashes --no-deps -r $(LOCK)
+	$(BIN)/pip install --quiet --no-deps --no-build-isolation -e .
+	$(BIN)/pip check
 	touch $(BIN)/cairn
 
 install: $(BIN)/cairn
@@ -32,6 +38,17 @@ lint: install
 
 bench: install
 	$(BIN)/python bench/store.py --sizes 10000 && $(BIN)/python bench/orchestration.py
+
+# Refresh requirements.lock from pyproject.toml's ranges and its build requirement (setuptools):
+# versions for Python 3.11+ on every platform, with the hashes of their files. Pins that still fit
+# are kept; `make lock LOCK_ARGS=--upgrade` takes the newest allowed. tests/unit/test_lock.py
+# fails while the lock and pyproject.toml disagree.
+lock:
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install --quiet '$(UV)'
+	$(PY) -c 'import tomllib; print(*tomllib.load(open("pyproject.toml", "rb"))["build-system"]["requires"], sep="\n")' \
+		| $(BIN)/uv pip compile pyproject.toml - --extra test --universal --python-version 3.11 \
+		--generate-hashes --no-strip-extras --custom-compile-command 'make lock' --quiet $(LOCK_ARGS) -o $(LOCK)
 
 clean:
 	rm -rf $(VENV) demo-workspace dist build .pytest_cache .mypy_cache .ruff_cache

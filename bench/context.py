@@ -78,12 +78,25 @@ class Scripted(CustomLLM):
 
 
 def plan(payload: PlanInput) -> list[Candidate]:
+    """Read a file and search memory every iteration; fix the code (odd iterations) and run the
+    tests on it (even ones). Calls a real planner could make: the tools' own parameters, nothing
+    repeated (a re-run of the tests follows a write), so the planner's screen keeps them all."""
     n = payload.iteration
+    step = (
+        Candidate(tool="write_file", params={"path": "src/pay.py", "content": fix(n)})
+        if n % 2
+        else Candidate(tool="run_tests", params={"target": "tests"})
+    )
     return [
-        Candidate(tool="read_file", params={"path": _source(n).relative_to(ROOT).as_posix(), "n": n}),
-        Candidate(tool="run_tests", params={"target": "tests", "attempt": n}),
-        Candidate(tool="search_memory", params={"query": f"refund rounding currency {n}", "n": n}),
+        Candidate(tool="read_file", params={"path": _source(n).relative_to(ROOT).as_posix()}),
+        step,
+        Candidate(tool="search_memory", params={"query": f"refund rounding currency {n}"}),
     ]
+
+
+def fix(n: int) -> str:
+    """Attempt `n` at the refund function (the tests' verdict comes from `failing`)."""
+    return f"def refund(amount: float) -> float:\n    return round(amount * 0.99 + 0.1, {n % 3})  # try {n}\n"
 
 
 def _source(n: int) -> Path:
@@ -94,12 +107,14 @@ def failing(n: int) -> set[str]:
     return {t for i, t in enumerate(TESTS[:-1]) if 3 + 6 * i <= n < 12 + 6 * i}
 
 
-def outputs(call: PlannedCall, search: Any) -> ToolOutput:
-    n = int(str(call.params.get("n", call.params.get("attempt", 0))))
+def outputs(call: PlannedCall, n: int, search: Any) -> ToolOutput:
+    """The scripted output of iteration `n`'s call."""
     if call.tool == "read_file":
         return ToolOutput(text=_source(n).read_text(encoding="utf-8"), paths=[str(call.params["path"])])
     if call.tool == "run_tests":
         return pytest_log(n)
+    if call.tool == "write_file":
+        return ToolOutput(text=f"wrote src/pay.py ({len(str(call.params['content']))} characters)")
     return ToolOutput(text="\n".join(search(str(call.params["query"]), 8)) or "no memories match")
 
 
@@ -140,7 +155,7 @@ class ScriptedTools(InProcessExecutor):
 
     def run_tools(self, runs: Sequence[ToolRun], ctx: ToolContext) -> Iterator[ToolResult]:
         for key, call in runs:
-            output = outputs(call, self.session.search_lines)
+            output = outputs(call, key.iteration, self.session.search_lines)
             self.raw.append(output.text)
             yield key, call, output
 
@@ -148,10 +163,14 @@ class ScriptedTools(InProcessExecutor):
 def run(config: RunConfig, iterations: int) -> tuple[Session, list[str]]:
     """The scripted run through `run_iteration`; returns the session and every raw tool output."""
     bootstrap = InProcessExecutor(ModelClient(config.model, max_attempts=1))
-    session = start_task(config, TASK, GOAL, [], "coding_task", None, bootstrap)
+    # A general task: a coding one with nothing to read is written and tested without a planner,
+    # and this bench measures what a planner's calls leave in the context.
+    session = start_task(config, TASK, GOAL, [], "general_task", None, bootstrap)
     tools = ScriptedTools(config, session)
     for n in range(1, iterations + 1):
         run_iteration(session, n, session.state.mode, False, tools)
+    if not tools.raw:  # the figures would mean nothing (this is how the bench once rotted)
+        raise SystemExit("bench/context.py: no tool call ran: the planner refused every scripted call")
     return session, tools.raw
 
 

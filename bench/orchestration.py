@@ -14,6 +14,7 @@ the order cairn, deployment, deployment, cairn, deployment, cairn, cairn, deploy
     python bench/orchestration.py                 # a table
     python bench/orchestration.py --json          # {"ephemeral": {...}, "server": {...}} (Cairn's settings)
     python bench/orchestration.py --iterations 20
+    python bench/orchestration.py --iterations 3 --modes server --rounds 1   # a smoke run
 """
 
 from __future__ import annotations
@@ -182,24 +183,26 @@ def _wait_healthy(url: str, timeout: float = 120.0) -> None:
     wait_until_healthy(url, timeout, poll=0.5)
 
 
-def run_all(iterations: int) -> dict[str, dict[str, dict[str, float]]]:
-    figures: dict[str, dict[str, dict[str, float]]] = {"ephemeral": {}, "server": {}}
-    for variant in ("default", "cairn"):
-        figures["ephemeral"][variant] = measure(variant, iterations, None)
-    with local_server(tuned=False) as url:
-        figures["server"]["default"] = measure("default", iterations, url)
-    with local_server(tuned=True) as url:
-        figures["server"].update(paired(["cairn", "deployment"], iterations, url))
+def run_all(iterations: int, modes: list[str], rounds: int) -> dict[str, dict[str, dict[str, float]]]:
+    figures: dict[str, dict[str, dict[str, float]]] = {mode: {} for mode in modes}
+    if "ephemeral" in modes:
+        for variant in ("default", "cairn"):
+            figures["ephemeral"][variant] = measure(variant, iterations, None)
+    if "server" in modes:
+        with local_server(tuned=False) as url:
+            figures["server"]["default"] = measure("default", iterations, url)
+        with local_server(tuned=True) as url:
+            figures["server"].update(paired(["cairn", "deployment"], iterations, url, rounds))
     return figures
 
 
-def paired(variants: list[str], iterations: int, url: str) -> dict[str, dict[str, float]]:
-    """The variants on one server in the order A B B A B A A B, each the mean of its medians: later
-    runs on one server tend to be slower (212 to 313 ms per iteration over 12 runs of 40 once) and
-    the machine drifts, so a fixed order bills that drift to whichever variant runs second (it read
-    as +21% once); one A B B A still left +-10% of noise between runs."""
+def paired(variants: list[str], iterations: int, url: str, rounds: int = 2) -> dict[str, dict[str, float]]:
+    """The variants on one server in the order A B B A B A A B (`rounds` 2; 1 is A B B A), each the
+    mean of its medians: later runs on one server tend to be slower (212 to 313 ms per iteration
+    over 12 runs of 40 once) and the machine drifts, so a fixed order bills that drift to whichever
+    variant runs second (it read as +21% once); one A B B A still left +-10% of noise between runs."""
     ab, ba = [*variants], [*reversed(variants)]
-    order = [*ab, *ba, *ba, *ab]
+    order = [*ab, *ba, *ba, *ab][: 4 * max(1, min(rounds, 2))]
     runs = [(variant, measure(variant, iterations, url)) for variant in order]
     return {
         variant: {
@@ -214,22 +217,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--iterations", type=int, default=20)
     parser.add_argument("--json", action="store_true", help="one JSON object: Cairn's settings only")
+    parser.add_argument("--modes", default="ephemeral,server", help="comma list: ephemeral, server")
+    parser.add_argument("--rounds", type=int, default=2, help="2: A B B A B A A B on the server; 1: A B B A")
     parser.add_argument("--worker", choices=["default", "cairn", "deployment"], help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
         print(json.dumps(worker(args.worker, args.iterations)))
         return
-    figures = run_all(args.iterations)
+    modes = [mode for mode in ("ephemeral", "server") if mode in args.modes.split(",")]
+    figures = run_all(args.iterations, modes, args.rounds)
     if args.json:
-        print(
-            json.dumps(
-                {
-                    **{mode: figures[mode]["cairn"] for mode in figures},
-                    "server_deployment": figures["server"]["deployment"],
-                    "deployment_over_cairn": _ratio(figures["server"]),
-                }
-            )
-        )
+        print(json.dumps(_summary(figures)))
         return
     print(
         f"Prefect orchestration overhead, medians of {args.iterations - 1} iterations of {CALLS} trivial "
@@ -239,7 +237,18 @@ def main() -> None:
     for mode, by_variant in figures.items():
         for variant, row in by_variant.items():
             print(f"{mode:<10} {variant:<10} {row['iteration_ms']:>13.0f} {row['tool_call_ms']:>13.1f}")
-    print(f"a task as a deployment run, per iteration: {_ratio(figures['server']):.2f} x the plain flow run")
+    if "server" in figures:
+        ratio = _ratio(figures["server"])
+        print(f"a task as a deployment run, per iteration: {ratio:.2f} x the plain flow run")
+
+
+def _summary(figures: dict[str, dict[str, dict[str, float]]]) -> dict[str, object]:
+    """The `--json` object: Cairn's settings per mode, and the deployment-run shape on the server."""
+    summary: dict[str, object] = {mode: figures[mode]["cairn"] for mode in figures}
+    if "server" in figures:
+        summary["server_deployment"] = figures["server"]["deployment"]
+        summary["deployment_over_cairn"] = _ratio(figures["server"])
+    return summary
 
 
 def _ratio(server: dict[str, dict[str, float]]) -> float:

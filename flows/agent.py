@@ -34,6 +34,7 @@ from cairn.flows.ephemeral import owns
 from cairn.flows.liveness import TaskLock, mark_stale_runs
 from cairn.flows.loop import TaskResult, has_new_evidence, run_loop
 from cairn.flows.outcome import report_excerpt, result_markdown, totals
+from cairn.flows.preflight import learnt, record_probe
 from cairn.flows.review import PrefectReviewer
 from cairn.flows.session import Session
 from cairn.flows.start import start_task
@@ -79,7 +80,7 @@ def run_task(
 
     protect_secrets()  # a worker's process did not come through the CLI
     fresh_task_run_keys()  # a continued run must not be handed the previous attempt's calls
-    config = _config(config)
+    config = learnt(_config(config))  # a library caller's run has not been through the preflight
     tools = _tools(tools)
     task_id = task_id or _derived_id(goal)
     executor = PrefectExecutor(config)
@@ -88,6 +89,10 @@ def run_task(
         _say_where_from(logger)
         paths = [Path(s) for s in sources or []]
         session = start_task(config, task_id, goal, paths, task_type, related, executor)
+        record_probe(session, config)
+        if (probe := config.model_probe) is not None:
+            speed = f"{probe.tokens_per_s:g} tokens/s" if probe.tokens_per_s else "speed unknown"
+            logger.info("Model %s: replies asked for as %s (%s)", probe.model, probe.reason, speed)
         record_tools(session, tools)
         check_before_run(config, session.state)  # uncertain calls wait for a person's decision
         session.recorder = NarratingRecorder(session.recorder, logger.info)

@@ -11,7 +11,7 @@ from rich.console import Console
 from cairn.flows.arguments import check_run, check_tools, check_workspace, one_of
 from cairn.flows.console import emit, err, safe, say
 from cairn.flows.liveness import TaskLock
-from cairn.flows.policy import BUDGET, MODEL_UNAVAILABLE
+from cairn.flows.policy import AWAITING_REVIEW, BUDGET, MODEL_UNAVAILABLE
 from cairn.flows.reopen import check_untampered, ready_to_continue
 from cairn.flows.runtime import prepare
 from cairn.memory.errors import UsageError
@@ -40,7 +40,7 @@ def run_command(
     goal = redact(args.goal)
     from cairn.flows.preflight import preflight  # imports the tools (MCP's SDK: 1 s), once args are fine
 
-    preflight(config)  # an unknown model or a silent server: one line, before anything is created
+    config = preflight(config)  # an unknown model or a silent server: one line, nothing created
     check_tools(tools)  # Python tools import, MCP servers start: before anything is created
     workspace = Path(config.workspace)
     task_id = args.task_id or new_task_id(goal)
@@ -76,7 +76,7 @@ def resume_command(config: RunConfig, task_id: str, as_json: bool) -> None:
         config = config.model_copy(
             update={"model": state.model if config.model == "cairn/offline" else config.model}
         )
-        preflight(config)
+        config = preflight(config)
         check_tools(state.tools)
         where = prepare(workspace)
         from cairn.flows.task_tools import ready_to_run  # after `prepare`: it imports Prefect
@@ -118,6 +118,8 @@ def _run(
     if isinstance(result, AwaitingReview):
         _awaiting_review(result, config, as_json)
         return
+    if (result.stop_reason or "").startswith(AWAITING_REVIEW):
+        _review_at_the_command_line(result.task_id, result.iterations, config, as_json)
     if as_json:
         emit(result.model_dump(mode="json"))
     else:
@@ -153,6 +155,20 @@ def _awaiting_review(waiting: object, config: RunConfig, as_json: bool) -> None:
         f'  or: cairn feedback {waiting.task_id} "..." && cairn resume {waiting.task_id} '
         f"--workspace {config.workspace}",
         file=sys.stderr,
+    )
+
+
+def _review_at_the_command_line(task_id: str, iteration: int, config: RunConfig, as_json: bool) -> None:
+    """No server held a form: the task stopped for the review; one line says how to go on."""
+    from cairn.flows.launch import ReviewPending, review_at_the_command_line
+
+    waiting = review_at_the_command_line(task_id, iteration, config.workspace)
+    if as_json:
+        emit(waiting.model_dump(mode="json"))
+    give, resume = waiting.next
+    raise ReviewPending(
+        f"task {task_id} waits for your review of iteration {iteration}: give feedback with "
+        f"`{give}`, then continue with `{resume}`"
     )
 
 

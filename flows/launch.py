@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 
 from cairn.flows.loop import TaskResult
+from cairn.memory.errors import CairnError
 from cairn.memory.tool_config import ToolsConfig
 from cairn.tasks.deps import RunConfig
 
@@ -24,12 +25,30 @@ if TYPE_CHECKING:
 
 
 class AwaitingReview(BaseModel):
-    """The run suspended itself for a person's review: the process is done, the task is not."""
+    """The task waits for a person's review: the process is done, the task is not. With a server
+    the run is suspended (`flow_run_id`, the form at `url`); without one the task stopped, and
+    `next` holds the commands that go on (`url` is None: the temporary server died with the run)."""
 
     task_id: str
     status: str = "awaiting_review"
-    flow_run_id: str
-    url: str | None
+    flow_run_id: str | None = None
+    url: str | None = None
+    iteration: int | None = None
+    next: list[str] = []
+
+
+class ReviewPending(CairnError):
+    """A task stopped for a person's review with no server to hold a form; `cairn feedback`, then
+    `cairn resume`, continue it."""
+
+    exit_code = 7
+
+
+def review_at_the_command_line(task_id: str, iteration: int, workspace: str) -> AwaitingReview:
+    """What a task that stopped for a review (no server) waits for, and the commands that go on."""
+    where = f"--workspace {workspace}"
+    steps = [f'cairn feedback {task_id} "..." {where}', f"cairn resume {task_id} {where}"]
+    return AwaitingReview(task_id=task_id, iteration=iteration, next=steps)
 
 
 def launch(

@@ -38,6 +38,16 @@ class Decision(BaseModel):
 DEFAULT_POLICY = LoopPolicy()
 MODEL_UNAVAILABLE = "model_unavailable"  # stop reasons a caller acts on start with these words
 BUDGET = "budget"
+AWAITING_REVIEW = "awaiting_review"
+
+
+def awaiting_review(iteration: int) -> str:
+    """The stop reason of a task whose review point found no server to hold a form (`flows/review.py`).
+
+    >>> awaiting_review(4)
+    'awaiting_review: a review of iteration 4, with no Prefect server to hold a form'
+    """
+    return f"{AWAITING_REVIEW}: a review of iteration {iteration}, with no Prefect server to hold a form"
 
 
 def decide(state: TaskState, policy: LoopPolicy = DEFAULT_POLICY) -> Decision:

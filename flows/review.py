@@ -5,8 +5,13 @@ the run Suspended with a typed form (`ReviewInput`: feedback text, continue or s
 it resumes the same flow run (a worker runs it again); the run comes back to the same point, where
 `suspend_flow_run` now returns the submitted input instead of suspending, and the decision is
 recorded in `history.jsonl` (`ReviewDecided`, plus the feedback as a `UserMessage`, which the next
-plan takes in). Without a server, or for a run that is not a deployment run, the review falls back
-to `cairn feedback`: the run logs how, and goes on.
+plan takes in).
+
+Without a server that outlives the run (`cairn run` on its temporary server), nobody could submit
+the form: the task stops instead, resumable, with the stop reason `awaiting_review: ...`; the
+command says in one line how to go on (`cairn feedback TASK "..."`, then `cairn resume TASK`), and
+the resumed run records the review as given at the command line and goes on. A run that is not a
+deployment run (a library caller's) logs how to give feedback, and goes on.
 
 >>> review_due(TaskState(iterations=[IterationRecord(iteration=1)]), Decision(), "every")
 True
@@ -23,7 +28,7 @@ from prefect.input import RunInput
 from pydantic import Field
 
 from cairn.flows.executor import Executor
-from cairn.flows.policy import Decision
+from cairn.flows.policy import Decision, awaiting_review
 from cairn.flows.session import Session
 from cairn.flows.start import extract_constraint
 from cairn.memory.events import Event, ReviewDecided, UserMessage
@@ -93,13 +98,21 @@ class PrefectReviewer:
 
     def review(self, session: Session, decision: Decision) -> str | None:
         state = session.state
+        if _resumed_after_review_stop(state):  # whatever `--review` the resume was given
+            n = state.iterations[-1].iteration
+            record_review(session, self.executor, n, ReviewInput(), "cli")
+            self.logger.info("Review of iteration %d given at the command line: going on", n)
+            return None
         if not review_due(state, decision, self.mode):
             return None
         n = state.iterations[-1].iteration
-        if not _suspendable():
+        where = _review_channel()
+        if where == "cli":
+            return self._at_the_command_line(session, n)
+        if where is None:
             self.logger.warning(
-                "Review point after iteration %d, but this run cannot wait for a form (no Prefect "
-                "server, or not a deployment run): going on. Give feedback any time with "
+                "Review point after iteration %d, but this run cannot wait for a form (not a "
+                "deployment run): going on. Give feedback any time with "
                 '`cairn feedback %s "..."`; the next iteration takes it in.',
                 n,
                 session.task_id,
@@ -114,6 +127,17 @@ class PrefectReviewer:
             f"; feedback: {answer.feedback.strip()}" if answer.feedback.strip() else "",
         )
         return f"stopped by the reviewer after iteration {n}" if answer.decision == "stop" else None
+
+    def _at_the_command_line(self, session: Session, n: int) -> str:
+        """Stop here for a review: no server would keep a form for it."""
+        self.logger.warning(
+            'Waiting for a review of iteration %d: give feedback with `cairn feedback %s "..."`, '
+            "then continue with `cairn resume %s` (no Prefect server is running to hold a form)",
+            n,
+            session.task_id,
+            session.task_id,
+        )
+        return awaiting_review(n)
 
     def _ask(self, state: TaskState, n: int) -> tuple[ReviewInput, str]:
         """Suspend (the process exits); once resumed with the form's input, return it ("ui").
@@ -133,11 +157,27 @@ class PrefectReviewer:
         return (answer if isinstance(answer, ReviewInput) else ReviewInput.model_validate(answer)), "ui"
 
 
-def _suspendable() -> bool:
-    """A deployment run on a server: the only kind Prefect can suspend and reschedule."""
+def _resumed_after_review_stop(state: TaskState) -> bool:
+    """The task stopped for a review of its last iteration and was resumed: the review was given
+    at the command line (`cairn feedback`, its own event) and is recorded as such."""
+    if not state.iterations:
+        return False
+    n = state.iterations[-1].iteration
+    return state.stop_reason == awaiting_review(n) and not any(r.iteration == n for r in state.reviews)
+
+
+def _review_channel() -> Literal["form", "cli"] | None:
+    """Where a person can review this run: a form, for a deployment run on a server that outlives
+    it (the only kind Prefect can suspend and reschedule); the command line, for one on this
+    process's temporary server (it dies with us); None for a run that is no deployment run."""
     from prefect.context import FlowRunContext
     from prefect.settings import PREFECT_API_URL
 
+    from cairn.flows.ephemeral import owns
+
     context = FlowRunContext.get()
     run = context.flow_run if context else None
-    return bool(PREFECT_API_URL.value()) and bool(run and run.deployment_id)
+    api = str(PREFECT_API_URL.value() or "")
+    if not (api and run and run.deployment_id):
+        return None
+    return "cli" if owns(api) else "form"

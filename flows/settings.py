@@ -44,7 +44,7 @@ class Settings(BaseSettings):
     compress: Literal["each", "batch"] = "each"  # CAIRN_COMPRESS: a model call per tool call or per iteration
     skip_compress: str | None = None  # CAIRN_SKIP_COMPRESS: comma list of tools compressed without a model
     review: Literal["never", "stuck", "every"] = "stuck"  # CAIRN_REVIEW: when a run waits for a person
-    model_timeout: float = 120.0  # CAIRN_MODEL_TIMEOUT: seconds one model request may take
+    model_timeout: float | None = None  # CAIRN_MODEL_TIMEOUT: seconds one model request may take
     model_max_tokens: int | None = None  # CAIRN_MODEL_MAX_TOKENS: longest reply asked for
     model_attempts: int = 3  # CAIRN_MODEL_ATTEMPTS: tries per call (invalid replies, transient errors)
     model_response_format: ResponseFormat = "auto"  # CAIRN_MODEL_RESPONSE_FORMAT

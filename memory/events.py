@@ -18,6 +18,7 @@ from cairn.memory.models import (
     IterationMode,
     IterationRecord,
     ModelCall,
+    ModelProbe,
     PlannedCall,
     TaskStatus,
     TaskType,
@@ -51,6 +52,13 @@ class BudgetSet(Frozen):
 class ModelCallRecorded(Frozen):
     type: Literal["model_call"] = "model_call"
     call: ModelCall
+
+
+class ModelProbed(Frozen):
+    """The model preflight of the run that starts here: the reply format chosen and the speed seen."""
+
+    type: Literal["model_probed"] = "model_probed"
+    probe: ModelProbe
 
 
 class UserMessage(Frozen):
@@ -193,7 +201,8 @@ Event = Annotated[
     | ReviewDecided
     | TaskFinished
     | BudgetSet
-    | ModelCallRecorded,
+    | ModelCallRecorded
+    | ModelProbed,
     Field(discriminator="type"),
 ]
 EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)

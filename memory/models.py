@@ -99,6 +99,17 @@ class ModelCall(Frozen):
     cost: CallCost = CallCost()
 
 
+class ModelProbe(Frozen):
+    """What the model preflight learnt of the model's server before a run: the reply format it
+    takes (how Cairn asks for JSON), why, and how fast it answered (which scales the timeouts)."""
+
+    model: str
+    response_format: Literal["json_schema", "json_object", "none"]
+    reason: str  # one line: litellm knew it, or what the tried strict schema met
+    tokens_per_s: float | None = None  # the probe reply's tokens over its wall time; None: unknown
+    seconds: float = 0.0
+
+
 class Compression(Frozen):
     """The model's reading of one tool result (seed: context-management-reflection)."""
 

@@ -26,6 +26,7 @@ from cairn.memory.events import (
     IterationCompleted,
     IterationStarted,
     ModelCallRecorded,
+    ModelProbed,
     PlanRecorded,
     ReviewDecided,
     TaskCreated,
@@ -47,6 +48,7 @@ from cairn.memory.models import (
     IterationMode,
     IterationRecord,
     ModelCall,
+    ModelProbe,
     PlannedCall,
     TaskStatus,
     TaskType,
@@ -115,6 +117,7 @@ class TaskState(Frozen):
     feedback_seen: int = 0  # feedback messages already taken in by an iteration
     iteration_feedback: list[str] = Field(default_factory=list)  # what the current iteration took in
     reviews: list[ReviewDecided] = Field(default_factory=list)  # a person's decisions (`--review`)
+    model_probe: ModelProbe | None = None  # what the last run's preflight learnt of the model's server
     model_calls: list[ModelCall] = Field(default_factory=list)
     run_start: int = 0  # model calls made before the last stop: a resume counts failures afresh
     max_usd: float | None = None
@@ -193,7 +196,7 @@ def replay(events: Iterable[Event]) -> TaskState:
 
 def _apply(s: TaskState, e: Event) -> TaskState:
     match e:
-        case TaskCreated() | BudgetSet() | ModelCallRecorded() | TaskFinished() | GoalSplit():
+        case TaskCreated() | BudgetSet() | ModelCallRecorded() | ModelProbed() | TaskFinished() | GoalSplit():
             return _apply_run(s, e)
         case UserMessage():
             return s.model_copy(update={"messages": [*s.messages, e]})
@@ -250,7 +253,7 @@ def _apply(s: TaskState, e: Event) -> TaskState:
 
 
 def _apply_run(
-    s: TaskState, e: TaskCreated | BudgetSet | ModelCallRecorded | TaskFinished | GoalSplit
+    s: TaskState, e: TaskCreated | BudgetSet | ModelCallRecorded | ModelProbed | TaskFinished | GoalSplit
 ) -> TaskState:
     """The events about the task as a whole: its settings, its model calls, how a run ended."""
     match e:
@@ -264,6 +267,8 @@ def _apply_run(
             return s.model_copy(update={"parts": e.parts})
         case ModelCallRecorded():
             return s.model_copy(update={"model_calls": [*s.model_calls, e.call]})
+        case ModelProbed():
+            return s.model_copy(update={"model_probe": e.probe})
         case TaskFinished():
             update = {"status": e.status, "stop_reason": e.stop_reason, "report_path": e.report_path}
             return s.model_copy(update={**update, "run_start": len(s.model_calls)})

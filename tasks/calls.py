@@ -56,11 +56,15 @@ def redact_result(result: LLMResult[Any]) -> LLMResult[Any]:
 @lru_cache(maxsize=8)
 def model_client(config: RunConfig) -> ModelClient:
     """One client per configuration per process (a cassette keeps its counters in it)."""
+    probe = config.model_probe if config.model_probe and config.model_probe.model == config.model else None
+    auto = config.model_response_format == "auto"
     return ModelClient(
         config.model,
         record=config.record,
         timeout=config.model_timeout,
         max_tokens=config.model_max_tokens,
         max_attempts=config.model_attempts,
-        response_format=config.model_response_format,
+        # What the preflight learnt of the model's server (`cairn.tasks.model_probe`), if it ran.
+        response_format=probe.response_format if probe and auto else config.model_response_format,
+        tokens_per_s=probe.tokens_per_s if probe else None,
     )

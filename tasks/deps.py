@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from cairn.memory.models import ModelProbe
 from cairn.memory.workspace import Workspace
 from cairn.tasks.schemas import ResponseFormat
 
@@ -43,11 +44,12 @@ class RunConfig(BaseModel):
     review: Literal["never", "stuck", "every"] = "stuck"  # when a run waits for a person (issue 16)
     # The model: how long a call may take, how long its reply may be, how often a call is tried,
     # how a reply's shape is asked for, and how many failed calls in a row stop the task.
-    model_timeout: float = Field(default=120.0, gt=0)
+    model_timeout: float | None = Field(default=None, gt=0)  # None: scaled with each reply's cap
     model_max_tokens: int | None = Field(default=None, ge=1)
     model_attempts: int = Field(default=3, ge=1, le=10)
     model_response_format: ResponseFormat = "auto"
     model_failures: int = Field(default=3, ge=1, le=100)
+    model_probe: ModelProbe | None = None  # what the preflight learnt of the model's server
     # The task's budget for model calls (new tasks; `cairn resume` may set it again).
     max_usd: float | None = Field(default=None, ge=0)
     max_tokens: int | None = Field(default=None, ge=0)

@@ -115,6 +115,23 @@ REPLY_TOKENS: dict[CallKind, int] = {
 }
 
 
+# Without a measured speed, a reply is timed as a small model on two CPU cores generates it
+# (Qwen2.5-Coder-1.5B: 6-8 tokens/s here): a capped reply must be able to finish.
+CPU_TOKENS_PER_S = 5.0
+PROMPT_SECONDS = 120.0  # reading a long prompt (60-140 tokens/s on CPU), connecting, queueing
+
+
+def reply_timeout(reply_tokens: int, tokens_per_s: float | None) -> float:
+    """Seconds a request may take: the prompt's allowance plus 1.5 times the longest reply's
+    generation at the measured speed (a CPU model's when unmeasured).
+
+    >>> reply_timeout(4096, None), reply_timeout(512, 40.0)
+    (1348.8, 139.2)
+    """
+    speed = max(tokens_per_s or CPU_TOKENS_PER_S, 0.5)
+    return round(PROMPT_SECONDS + 1.5 * reply_tokens / speed, 1)
+
+
 class ModelClient:
     """Calls one model with Cairn's schemas; record or replay cassettes."""
 
@@ -125,16 +142,18 @@ class ModelClient:
         max_attempts: int = 3,
         record: str | Path | None = None,
         replay_match: Match = "request",
-        timeout: float = 120.0,
+        timeout: float | None = None,
         litellm_kwargs: Mapping[str, Any] | None = None,
         max_tokens: int | None = None,
         response_format: ResponseFormat = "auto",
         retry_wait: float = 1.0,
+        tokens_per_s: float | None = None,
     ) -> None:
         self.model = model
         self.temperature = temperature
         self.max_attempts = max(1, max_attempts)
-        self.timeout = timeout
+        self.timeout = timeout  # None: scaled with each call's reply cap (`timeout_for`)
+        self.tokens_per_s = tokens_per_s  # the model's measured speed (`cairn.tasks.model_probe`)
         self.max_tokens = max_tokens
         self.response_format = response_format
         self.retry_wait = retry_wait  # seconds before a transient failure is tried again (doubling)
@@ -234,23 +253,10 @@ class ModelClient:
             self._recorder.record(kind, messages, reply)
         return reply
 
-    def ping(self) -> None:
-        """One tiny request: raises `ModelUnavailable` naming the model and where it was sought."""
-        if self._player is not None or self.model.startswith(OFFLINE_PREFIX):
-            return
-        litellm = _litellm()
-        try:
-            litellm.completion(
-                model=self.model,
-                messages=[{"role": "user", "content": "Reply with: ok"}],
-                max_tokens=1,
-                timeout=min(self.timeout, 60.0),
-                num_retries=0,
-                max_retries=0,
-                **self.litellm_kwargs,
-            )
-        except Exception as exc:
-            raise ModelUnavailable(f"{self.describe()} does not answer: {one_line(exc)}") from None
+    def timeout_for(self, reply_tokens: int) -> float:
+        """Seconds one request may take: the timeout set by hand, else enough for a reply of
+        `reply_tokens` at the model's measured speed (`reply_timeout`)."""
+        return self.timeout if self.timeout is not None else reply_timeout(reply_tokens, self.tokens_per_s)
 
     def describe(self) -> str:
         """`model openai/x at http://127.0.0.1:8088/v1`: what the model is and where it is served."""
@@ -278,7 +284,7 @@ class ModelClient:
             model=self.model,
             messages=messages,
             temperature=self.temperature,
-            timeout=self.timeout,
+            timeout=self.timeout_for(extra["max_tokens"]),
             num_retries=0,
             max_retries=0,
             **extra,

@@ -34,6 +34,21 @@ def wait_healthy(url: str, timeout: float = 90.0) -> None:
     wait_until_healthy(url, timeout)
 
 
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Before any test runs: the Debian packages the selected tests drive are there (installed now
+    when we are root), or the run stops with one line saying how to get them (`tests/system.py`)."""
+    from tests.system import NEEDS, ensure
+
+    if session.config.option.collectonly:
+        return
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    wanted = [n for n in NEEDS if any(item.get_closest_marker(n.marker) for item in session.items)]
+    for need in wanted:
+        problem = ensure(need, lambda line: reporter.write_line(line) if reporter else None)
+        if problem:
+            pytest.exit(problem, returncode=pytest.ExitCode.USAGE_ERROR)
+
+
 @pytest.fixture(autouse=True, scope="session")
 def no_real_model_requests() -> Iterator[None]:
     """Refuse real network model requests; tests use cairn/offline, mock_response or cassettes."""

@@ -2,8 +2,10 @@
 
 It speaks `/v1/chat/completions` as llama.cpp's `llama-server` or OpenAI do, so litellm, its
 timeouts and its errors are exercised for real, and answers Cairn's prompts as `cairn/offline`
-does (anything else gets "ok"). A test switches it to `fail` (HTTP 500), `refuse` (the socket
-closed) or `stall` (no answer for longer than the client waits), and reads what it was sent.
+does (a prompt that shows the JSON object it wants gets that object; anything else gets "ok"). A
+test switches it to `fail` (HTTP 500), `refuse` (the socket closed) or `stall` (no answer for
+longer than the client waits), makes it refuse a strict JSON schema as some servers do
+(`refuse_schema`: HTTP 400), or slow (`delay` seconds a reply), and reads what it was sent.
 
 >>> with ModelServer() as server:  # doctest: +SKIP
 ...     server.mode = "fail"
@@ -21,10 +23,18 @@ Mode = Literal["ok", "fail", "stall"]
 
 
 class ModelServer:
-    def __init__(self, stall_seconds: float = 30.0, fail_after: int | None = None) -> None:
+    def __init__(
+        self,
+        stall_seconds: float = 30.0,
+        fail_after: int | None = None,
+        refuse_schema: bool = False,
+        delay: float = 0.0,
+    ) -> None:
         self.mode: Mode = "ok"
         self.stall_seconds = stall_seconds
         self.fail_after = fail_after  # answer this many requests, then fail until told otherwise
+        self.refuse_schema = refuse_schema
+        self.delay = delay
         self.requests: list[dict[str, Any]] = []
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self._server.daemon_threads = True
@@ -48,8 +58,12 @@ class ModelServer:
             self.mode, self.fail_after = "fail", None
         if self.mode == "fail":
             return 500, {"error": {"message": "the model is loading", "type": "server_error"}}
+        if self.refuse_schema and (body.get("response_format") or {}).get("type") == "json_schema":
+            refused = "response_format type must be json_object or text"
+            return 400, {"error": {"message": refused, "type": "invalid_request_error"}}
         if self.mode == "stall":
             time.sleep(self.stall_seconds)
+        time.sleep(self.delay)
         content = _answer(body.get("messages") or [])
         usage = {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}
         choice = {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}
@@ -70,7 +84,8 @@ def _answer(messages: list[dict[str, str]]) -> str:
     try:
         return respond(messages)
     except PromptError:
-        return "ok"
+        shown = str(messages[-1].get("content") or "").partition("JSON object only: ")[2] if messages else ""
+        return shown or "ok"
 
 
 def _handler(server: ModelServer) -> type[BaseHTTPRequestHandler]:

@@ -1,7 +1,8 @@
 """A real browser on a real `cairn server start`: fixtures for the UI tests and the screenshot script.
 
-Playwright (the PyPI package) drives Debian's Chromium (`/usr/bin/chromium`, `apt-get install
-chromium`); no browser is ever downloaded. The flags keep Chromium off the network. A test that
+Playwright (the PyPI package) drives Debian's Chromium (`/usr/bin/chromium`, which the suite
+installs with apt-get before the run when it is missing: `tests/system.py`); no browser is ever
+downloaded. The flags keep Chromium off the network. A test that
 fails leaves a screenshot of its page in `test-screenshots/` (`page_for`; the hook that keeps each
 test's report on its item is in `tests/e2e/conftest.py`).
 """
@@ -10,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import time
 from collections.abc import Iterator
@@ -22,8 +22,8 @@ from typing import Any
 import httpx
 
 from tests.conftest import BIN, ROOT, free_port
+from tests.system import chromium_path
 
-CHROMIUM = os.environ.get("CAIRN_TEST_CHROMIUM", "/usr/bin/chromium")
 SHOTS = Path(os.environ.get("CAIRN_TEST_SCREENSHOTS", ROOT / "test-screenshots"))
 QUIET_FLAGS = [
     "--no-sandbox",  # CI runs as root
@@ -101,10 +101,10 @@ def chromium() -> Iterator[Any]:
     """A headless Chromium browser (Playwright's `Browser`)."""
     from playwright.sync_api import sync_playwright
 
-    if not Path(CHROMIUM).exists() and not shutil.which("chromium"):
-        raise RuntimeError(f"no Chromium at {CHROMIUM}: `apt-get install -y chromium` (.ci/run does)")
+    if not chromium_path().exists():  # the suite installs it first; the screenshot script does not
+        raise RuntimeError(f"no Chromium at {chromium_path()}: `apt-get install -y chromium`")
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=QUIET_FLAGS)
+        browser = playwright.chromium.launch(executable_path=str(chromium_path()), args=QUIET_FLAGS)
         try:
             yield browser
         finally:

@@ -43,7 +43,7 @@ from cairn.memory.workspace import Workspace
 from cairn.tasks.deps import RunConfig, deps_for
 from tests.conftest import CORPUS, ROOT, free_port
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.scale_out]
 
 POOL = "cairn-scale-out"
 DEPLOYMENT = "scale-out"

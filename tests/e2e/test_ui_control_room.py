@@ -28,7 +28,7 @@ from cairn.tasks.tools.toolset import toolset_for
 from tests.conftest import BIN, CORPUS, QUESTION_FILE, ROOT
 from tests.e2e.browser import UiServer, chromium, history_events, page_for, ui_server, wait_for_event
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.browser]
 QUESTION = QUESTION_FILE.read_text(encoding="utf-8").strip()
 FEEDBACK = "Read reservoir.md first and cite it in the answer."
 

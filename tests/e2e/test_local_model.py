@@ -1,0 +1,41 @@
+"""A local OpenAI-compatible model server with no settings but `OPENAI_API_BASE` (issue 25): the
+preflight learns whether it takes a strict JSON schema, every call of the task then asks for
+what it takes, the choice is in the task's history, and the task completes. The server is the
+loopback double of `tests/model_server.py`, once taking schemas as llama.cpp's does, once
+refusing them as some servers do."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from cairn.memory.events import ModelProbed
+from cairn.memory.workspace import Workspace
+from tests.conftest import CORPUS, QUESTION_FILE, cairn
+from tests.model_server import ModelServer
+
+pytestmark = pytest.mark.e2e
+QUESTION = QUESTION_FILE.read_text(encoding="utf-8").strip()
+
+
+@pytest.mark.parametrize(("refuse_schema", "taken"), [(False, "json_schema"), (True, "json_object")])
+def test_a_local_server_needs_nothing_but_its_address(
+    prefect_server: str, tmp_path: Path, refuse_schema: bool, taken: str
+) -> None:
+    ws, task = tmp_path / "ws", "local"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CAIRN_", "OPENAI_"))}
+    with ModelServer(refuse_schema=refuse_schema) as server:
+        env.update({"PREFECT_API_URL": prefect_server, "OPENAI_API_BASE": server.url, "OPENAI_API_KEY": "x"})
+        args = ["run", QUESTION, "--source", str(CORPUS), "--workspace", str(ws), "--task-id", task]
+        proc = cairn([*args, "--model", "openai/small", "--json"], env)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert json.loads(proc.stdout)["complete"] is True
+    (probed,) = [e.probe for e in Workspace(ws).task(task).read().events if isinstance(e, ModelProbed)]
+    assert probed.response_format == taken and probed.tokens_per_s
+    formats = [(r.get("response_format") or {}).get("type") for r in server.requests]
+    tried = ["json_schema"] if refuse_schema else []  # the strict schema, tried once and refused
+    assert formats == [*tried, *[taken] * (len(formats) - len(tried))] and len(formats) > 5
+    assert ("refused" in probed.reason) is refuse_schema
