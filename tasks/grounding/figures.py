@@ -1,7 +1,8 @@
 """Figures and dates in text, as comparable values: what an answer states and what a file states.
 
 A figure is a number with the unit written after it (`180 ms`, `1,260,000 m³`, `3%`, `1.26 million
-litres`); a date is a month with a day, a year or both (`March 21`, `8 May, 2023`, `2024-03-21`).
+litres`), or a time of day (`21:00`, `9:30 pm`, the `T21:00:00` of an ISO timestamp: unit `clock`,
+in minutes after midnight); a date is a month with a day, a year or both (`March 21`, `8 May, 2023`, `2024-03-21`).
 Both are read into canonical values, so `1,260,000` and `1260000`, `180 ms` and `180
 milliseconds`, `March 21` and `21 March` compare equal however each text writes them.
 
@@ -50,6 +51,12 @@ _FIGURE = re.compile(
     rf"(?:\s?(?P<unit>{_UNIT_ALT})(?![\w³]))?",
     re.IGNORECASE,
 )
+# A time of day; `D3:12` (a dialogue id) is glued to a word and is no time, `T21:00` of a timestamp is.
+_CLOCK = re.compile(
+    r"(?:(?<![\w.:/+-])|(?<=\dT))(?P<h>[01]?\d|2[0-3]):(?P<m>[0-5]\d)(?::[0-5]\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)?)?(?![\d:])"
+    r"(?:\s?(?P<half>[ap])\.?m\b\.?)?",
+    re.IGNORECASE,
+)
 MONTHS = {
     name: n
     for n, names in enumerate(
@@ -67,7 +74,7 @@ _DAY = r"(?P<{}>[0-3]?\d)(?:st|nd|rd|th)?"
 _DATE = re.compile(
     "|".join(
         (
-            r"(?P<iso>\b(?P<iy>\d{4})-(?P<im>[01]\d)-(?P<id>[0-3]\d)\b)",
+            r"(?P<iso>\b(?P<iy>\d{4})-(?P<im>[01]\d)-(?P<id>[0-3]\d)(?:\b|(?=T\d)))",
             rf"\b{_DAY.format('d1')}\s+(?:of\s+)?(?P<m1>{_MONTH})\b\.?,?(?:\s+(?P<y1>\d{{4}})\b)?",
             rf"\b(?P<m2>{_MONTH})\b\.?\s+{_DAY.format('d2')}\b(?:,?\s+(?P<y2>\d{{4}})\b)?",
             rf"\b(?P<m3>{_MONTH})\b,?\s+(?P<y3>\d{{4}})\b",
@@ -132,14 +139,28 @@ def _date(match: re.Match[str]) -> Date | None:
 
 
 def figures(text: str, *, skip: list[tuple[int, int]] | None = None) -> list[Figure]:
-    """Every figure in `text`, in order; spans in `skip` (dates, say) are left out."""
+    """Every figure in `text`, in order; spans in `skip` (dates, say) are left out.
+
+    >>> [(f.text, f.value, f.unit) for f in figures("At 2026-11-25T21:00:00+09:00, or 9:30 pm, 2 h.")]
+    [('21:00:00+09:00', 1260.0, 'clock'), ('9:30 pm', 1290.0, 'clock'), ('2 h', 2.0, 'h')]
+    """
     spans = skip if skip is not None else [(d.start, d.end) for d in dates(text)]
-    found = []
-    for match in _FIGURE.finditer(text):
-        if any(start <= match.start("number") < end for start, end in spans):
-            continue
-        found.append(_figure(match))
-    return found
+    clocks = [c for c in map(_clock, _CLOCK.finditer(text)) if not _inside(c.start, spans)]
+    spans = [*spans, *((c.start, c.end) for c in clocks)]
+    numbers = [_figure(m) for m in _FIGURE.finditer(text) if not _inside(m.start("number"), spans)]
+    return sorted([*clocks, *numbers], key=lambda f: f.start)
+
+
+def _inside(position: int, spans: list[tuple[int, int]]) -> bool:
+    return any(start <= position < end for start, end in spans)
+
+
+def _clock(match: re.Match[str]) -> Figure:
+    hour, half = int(match["h"]), (match["half"] or "").lower()
+    if half and hour <= 12:
+        hour = hour % 12 + (12 if half == "p" else 0)
+    minutes = float(hour * 60 + int(match["m"]))
+    return Figure(match.group(0).strip(), minutes, "clock", match.start(), match.end())
 
 
 def _figure(match: re.Match[str]) -> Figure:

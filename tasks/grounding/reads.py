@@ -40,6 +40,7 @@ _FUNCTION_STEMS = frozenset(t for w in FUNCTION_WORDS for t in terms(w))
 class Read:
     source: str  # the file path as the tools name it, or the call that returned it
     text: str
+    about: str = ""  # what the text answers (a tool call and its arguments): every line's heading
 
 
 def normal(text: str) -> str:
@@ -47,16 +48,17 @@ def normal(text: str) -> str:
     return _SPACE.sub(" ", _SEPARATOR.sub("", text.lower())).strip()
 
 
-def context_lines(text: str) -> list[str]:
+def context_lines(text: str, about: str = "") -> list[str]:
     """The text as units that mean something alone: a paragraph wrapped over several lines is
     one unit, a list item, a table row (spelled out with its columns) or a `Name: words` line is
-    its own, and a unit under a Markdown heading is prefixed with the heading.
+    its own, and a unit under a Markdown heading is prefixed with the heading (or with `about`,
+    what the whole text answers, above its first heading).
 
     >>> context_lines("## Falcon\\nOwns billing\\nand web.\\n\\n| team | ms |\\n|---|---|\\n| F | 18 |")[1:]
     ['Falcon — Owns billing and web.', '| team | ms |', 'Falcon — - team: F; ms: 18']
     """
     units: list[str] = []
-    heading = ""
+    heading = about
     joinable = False  # the last unit is prose that a wrapped line continues
     for line in spelled_tables(text).splitlines():
         stripped = line.strip()
@@ -132,7 +134,7 @@ class ReadIndex:
             (read.source, _Line(line))
             for read in reads
             if read.text.strip()
-            for line in context_lines(read.text)
+            for line in context_lines(read.text, read.about)
         ]
 
     def __bool__(self) -> bool:
@@ -230,7 +232,9 @@ class ReadIndex:
 
 def _figure_span(line: _Line, claim: fig.Figure) -> tuple[int, int] | None:
     for found in line.figures:
-        units_agree = claim.unit is None or found.unit is None or claim.unit == found.unit
+        units_agree = claim.unit == found.unit or (
+            (claim.unit is None or found.unit is None) and "clock" not in (claim.unit, found.unit)
+        )
         if units_agree and fig.same_value(found.value, claim.value):
             return (found.start, found.end)
     return None

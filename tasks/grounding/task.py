@@ -60,7 +60,14 @@ def _reads(calls: list[ToolCall], full_output: FullOutput) -> Iterator[Read]:
         elif call.tool == "search_memory":
             yield from _hits(full_output(call))
         elif call.tool not in BUILTIN_NAMES:
-            yield Read(call.call_id, full_output(call))
+            yield Read(call.call_id, full_output(call), about=_asked(call))
+
+
+def _asked(call: ToolCall) -> str:
+    """A tool call as the question its output answers: `time.convert_time Europe/London 12:00
+    Asia/Tokyo` (the output's JSON says `21:00` without saying where or of what)."""
+    values = " ".join(str(v)[:80] for v in call.params.values() if isinstance(v, str | int | float))
+    return f"{call.tool} {values}".strip()
 
 
 def _hits(output: str) -> Iterator[Read]:

@@ -6,11 +6,13 @@ test itself: the git tool's `repo_path` argument is a repository the test create
 folder. The run it scripts (a simple question):
 
 1. detect the task type; the goal states no rule
-2. iteration 1: `time.get_current_time` (MCP), `git.git_log` (MCP), `append_note` (Python, side effects)
-3. iteration 2: write `answer.md`, citing the two MCP calls; the simple-question suite is met
+2. iteration 1: `time.convert_time` (MCP), `git.git_log` (MCP), `append_note` (Python, side effects)
+3. iteration 2: write `answer.md`, stating what the two MCP calls returned (the time, the commit's
+   message) and citing them; the simple-question suite, grounding included, is met
 
 `killed_first_part` / `resumed_part` split a shorter run in two for the kill -9 test: the first
-process plans only `append_note` (and is killed inside it); the resumed one answers the rest.
+process plans only `append_note` (and is killed inside it); the resumed one asks the two servers
+and answers.
 """
 
 from __future__ import annotations
@@ -23,7 +25,8 @@ from cairn.tasks.cassette import CassetteEntry, Reply
 from cairn.tasks.schemas import OUTPUTS, CallKind
 
 MODEL = "scripted:tools_task"
-GOAL = "What time is it in Tokyo, and what was the last commit of the project's repository?"
+GOAL = "What time is it in Tokyo when it is noon in London, and what is the message of the last commit in the git log?"
+COMMIT = "Add the reservoir notes"  # the one commit of the repository the test makes
 NOTE = "asked for the Tokyo time and the last commit"
 Script = list[tuple[CallKind, dict[str, Any]]]
 
@@ -43,35 +46,48 @@ def _synthesize(text: str) -> tuple[CallKind, dict[str, Any]]:
     return ("synthesize", {"synthesis": text, "progress_assessment": "advancing"})
 
 
-ANSWER = (
-    "# Answer\n\nThe current time in Tokyo comes from the time server [source: call-1-1]; the last "
-    "commit of the repository is listed by git log [source: call-1-2].\n\n## Sources\n\n"
-    "- call-1-1\n- call-1-2\n"
-)
+
+
+def answer(time_call: str, git_call: str) -> str:
+    return (
+        f"# Answer\n\nWhen it is noon in London, it is 21:00 in Tokyo [source: {time_call}]. The message "
+        f'of the last commit in the git log is "{COMMIT}" [source: {git_call}].\n\n## Sources\n\n'
+        f"- {time_call}\n- {git_call}\n"
+    )
+
+
+def write_answer(time_call: str, git_call: str) -> dict[str, Any]:
+    content = answer(time_call, git_call)
+    return _candidate("write_file", {"path": "answer.md", "content": content}, "Both facts are known.", ["synthesis"])
+
+
+def ask_servers(repo: Path) -> list[dict[str, Any]]:
+    return [
+        _candidate(
+            "time.convert_time",
+            {"source_timezone": "Europe/London", "time": "12:00", "target_timezone": "Asia/Tokyo"},
+            "The time server converts it.",
+            [],
+        ),
+        _candidate("git.git_log", {"repo_path": str(repo), "max_count": 3}, "The log names it.", []),
+    ]
+
 START: Script = [
     ("detect_task_type", {"task_type": "simple_question", "rationale": "A short factual question."}),
     ("extract_constraint", {"rule": "N/A"}),
 ]
-WRITE_ANSWER = _candidate(
-    "write_file", {"path": "answer.md", "content": ANSWER}, "Both facts are known.", ["synthesis"]
-)
 NOTE_CALL = _candidate("append_note", {"text": NOTE}, "Keep a note of the question.", [])
 
 
 def full_script(repo: Path) -> Script:
-    ask = [
-        _candidate("time.get_current_time", {"timezone": "Asia/Tokyo"}, "The time server knows.", []),
-        _candidate("git.git_log", {"repo_path": str(repo), "max_count": 3}, "The log names it.", []),
-        NOTE_CALL,
-    ]
     return [
         *START,
-        ("plan", {"candidates": ask}),
+        ("plan", {"candidates": [*ask_servers(repo), NOTE_CALL]}),
         _compress("The time in Tokyo is known."),
         _compress("The last commit of the repository is known."),
         _compress("The note was appended."),
         _synthesize("Both facts were found."),
-        ("plan", {"candidates": [WRITE_ANSWER]}),
+        ("plan", {"candidates": [write_answer("call-1-1", "call-1-2")]}),
         _compress("answer.md was written."),
         _synthesize("The answer is written."),
     ]
@@ -81,10 +97,14 @@ def killed_first_part() -> Script:
     return [*START, ("plan", {"candidates": [NOTE_CALL]})]
 
 
-def resumed_part() -> Script:
+def resumed_part(repo: Path) -> Script:
     return [
         _synthesize("The note call was interrupted."),
-        ("plan", {"candidates": [WRITE_ANSWER]}),
+        ("plan", {"candidates": ask_servers(repo)}),
+        _compress("The time in Tokyo is known."),
+        _compress("The last commit of the repository is known."),
+        _synthesize("Both facts were found."),
+        ("plan", {"candidates": [write_answer("call-2-1", "call-2-2")]}),
         _compress("answer.md was written."),
         _synthesize("The answer is written."),
     ]

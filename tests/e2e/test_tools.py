@@ -33,7 +33,7 @@ from tests.conftest import BIN, ROOT, listing
 
 pytestmark = pytest.mark.e2e
 PY = sys.executable
-COMMIT = "Add the reservoir notes"
+COMMIT = script.COMMIT
 TOOLS_MODULE = '''
 from pathlib import Path
 
@@ -182,7 +182,9 @@ def test_a_task_calls_an_mcp_tool_of_each_server_and_a_python_tool(tools_run: To
     assert tools_run.result["status"] == "complete", tools_run.result
     configured = [e for e in tools_run.events if isinstance(e, ToolsConfigured)]
     assert [s.name for s in configured[0].config.mcp] == ["time", "git"]
-    assert "Asia/Tokyo" in tools_run.call("time.get_current_time").raw_output
+    assert "21:00" in tools_run.call("time.convert_time").raw_output
+    (answer,) = tools_run.workspace.rglob("answer.md")
+    assert COMMIT in answer.read_text(encoding="utf-8")
     assert COMMIT in tools_run.call("git.git_log").raw_output
     assert tools_run.call("append_note").outcome == "success"
     assert tools_run.setup.notes == [script.NOTE]  # the Python tool ran, once
@@ -190,7 +192,7 @@ def test_a_task_calls_an_mcp_tool_of_each_server_and_a_python_tool(tools_run: To
 
 def test_the_calls_outputs_are_evidence(tools_run: ToolsRun) -> None:
     state = Workspace(tools_run.workspace).task("tools-run").state()
-    for tool, needle in (("time.get_current_time", "Asia/Tokyo"), ("git.git_log", COMMIT)):
+    for tool, needle in (("time.convert_time", "Asia/Tokyo"), ("git.git_log", COMMIT)):
         call = tools_run.call(tool)
         found = [e for e in state.evidence if e.source == call.call_id]
         assert len(found) == 1 and needle in found[0].content and found[0].metadata.tool == tool
@@ -208,8 +210,8 @@ def test_a_side_effecting_call_is_recorded_as_started_before_it_runs(tools_run: 
 def test_the_calls_are_prefect_task_runs_named_for_server_tool_and_argument(tools_run: ToolsRun) -> None:
     runs = asyncio.run(_task_runs("tools-run"))
     by_name = {r.name: r for r in runs}
-    time_run = by_name["mcp:time.get_current_time-Asia/Tokyo"]
-    assert time_run.state_name == "Completed" and {"tool:time.get_current_time", "mcp:time"} <= set(
+    time_run = by_name["mcp:time.convert_time-Europe/London"]
+    assert time_run.state_name == "Completed" and {"tool:time.convert_time", "mcp:time"} <= set(
         time_run.tags
     )
     git_runs = [r for r in runs if r.name.startswith("mcp:git.git_log-")]
@@ -244,7 +246,7 @@ def test_a_kill_between_start_and_record_is_not_rerun_on_resume(prefect_server: 
     state = Workspace(ws).task(task).state()
     assert [s.tool for s in state.uncertain_calls] == ["append_note"]
 
-    rest = script.write(tmp_path / "rest.jsonl", script.resumed_part())
+    rest = script.write(tmp_path / "rest.jsonl", script.resumed_part(setup.repo))
     env = env_for(prefect_server, CAIRN_MODEL=f"replay:{rest}?match=kind", CAIRN_COMPRESS="each")
     before = len(Workspace(ws).task(task).read().events)
     asked = cairn(["resume", task, "--workspace", str(ws)], env)

