@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from uuid import UUID
 
+from cairn.memory.fsnames import displayable, displayable_data
 from cairn.memory.models import IterationRecord, PlannedCall, Verdict, main_argument
 from cairn.memory.state import TaskState
 
@@ -139,7 +140,7 @@ class TaskArtifacts:
 
         run = self._runs.get(record.iteration)  # None: this process did not run it (a resume)
         MarkdownArtifact(
-            markdown=iteration_markdown(state, record, state.verdict),
+            markdown=displayable(iteration_markdown(state, record, state.verdict)),  # valid text for the API
             key=iteration_key(self.task_id, record.iteration),
             description=f"iteration {record.iteration}: plan, calls, insights, synthesis, verdict",
             flow_run_id=run,
@@ -147,7 +148,7 @@ class TaskArtifacts:
         rows = evidence_rows(state)
         if rows and any(ev.iteration == record.iteration for ev in state.evidence):
             TableArtifact(  # a new version only when this iteration added evidence: no identical cards
-                table=rows,
+                table=[{k: displayable_data(v) for k, v in row.items()} for row in rows],
                 key=evidence_key(self.task_id),
                 description=f"evidence of task {self.task_id} after iteration {record.iteration}",
                 flow_run_id=run,
@@ -172,7 +173,7 @@ class TaskArtifacts:
         from prefect.artifacts import create_markdown_artifact
 
         create_markdown_artifact(
-            markdown=markdown,
+            markdown=displayable(markdown),
             key=result_key(self.task_id),
             description=f"result of task {self.task_id}: answer, verdict, files, totals",
         )

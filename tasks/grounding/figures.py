@@ -2,7 +2,8 @@
 
 A figure is a number with the unit written after it (`180 ms`, `1,260,000 m³`, `3%`, `1.26 million
 litres`), or a time of day (`21:00`, `9:30 pm`, the `T21:00:00` of an ISO timestamp: unit `clock`,
-in minutes after midnight); a date is a month with a day, a year or both (`March 21`, `8 May, 2023`, `2024-03-21`).
+in minutes after midnight); a date is a month with a day, a year or both (`March 21`, `8 May,
+2023`, `2024-03-21`).
 Both are read into canonical values, so `1,260,000` and `1260000`, `180 ms` and `180
 milliseconds`, `March 21` and `21 March` compare equal however each text writes them.
 

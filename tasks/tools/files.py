@@ -31,6 +31,10 @@ def read_file(ctx: ToolContext, path: str) -> ToolOutput:
     if not target.is_file():
         return failure(f"no such file: {path}")
     data = target.read_bytes()[: MAX_READ_CHARS * 4]
+    if b"\x00" in data[:8192]:  # an image, an archive: its bytes are no words to quote
+        size = target.stat().st_size
+        text = f"{path} is a binary file ({size:,} bytes): it holds no text to read"
+        return ToolOutput(text=text, paths=[path])
     text = data.decode("utf-8", errors="replace")
     if len(text) > MAX_READ_CHARS:
         text = text[:MAX_READ_CHARS] + f"\n[... truncated at {MAX_READ_CHARS} characters]"

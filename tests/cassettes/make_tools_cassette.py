@@ -25,7 +25,10 @@ from cairn.tasks.cassette import CassetteEntry, Reply
 from cairn.tasks.schemas import OUTPUTS, CallKind
 
 MODEL = "scripted:tools_task"
-GOAL = "What time is it in Tokyo when it is noon in London, and what is the message of the last commit in the git log?"
+GOAL = (
+    "What time is it in Tokyo when it is noon in London, and what is the message of the last commit "
+    "in the git log?"
+)
 COMMIT = "Add the reservoir notes"  # the one commit of the repository the test makes
 NOTE = "asked for the Tokyo time and the last commit"
 Script = list[tuple[CallKind, dict[str, Any]]]
@@ -46,8 +49,6 @@ def _synthesize(text: str) -> tuple[CallKind, dict[str, Any]]:
     return ("synthesize", {"synthesis": text, "progress_assessment": "advancing"})
 
 
-
-
 def answer(time_call: str, git_call: str) -> str:
     return (
         f"# Answer\n\nWhen it is noon in London, it is 21:00 in Tokyo [source: {time_call}]. The message "
@@ -58,7 +59,8 @@ def answer(time_call: str, git_call: str) -> str:
 
 def write_answer(time_call: str, git_call: str) -> dict[str, Any]:
     content = answer(time_call, git_call)
-    return _candidate("write_file", {"path": "answer.md", "content": content}, "Both facts are known.", ["synthesis"])
+    params = {"path": "answer.md", "content": content}
+    return _candidate("write_file", params, "Both facts are known.", ["synthesis"])
 
 
 def ask_servers(repo: Path) -> list[dict[str, Any]]:
@@ -71,6 +73,7 @@ def ask_servers(repo: Path) -> list[dict[str, Any]]:
         ),
         _candidate("git.git_log", {"repo_path": str(repo), "max_count": 3}, "The log names it.", []),
     ]
+
 
 START: Script = [
     ("detect_task_type", {"task_type": "simple_question", "rationale": "A short factual question."}),

@@ -37,5 +37,5 @@ def test_a_local_server_needs_nothing_but_its_address(
     assert probed.response_format == taken and probed.tokens_per_s
     formats = [(r.get("response_format") or {}).get("type") for r in server.requests]
     tried = ["json_schema"] if refuse_schema else []  # the strict schema, tried once and refused
-    assert formats == [*tried, *[taken] * (len(formats) - len(tried))] and len(formats) > 5
+    assert formats == [*tried, *[taken] * (len(formats) - len(tried))] and len(formats) >= 4  # every call
     assert ("refused" in probed.reason) is refuse_schema

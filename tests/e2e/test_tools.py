@@ -211,9 +211,7 @@ def test_the_calls_are_prefect_task_runs_named_for_server_tool_and_argument(tool
     runs = asyncio.run(_task_runs("tools-run"))
     by_name = {r.name: r for r in runs}
     time_run = by_name["mcp:time.convert_time-Europe/London"]
-    assert time_run.state_name == "Completed" and {"tool:time.convert_time", "mcp:time"} <= set(
-        time_run.tags
-    )
+    assert time_run.state_name == "Completed" and {"tool:time.convert_time", "mcp:time"} <= set(time_run.tags)
     git_runs = [r for r in runs if r.name.startswith("mcp:git.git_log-")]
     assert len(git_runs) == 1 and git_runs[0].state_name == "Completed" and "mcp:git" in git_runs[0].tags
     assert by_name[f"append_note-{script.NOTE}"].state_name == "Completed"

@@ -62,7 +62,8 @@ def test_every_house_task_declares_what_makes_it_correct() -> None:
 
 def test_the_billing_answer_cairn_once_called_complete_is_graded_wrong() -> None:
     (task,) = house.load(["billing-owner"])
-    assert not task.grade("The billing service owns the billing service; its budget is 6.43 ms.", ROOT).correct
+    wrong = "The billing service owns the billing service; its budget is 6.43 ms."
+    assert not task.grade(wrong, ROOT).correct
     assert task.grade("Team Falcon owns billing; its p95 latency budget is 180 ms.", ROOT).correct
 
 
@@ -83,7 +84,7 @@ def test_locomo_f1_scores_as_the_paper_does(answer: str, gold: str, category: in
     assert locomo.graded(answer, gold, category).correct is (score >= locomo.CORRECT_F1)
 
 
-def _sample(sample_id: str, questions: int) -> dict[str, Any]:
+def _sample(sample_id: str, n_qs: int) -> dict[str, Any]:
     return {
         "sample_id": sample_id,
         "conversation": {
@@ -96,7 +97,10 @@ def _sample(sample_id: str, questions: int) -> dict[str, Any]:
             ],
         },
         "qa": [
-            *({"question": f"{sample_id} question {n}?", "answer": "7 May 2023", "category": 2} for n in range(questions)),
+            *(
+                {"question": f"{sample_id} question {n}?", "answer": "7 May 2023", "category": 2}
+                for n in range(n_qs)
+            ),
             {"question": "Adversarial?", "adversarial_answer": "x", "category": 5},
         ],
     }

@@ -66,3 +66,12 @@ def test_missing_file_and_huge_content_are_clear_failures(ctx: ToolContext) -> N
     out = write_file(ctx, "big.txt", "x" * 3_000_000)
     assert out.outcome == "failure" and "too large" in (out.error or "")
     assert not (ctx.artifacts / "big.txt").exists()
+
+
+def test_a_binary_source_reads_as_a_line_saying_so_not_as_its_bytes(ctx: ToolContext, tmp_path: Path) -> None:
+    png = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)) * 4
+    (tmp_path / "corpus" / "shot.png").write_bytes(png)
+    out = read_file(ctx, "source:corpus/shot.png")
+    said = f"source:corpus/shot.png is a binary file ({len(png):,} bytes): it holds no text to read"
+    assert out.outcome == "success" and out.text == said
+    assert read_file(ctx, "source:corpus/a.md").text == "# A\nalpha facts"
