@@ -52,9 +52,10 @@ _FIGURE = re.compile(
     rf"(?:\s?(?P<unit>{_UNIT_ALT})(?![\w³]))?",
     re.IGNORECASE,
 )
-# A time of day; `D3:12` (a dialogue id) is glued to a word and is no time, `T21:00` of a timestamp is.
+# A time of day; `D3:12` (a dialogue id) is glued to a word and is no time, `T21:00` of a timestamp is;
+# a timestamp's offset (`+09:00`) is part of its time.
 _CLOCK = re.compile(
-    r"(?:(?<![\w.:/+-])|(?<=\dT))(?P<h>[01]?\d|2[0-3]):(?P<m>[0-5]\d)(?::[0-5]\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)?)?(?![\d:])"
+    r"(?:(?<![\w.:/+])|(?<=\dT))(?P<h>[01]?\d|2[0-3]):(?P<m>[0-5]\d)(?::[0-5]\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)?)?(?![\d:])"
     r"(?:\s?(?P<half>[ap])\.?m\b\.?)?",
     re.IGNORECASE,
 )

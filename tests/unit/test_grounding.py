@@ -149,6 +149,9 @@ def test_the_answer_body_drops_markdown_citations_sources_and_the_banner() -> No
         ("1.26 million cubic metres", [(1_260_000.0, "m3")]),
         ("42,000 euros, up 3%", [(42_000.0, "eur"), (3.0, "%")]),
         ("p95 and v1.2 and D3:12", []),  # identifiers, not figures
+        ("at 21:00, 9:30 pm or 12:15 am", [(1260.0, "clock"), (1290.0, "clock"), (15.0, "clock")]),
+        ('"datetime": "2026-11-25T21:00:00+09:00"', [(1260.0, "clock")]),  # the offset is no time
+        ("from 10:00-11:30", [(600.0, "clock"), (690.0, "clock")]),
     ],
 )
 def test_figures_are_read_as_values_with_units(text: str, found: list[tuple[float, str | None]]) -> None:
@@ -186,3 +189,20 @@ def test_the_functions_a_goal_names_must_be_defined_and_called_by_the_passing_ru
     ]
     rewritten = [*runs, call(3, "write_file")]  # a change after the run: the run proves nothing now
     assert not any(f.exercised for f in check_functions(["word_count"], {"word_count"}, rewritten))
+
+
+def test_a_tools_output_is_read_as_the_answer_to_its_call() -> None:
+    """An MCP time server's JSON says `21:00` beside `Asia/Tokyo` and nothing of London or noon:
+    the call's own arguments say what the output answers."""
+    goal = "What time is it in Tokyo when it is noon in London?"
+    output = (
+        '{\n  "source": {"timezone": "Europe/London", "datetime": "2026-11-25T12:00:00+00:00"},\n'
+        '  "target": {"timezone": "Asia/Tokyo", "datetime": "2026-11-25T21:00:00+09:00"}\n}'
+    )
+    asked = "time.convert_time Europe/London 12:00 Asia/Tokyo"
+    bare, framed = ReadIndex([Read("call-1-1", output)]), ReadIndex([Read("call-1-1", output, about=asked)])
+    right, wrong = "It is 21:00 in Tokyo.", "It is 22:00 in Tokyo."
+    assert answered(checked(right, goal, framed)) == [True]
+    assert answered(checked(right, goal, bare)) == [False]  # 21:00 is there, but said of what?
+    assert unsupported(checked(wrong, goal, framed)) == ["22:00"]
+    # Known limit: every line of the output is said of the whole call, London's 12:00 included.
