@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import re
 
+from cairn.tasks.grounding import split_goal
 from cairn.tasks.offline import text
 from cairn.tasks.schemas import Note, PlanInput
 
@@ -38,9 +39,18 @@ def _looks_like_file(source: str) -> bool:
     return "." in name.strip(".") and not source.startswith("call-")
 
 
+def _asked(goal: str) -> str:
+    """The goal's questions, without its standing rules ("Always cite the source of every
+    figure." is how to answer, not what: its words chose off-topic sentences)."""
+    questions = [part for part in split_goal(goal) if part.rstrip().endswith("?")]
+    return " ".join(questions) or goal
+
+
 def build_report(inp: PlanInput) -> str:
     """Markdown: a title, the cited answer sentences, and a `## Sources` section."""
-    query = " ".join([inp.goal, *inp.missing]) if inp.missing else inp.goal
+    labels = {rule.split(":", 1)[0] for rule in inp.requirements}
+    named = [m for m in inp.missing if m not in labels]  # "every claim supported" names no content
+    query = " ".join([_asked(inp.goal), *named])
     notes = citable_notes(inp)
     chosen = _every_file(notes) if text.asks_summary(inp.goal) else _choose(query, notes)
     question = inp.task_type == "simple_question"
@@ -56,7 +66,8 @@ def build_report(inp: PlanInput) -> str:
         body = ["No file read so far contains facts that answer this goal."]
     else:
         body = [f"- {sentence} [source: {source}]" for _, sentence, source in chosen]
-        body = _derived(inp.goal, chosen) + body
+        every = [(0.0, sentence, n.source) for n in notes for sentence in _sentences(n)]
+        body = _derived(inp.goal, chosen + every) + body  # the stock may be in a sentence not chosen
     cited = list(dict.fromkeys(source for _, _, source in chosen))
     read = sum(1 for f in inp.files if f.read)
     tail = [

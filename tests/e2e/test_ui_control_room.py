@@ -70,8 +70,8 @@ def test_retry_in_the_ui_continues_a_killed_task_in_the_same_flow_run(
     ui: UiServer, page: Any, tmp_path: Path
 ) -> None:
     ws, task = tmp_path / "ws", "ui-retry"
-    # SIGKILLed in iteration 2, after its first iteration, with tool results not yet recorded.
-    faults = [sys.executable, "-m", "tests.e2e.faults", "--kill-after-results", "4", "--"]
+    # SIGKILLed in iteration 2 (after the opening read of six files), its results not yet recorded.
+    faults = [sys.executable, "-m", "tests.e2e.faults", "--kill-after-results", "7", "--"]
     killed = subprocess.run([*faults, *_run_args(ws, task, "never")], env=ui.env, cwd=ROOT, timeout=300)
     assert killed.returncode == -signal.SIGKILL
     assert len(Workspace(ws).task(task).state().iterations) == 1
