@@ -107,6 +107,41 @@ def test_a_question_as_goal_yields_no_rule_from_the_real_models_reply(tmp_path: 
     assert session.state.constraints == []
 
 
+TEAM_DOCS = ROOT / "bench" / "agent_tasks" / "billing-owner" / "docs"
+
+
+@pytest.mark.parametrize(
+    ("name", "goal", "complete", "unmet"),
+    [
+        (
+            "billing-owner",
+            "Which team owns the billing service, and what is its p95 latency budget?",
+            True,
+            "",
+        ),
+        (
+            "incident-lead",
+            "Which team owns the service whose latency budget was exceeded on March 21, and who leads it?",
+            False,
+            "not answered: Which team owns the service whose latency budget was exceeded on March 21",
+        ),
+    ],
+)
+def test_the_real_models_team_answers_are_judged_by_what_it_read(
+    tmp_path: Path, name: str, goal: str, complete: bool, unmet: str
+) -> None:
+    """The local model's recorded replies (tests/data/real-model/README.md), replayed: a grounded
+    answer is complete; one whose link to the March 21 incident is nowhere in it is not, right
+    or not, and says which part it could not check."""
+    cassette = REAL.parent / f"{name}.cassette.jsonl"
+    config = RunConfig(workspace=str(tmp_path), model=f"replay:{cassette}?match=kind", max_iterations=4)
+    result = run_whole_task(config, name, goal, [TEAM_DOCS])
+    assert result.complete is complete and result.status == ("complete" if complete else "incomplete")
+    answer = Path(str(result.report_path)).read_text(encoding="utf-8")
+    assert ("180 ms" in answer) if complete else ("Tomas Berg" in answer and "Unverified" in answer)
+    assert [u for u in result.unmet if u.startswith(unmet)] if unmet else result.unmet == []
+
+
 def test_the_first_plan_follows_the_opening_read_and_sees_the_requirements(
     tmp_path: Path, model: Install
 ) -> None:
