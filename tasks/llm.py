@@ -106,7 +106,7 @@ REPLY_TOKENS: dict[CallKind, int] = {
     "plan": 4096,  # may carry whole files to write
     "deliver": 2048,  # may be a whole report (the 1.5B's were 100-400 tokens)
     "calculate": 256,  # one expression
-    "write": 4096,  # whole files
+    "write": 2048,  # whole files: the baseline's cap; the 1.5B ran past 2,000 tokens on one small function
     "compress_batch": 4096,
     "compress": 1024,
     "synthesize": 512,
