@@ -150,9 +150,11 @@ def unfenced(path: str, content: str) -> str:
 
 
 def untested(state: TaskState) -> bool:
-    """A file was written since the last test run (or tests never ran after a write)."""
+    """A file was written since the last test run (or tests never ran after a write). A run whose
+    tests failed ran them (its outcome is `failure`): the next step is a fix, not the same run."""
     last: dict[str, int] = {}
     for position, call in enumerate(state.calls):
-        if call.outcome == "success" and call.tool in ("write_file", "run_tests"):
+        ran = call.outcome == "success" or (call.tool == "run_tests" and call.outcome == "failure")
+        if ran and call.tool in ("write_file", "run_tests"):
             last[call.tool] = position
     return "write_file" in last and last["write_file"] > last.get("run_tests", -1)

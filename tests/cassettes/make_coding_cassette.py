@@ -6,9 +6,10 @@ kind, whatever its prompt). The run they script:
 
 1. detect the task type (coding_task); the goal states no rule (N/A)
 2. write `slugify.py` (a documented function with a bug: it splits on whitespace only) and
-   `test_slugify.py`
-3. run the tests: two fail, hot issues open
-4. rewrite `slugify.py` (keep runs of letters and digits) and add a `README.md`
+   `test_slugify.py`, asked for alone (`write`: a coding task with nothing to read writes first)
+3. run the tests (the code changed since they last ran: no model call): two fail, hot issues open
+4. asked for the files again, shown the failing run: rewrite `slugify.py` (keep runs of letters
+   and digits) and add a `README.md`
 5. run the tests again: all pass, the hot issues resolve, the coding suite is satisfied
 
 Regenerate after editing: `.venv/bin/python -m tests.cassettes.make_coding_cassette`.
@@ -106,18 +107,9 @@ Run the tests with `pytest test_slugify.py`.
 FAILING_TESTS = ("test_drops_punctuation", "test_collapses_runs_of_separators")
 
 
-def _candidate(tool: str, params: dict[str, Any], rationale: str, expected: list[str]) -> dict[str, Any]:
-    return {"tool": tool, "params": params, "rationale": rationale, "expected_evidence": expected}
-
-
-def _plan(*candidates: dict[str, Any]) -> dict[str, Any]:
-    return {"candidates": list(candidates)}
-
-
-RUN_TESTS = {"target": "."}
-
-# (kind, reply) in the order the flow asks: start, then per iteration plan, one compression per
-# call in call order (`--compress each`), synthesis. Validation is not a model call.
+# (kind, reply) in the order the flow asks: start, then per iteration the files when asked for
+# them, one compression per call in call order (`--compress each`), synthesis. Validation is not a
+# model call; no planner is asked (the coding step decides each iteration).
 SCRIPT: list[tuple[CallKind, dict[str, Any]]] = [
     (
         "detect_task_type",
@@ -128,24 +120,15 @@ SCRIPT: list[tuple[CallKind, dict[str, Any]]] = [
         },
     ),
     ("extract_constraint", {"rule": "N/A"}),
-    # Iteration 1: write the module and its tests.
+    # Iteration 1: a coding task with nothing to read asks for its files at once (`write`).
     (
-        "plan",
-        _plan(
-            _candidate(
-                "write_file",
+        "write",
+        {
+            "files": [
                 {"path": "slugify.py", "content": BUGGY_CODE},
-                "Nothing exists yet; start with the module the goal names, documented.",
-                ["file_creation", "code_implementation", "documentation"],
-            ),
-            _candidate(
-                "write_file",
                 {"path": "test_slugify.py", "content": TESTS},
-                "The goal asks for pytest tests; cover case, punctuation, repeated separators, "
-                "digits and the empty title.",
-                ["file_creation", "code_implementation"],
-            ),
-        ),
+            ]
+        },
     ),
     (
         "compress",
@@ -175,18 +158,7 @@ SCRIPT: list[tuple[CallKind, dict[str, Any]]] = [
             "progress_assessment": "advancing",
         },
     ),
-    # Iteration 2: run the tests; two fail.
-    (
-        "plan",
-        _plan(
-            _candidate(
-                "run_tests",
-                RUN_TESTS,
-                "The validator still misses passing tests; run the suite against the new code.",
-                ["execution"],
-            ),
-        ),
-    ),
+    # Iteration 2: the code changed since the tests last ran, so they run (no model call); two fail.
     (
         "compress",
         {
@@ -207,24 +179,10 @@ SCRIPT: list[tuple[CallKind, dict[str, Any]]] = [
             "progress_assessment": "advancing",
         },
     ),
-    # Iteration 3: fix the module, document its use.
+    # Iteration 3: asked again for the files, shown the failing run: the module fixed, documented.
     (
-        "plan",
-        _plan(
-            _candidate(
-                "write_file",
-                {"path": "slugify.py", "content": FIXED_CODE},
-                "Two tests fail (hot issues): keep only runs of letters and digits instead of "
-                "splitting on whitespace.",
-                ["file_creation", "code_implementation"],
-            ),
-            _candidate(
-                "write_file",
-                {"path": "README.md", "content": README},
-                "Document what slugify does and how to run its tests.",
-                ["documentation"],
-            ),
-        ),
+        "write",
+        {"files": [{"path": "slugify.py", "content": FIXED_CODE}, {"path": "README.md", "content": README}]},
     ),
     (
         "compress",
@@ -253,19 +211,7 @@ SCRIPT: list[tuple[CallKind, dict[str, Any]]] = [
             "progress_assessment": "advancing",
         },
     ),
-    # Iteration 4: the tests pass.
-    (
-        "plan",
-        _plan(
-            _candidate(
-                "run_tests",
-                RUN_TESTS,
-                "slugify.py changed since the last run, which failed; re-run the tests to confirm "
-                "the fix and resolve the hot issues.",
-                ["execution"],
-            ),
-        ),
-    ),
+    # Iteration 4: the code changed again, the tests run again and pass.
     (
         "compress",
         {

@@ -30,11 +30,12 @@ from tests.conftest import BIN, listing
 
 pytestmark = pytest.mark.e2e
 TESTS_PASS = "tests pass after the last code change"
-MODEL_RUN_NAME = re.compile(r"(detect-task-type|extract-constraint|plan|compress|synthesize)(-\d+)*")
+MODEL_RUN_NAME = re.compile(r"(detect-task-type|extract-constraint|plan|write|compress|synthesize)(-\d+)*")
 MODEL_RUN = {
     "detect-task-type": "detect_task_type",
     "extract-constraint": "extract_constraint",
     "plan": "plan",
+    "write": "write",
     "compress": "compress",
     "synthesize": "synthesize",
 }  # task run name -> call kind

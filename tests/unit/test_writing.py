@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from cairn.flows.writing import unfenced
+from cairn.flows.writing import unfenced, untested
+from cairn.memory.models import ToolCall
+from cairn.memory.state import TaskState
 
 FENCED = '```python\n"""URL slugs."""\n\nimport re\n```\n'  # as Qwen2.5-Coder-1.5B wrote slug.py
 
@@ -21,3 +23,27 @@ FENCED = '```python\n"""URL slugs."""\n\nimport re\n```\n'  # as Qwen2.5-Coder-1
 )
 def test_a_code_file_wrapped_in_one_fence_is_unwrapped(path: str, content: str, written: str) -> None:
     assert unfenced(path, content) == written
+
+
+def _state(*calls: tuple[str, str]) -> TaskState:
+    done = [
+        ToolCall(call_id=f"call-1-{n}", iteration=1, index=n, tool=tool, outcome=outcome)  # type: ignore[arg-type]
+        for n, (tool, outcome) in enumerate(calls, start=1)
+    ]
+    return TaskState(task_id="t", goal="g", task_type="coding_task", pending_calls=done)
+
+
+@pytest.mark.parametrize(
+    ("calls", "expected"),
+    [
+        ([("write_file", "success")], True),
+        ([("write_file", "success"), ("run_tests", "success")], False),
+        # Failing tests ran: the next step is a fix. Before, the same run was proposed again, refused
+        # as a repeat, and the coding task fell back to a planner that read its files again.
+        ([("write_file", "success"), ("run_tests", "failure")], False),
+        ([("write_file", "success"), ("run_tests", "error")], True),  # the tool itself broke
+        ([("write_file", "success"), ("run_tests", "failure"), ("write_file", "success")], True),
+    ],
+)
+def test_the_tests_are_due_after_a_write_until_they_run(calls: list[tuple[str, str]], expected: bool) -> None:
+    assert untested(_state(*calls)) is expected
