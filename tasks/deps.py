@@ -31,6 +31,7 @@ class RunConfig(BaseModel):
     embedding_model: str | None = None
     store: Literal["sqlite", "weaviate"] = "sqlite"
     weaviate_url: str | None = None
+    weaviate_grpc_port: int | None = Field(default=None, ge=1, le=65535)  # None: Weaviate's 50051
     max_iterations: int = Field(default=40, ge=1, le=10_000)
     candidates: int = Field(default=4, ge=1, le=20)  # K proposals per iteration
     beam: int = Field(default=3, ge=1, le=10)  # calls executed per iteration
@@ -79,5 +80,11 @@ def deps_for(config: RunConfig) -> Deps:
     workspace = Workspace(Path(config.workspace))
     workspace.root.mkdir(parents=True, exist_ok=True)
     embedder = make_embedder(config.embedding_model)
-    store = open_store(config.store, path=workspace.db_path, embedder=embedder, url=config.weaviate_url)
+    store = open_store(
+        config.store,
+        path=workspace.db_path,
+        embedder=embedder,
+        url=config.weaviate_url,
+        grpc_port=config.weaviate_grpc_port,
+    )
     return Deps(config=config, workspace=workspace, store=store, embedder=embedder)
