@@ -6,7 +6,7 @@ release once (about 8 minutes cold, then cached by version) before any test runs
 stops the session with one line instead of failing 51 tests; `deployments/weaviate/start.sh`
 starts it on free loopback ports with telemetry off when the first live test asks, and stops
 exactly that process when the session ends. The double (`tests/contract/weaviate_double.py`)
-stays the fast lane's backend.
+stays the fast lane's backend. The benches take a server the same way (`serving`).
 """
 
 from __future__ import annotations
@@ -14,7 +14,10 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-from collections.abc import Callable
+import sys
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -72,3 +75,22 @@ def _script(action: str, binary: Path, run_dir: Path) -> subprocess.CompletedPro
     if done.returncode != 0:
         raise RuntimeError(f"start.sh {action} failed: {done.stderr.strip()[-2000:]}")
     return done
+
+
+@contextmanager
+def serving() -> Iterator[LiveWeaviate]:
+    """`WEAVIATE_URL`'s server, or the pinned release started for the block and stopped after it
+    (for the benches: progress on stderr, a missing Go one error line)."""
+    found = given()
+    if found:
+        yield found
+        return
+    binary, problem = build(lambda line: print(line, file=sys.stderr))
+    if binary is None:
+        raise SystemExit(problem)
+    with tempfile.TemporaryDirectory(prefix="cairn-weaviate-") as tmp:
+        server = start(binary, Path(tmp))
+        try:
+            yield server
+        finally:
+            stop(binary, Path(tmp))
