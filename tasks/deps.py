@@ -71,9 +71,12 @@ class Deps:
         self.store.close()
 
 
+_opened: list[Deps] = []  # every Deps `deps_for` made in this process, for `close_all`
+
+
 @lru_cache(maxsize=8)
 def deps_for(config: RunConfig) -> Deps:
-    """One set of live services per configuration per process."""
+    """One set of live services per configuration per process (closed by `close_all`)."""
     from cairn.memory.backends import open_store
     from cairn.memory.embeddings import make_embedder
 
@@ -87,4 +90,13 @@ def deps_for(config: RunConfig) -> Deps:
         url=config.weaviate_url,
         grpc_port=config.weaviate_grpc_port,
     )
-    return Deps(config=config, workspace=workspace, store=store, embedder=embedder)
+    _opened.append(Deps(config=config, workspace=workspace, store=store, embedder=embedder))
+    return _opened[-1]
+
+
+def close_all() -> None:
+    """Close every store `deps_for` opened: the CLI's last step. A Weaviate client left open holds
+    its connections until the interpreter drops it, and says so on stderr (`Con004`)."""
+    deps_for.cache_clear()
+    while _opened:
+        _opened.pop().close()

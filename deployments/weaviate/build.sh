@@ -25,9 +25,14 @@ MIN_GO="1.26"  # the go directive of Weaviate v1.39.0's go.mod
 
 say() { echo "build.sh: $*" >&2; }
 
+# GO when set (and then only it), else `go` on PATH, else Go's default install place.
 find_go() {
     local candidate
-    for candidate in "${GO:-}" "$(command -v go || true)" /usr/local/go/bin/go; do
+    if [ -n "${GO:-}" ]; then
+        [ -x "$GO" ] && echo "$GO"
+        return
+    fi
+    for candidate in "$(command -v go || true)" /usr/local/go/bin/go; do
         if [ -n "$candidate" ] && [ -x "$candidate" ]; then
             echo "$candidate"
             return 0
@@ -36,7 +41,7 @@ find_go() {
     return 1
 }
 
-# Go too old for the module: `go version` prints "go version go1.26.8 linux/amd64".
+# Go too old for the module (`go env GOVERSION` prints "go1.26.8").
 go_too_old() {
     local have
     have="$("$1" env GOVERSION)"
@@ -50,7 +55,7 @@ if [ -x "$TARGET" ]; then
 fi
 
 if ! GO_BIN="$(find_go)"; then
-    say "Go $MIN_GO+ is needed to build Weaviate $VERSION and was not found: install it from https://go.dev/dl/ (unpack to /usr/local/go) or set GO=/path/to/go; or point WEAVIATE_URL at a running Weaviate"
+    say "Go $MIN_GO+ is needed to build Weaviate $VERSION and was not found${GO:+ at GO=$GO}: install it from https://go.dev/dl/ (unpack to /usr/local/go) or set GO=/path/to/go; or point WEAVIATE_URL at a running Weaviate"
     exit 127
 fi
 if go_too_old "$GO_BIN"; then
