@@ -36,6 +36,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
@@ -221,23 +222,34 @@ def _searched(
             found = [hit.memory.source for hit in store.search(query, vector)]
             results[name].append([len(gold & set(found[:k])) / len(gold) for k in KS])
         if gap:  # is the backend's hybrid the client's formula applied to its own legs?
-            gaps.append([fusion_gap(store, text, vector, where)] * len(KS))
+            gaps.append([fusion_gap(store, text, vector, where, (memories, vectors))] * len(KS))
     store.close()
     return results | ({"fusion-gap": gaps} if gaps else {})
 
 
-def fusion_gap(store: MemoryStore, text: str, vector: list[float], where: SearchFilter) -> float:
+def fusion_gap(
+    store: MemoryStore, text: str, vector: list[float], where: SearchFilter, indexed: Indexed
+) -> float:
     """The largest |hybrid score - relative_score_fusion(vector leg, keyword leg)| of one query on
-    one store, all at the legs' depth and without the rerank stage."""
+    one store, all at the legs' depth and without the rerank stage. The vector leg is exact cosine
+    similarity over the indexed vectors (a store's vector search clips negative similarities to 0,
+    which its hybrid leg does not); the keyword leg is the store's own (min-max normalised again:
+    no change)."""
     depth = fusion.HYBRID_LEG_LIMIT
 
     def hits(mode: SearchMode) -> dict[str, float]:
         query = SearchQuery(text=text, mode=mode, k=depth, filter=where, rerank=False)
         return {hit.memory.key: hit.score for hit in store.search(query, vector)}
 
-    hybrid = hits("hybrid")
-    fused = fusion.relative_score_fusion(hits("vector"), hits("keyword"), SearchQuery(text=text).alpha)
-    return max((abs(score - fused[key].score) for key, score in hybrid.items()), default=0.0)
+    memories, vectors = indexed
+    rows = np.asarray(vectors, dtype=np.float64)
+    query = np.asarray(vector, dtype=np.float64)
+    similarity = rows @ query / (np.linalg.norm(rows, axis=1) * np.linalg.norm(query) + 1e-12)
+    nearest = {memories[i].key: float(similarity[i]) for i in np.argsort(-similarity, kind="stable")[:depth]}
+    fused = fusion.relative_score_fusion(nearest, hits("keyword"), SearchQuery(text=text).alpha)
+    return max(
+        (abs(score - fused[key].score) for key, score in hits("hybrid").items() if key in fused), default=0.0
+    )
 
 
 def run(

@@ -23,7 +23,6 @@ from pathlib import Path
 
 SCRIPTS = Path(__file__).resolve().parents[1] / "deployments" / "weaviate"
 MARKER = "weaviate_live"
-BUILD_TIMEOUT = 1800.0  # a cold build on 2 busy cores took 7-12 minutes
 
 
 @dataclass(frozen=True)
@@ -48,14 +47,26 @@ def given() -> LiveWeaviate | None:
 
 
 def build(say: Callable[[str], None]) -> tuple[Path | None, str]:
-    """The cached binary's path (built now if needed), or None and one line saying what went wrong."""
+    """The cached binary's path (built now if needed), or None and one line saying what went wrong.
+    build.sh's own lines (which Go, how long) are passed to `say` as they come: a cold build is
+    minutes of silence otherwise."""
     say("Weaviate for the weaviate_live tests: deployments/weaviate/build.sh (cached by version) ...")
-    done = subprocess.run([str(SCRIPTS / "build.sh")], capture_output=True, text=True, timeout=BUILD_TIMEOUT)
-    if done.returncode != 0:
-        lines = done.stderr.strip().splitlines() or ["no output"]
-        why = next((line for line in reversed(lines) if line.startswith("build.sh:")), lines[-1])
+    proc = subprocess.Popen(
+        [str(SCRIPTS / "build.sh")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    lines = []
+    assert proc.stderr is not None and proc.stdout is not None
+    for line in proc.stderr:  # stdout is one line: it cannot fill its pipe meanwhile
+        lines.append(line.rstrip())
+        if line.startswith("build.sh:"):
+            say(line.rstrip())
+    path = proc.stdout.read().strip()
+    if proc.wait() != 0:  # stderr ended: the script has exited
+        why = next(
+            (line for line in reversed(lines) if line.startswith("build.sh:")), (lines or ["no output"])[-1]
+        )
         return None, f"{why} (`pytest -m 'not {MARKER}'` leaves the live Weaviate tests out)"
-    return Path(done.stdout.strip().splitlines()[-1]), ""
+    return Path(path.splitlines()[-1]), ""
 
 
 def start(binary: Path, run_dir: Path) -> LiveWeaviate:
