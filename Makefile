@@ -1,5 +1,7 @@
 # Cairn: `make demo` runs a research task offline; `make test` runs the whole test suite (what CI
-# runs); `make test-fast` the unit and contract tests only (under two minutes, for everyday work).
+# runs), the store contract suite against a real Weaviate included (built with Go on first use,
+# about 8 minutes, then cached: deployments/weaviate/); `make test-fast` the unit and contract
+# tests on the embedded store and the Weaviate double only (under two minutes, for everyday work).
 # Each creates .venv and installs everything it needs on a fresh machine.
 PY ?= python3
 VENV := .venv
@@ -10,7 +12,7 @@ export LITELLM_LOCAL_MODEL_COST_MAP := True
 export PREFECT_SERVER_ANALYTICS_ENABLED := false
 export GX_ANALYTICS_ENABLED := false
 
-.PHONY: install lock demo test test-fast lint bench clean
+.PHONY: install lock demo test test-fast lint bench clean weaviate
 
 # Every dependency comes from the lock, each file checked against its hash, exactly as listed (the
 # lock is a whole resolution; pip's own resolver trips on its extras); then Cairn itself, editable
@@ -31,7 +33,12 @@ test: install
 	$(BIN)/pytest
 
 test-fast: install
-	$(BIN)/pytest tests/unit tests/contract
+	$(BIN)/pytest tests/unit tests/contract -m 'not weaviate_live'
+
+# The pinned Weaviate server, built from the Go module proxy and cached by version (make test
+# builds it on its own when needed); `deployments/weaviate/start.sh` runs it.
+weaviate:
+	deployments/weaviate/build.sh
 
 lint: install
 	$(BIN)/ruff check . && $(BIN)/ruff format --check . && $(BIN)/mypy

@@ -14,14 +14,21 @@ indexed with the question it answers.
 Candidates beyond the default (pseudo-relevance feedback, expansion, priors, other fusions) are
 compared with it in `bench/recall_variants.py`.
 
+`--backends sqlite,weaviate` runs the same on each store backend (Weaviate: `WEAVIATE_URL`, or the
+pinned release built and started for the run, `bench/stores.py`) and reports
+`{backend: {configuration: recall}, "fusion_gap": {backend: gap}}`. The gap is the largest
+difference, over every question, between a backend's own hybrid scores (Weaviate fuses one
+tenant's legs on the server) and `cairn.memory.fusion.relative_score_fusion` applied to the same
+backend's vector and keyword legs: about 0 shows that both backends fuse with the same formula.
+
     python bench/recall.py [--data PATH] [--json] [--embedders static-minilm,hashing] [--by-category]
+                           [--backends sqlite,weaviate]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
@@ -29,6 +36,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
@@ -36,14 +44,15 @@ from rich.table import Table
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.stores import OpenStore, backend_list, backend_stores  # noqa: E402
+from cairn.memory import fusion  # noqa: E402
 from cairn.memory.dialog import Turn, turn_memories, turn_vectors  # noqa: E402
 from cairn.memory.embeddings import Embedder, HashingEmbedder, Vectors  # noqa: E402
 from cairn.memory.models import Memory  # noqa: E402
 from cairn.memory.potion_embedding import DATA as POTION_DATA  # noqa: E402
 from cairn.memory.potion_embedding import PotionEmbedder  # noqa: E402
-from cairn.memory.sqlite_store import SQLiteStore  # noqa: E402
 from cairn.memory.static_embedding import StaticEmbedder  # noqa: E402
-from cairn.memory.store import SearchFilter, SearchMode, SearchQuery  # noqa: E402
+from cairn.memory.store import MemoryStore, SearchFilter, SearchMode, SearchQuery  # noqa: E402
 
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "locomo" / "locomo-dev.json"
 KS = (5, 10, 25)
@@ -169,17 +178,23 @@ def categories(sample: dict[str, Any]) -> list[str]:
     return [CATEGORIES[qa["category"]] for qa in _scored(sample)]
 
 
-def recall_for(sample: dict[str, Any], embedder: Embedder, workdir: Path) -> dict[str, list[list[float]]]:
-    """Per configuration, per question: recall at each k."""
+def recall_for(
+    sample: dict[str, Any], embedder: Embedder, open_store: OpenStore, gap: bool = False
+) -> dict[str, list[list[float]]]:
+    """Per configuration, per question: recall at each k (with `gap`, `fusion-gap`: its gap)."""
     tenant, turns = sample["sample_id"], conversation_turns(sample)
     vectors = turn_vectors(turns, embedder)
-    results = _searched(
-        sample, embedder, workdir / "product.db", turn_memories(turns, tenant), vectors, SETTINGS
-    )
+    store = open_store(f"{tenant}-{embedder.name}-product", embedder)
+    results = _searched(sample, embedder, store, turn_memories(turns, tenant), vectors, SETTINGS, gap)
     for name, index in INDEXINGS.items():
         memories, indexed = index(turns, tenant, embedder)
         found = _searched(
-            sample, embedder, workdir / f"{name}.db", memories, indexed, {"hybrid": SETTINGS["hybrid"]}
+            sample,
+            embedder,
+            open_store(f"{tenant}-{embedder.name}-{name}", embedder),
+            memories,
+            indexed,
+            {"hybrid": SETTINGS["hybrid"]},
         )
         results[f"hybrid-{name}"] = found["hybrid"]
     return results
@@ -188,41 +203,82 @@ def recall_for(sample: dict[str, Any], embedder: Embedder, workdir: Path) -> dic
 def _searched(
     sample: dict[str, Any],
     embedder: Embedder,
-    path: Path,
+    store: MemoryStore,
     memories: list[Memory],
     vectors: Any,
     settings: dict[str, Setting],
+    gap: bool = False,
 ) -> dict[str, list[list[float]]]:
     tenant = sample["sample_id"]
-    safe = re.sub(r"[^A-Za-z0-9_.-]", "-", f"{tenant}-{embedder.name}-{path.name}")  # "local/minilm"
-    store = SQLiteStore(path.with_name(safe), embedder)
     store.upsert(memories, vectors)
     results: dict[str, list[list[float]]] = {name: [] for name in settings}
+    gaps: list[list[float]] = []
     for text, gold in questions(sample):
         vector = embedder.embed([text])[0].tolist()
+        where = SearchFilter(tenants=[tenant])
         for name, (mode, alpha, rerank) in settings.items():
             chosen = {} if alpha is None else {"alpha": alpha}
-            where = SearchFilter(tenants=[tenant])
             query = SearchQuery(text=text, mode=mode, k=max(KS), filter=where, rerank=rerank, **chosen)
             found = [hit.memory.source for hit in store.search(query, vector)]
             results[name].append([len(gold & set(found[:k])) / len(gold) for k in KS])
+        if gap:  # is the backend's hybrid the client's formula applied to its own legs?
+            gaps.append([fusion_gap(store, text, vector, where, (memories, vectors))] * len(KS))
     store.close()
-    return results
+    return results | ({"fusion-gap": gaps} if gaps else {})
 
 
-def run(data: Path, only: set[str] | None = None, by_category: bool = False) -> dict[str, dict[str, float]]:
+def fusion_gap(
+    store: MemoryStore, text: str, vector: list[float], where: SearchFilter, indexed: Indexed
+) -> float:
+    """The largest |hybrid score - relative_score_fusion(vector leg, keyword leg)| of one query on
+    one store, all at the legs' depth and without the rerank stage. The vector leg is exact cosine
+    similarity over the indexed vectors (a store's vector search clips negative similarities to 0,
+    which its hybrid leg does not); the keyword leg is the store's own (min-max normalised again:
+    no change)."""
+    depth = fusion.HYBRID_LEG_LIMIT
+
+    def hits(mode: SearchMode) -> dict[str, float]:
+        query = SearchQuery(text=text, mode=mode, k=depth, filter=where, rerank=False)
+        return {hit.memory.key: hit.score for hit in store.search(query, vector)}
+
+    memories, vectors = indexed
+    rows = np.asarray(vectors, dtype=np.float64)
+    query = np.asarray(vector, dtype=np.float64)
+    similarity = rows @ query / (np.linalg.norm(rows, axis=1) * np.linalg.norm(query) + 1e-12)
+    nearest = {memories[i].key: float(similarity[i]) for i in np.argsort(-similarity, kind="stable")[:depth]}
+    fused = fusion.relative_score_fusion(nearest, hits("keyword"), SearchQuery(text=text).alpha)
+    return max(
+        (abs(score - fused[key].score) for key, score in hits("hybrid").items() if key in fused), default=0.0
+    )
+
+
+def run(
+    data: Path,
+    only: set[str] | None = None,
+    by_category: bool = False,
+    backend: str = "sqlite",
+    gap: bool = False,
+) -> dict[str, dict[str, float]]:
     samples = json.loads(data.read_text())
     scores: dict[str, list[list[float]]] = {}
     found = {name: e for name, e in embedders().items() if only is None or name in only}
-    with tempfile.TemporaryDirectory() as tmp, Progress(console=Console(stderr=True), transient=True) as bar:
-        step = bar.add_task("indexing and searching conversations", total=len(found) * len(samples))
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        backend_stores(backend, Path(tmp)) as open_store,
+        Progress(console=Console(stderr=True), transient=True) as bar,
+    ):
+        step = bar.add_task(
+            f"indexing and searching conversations ({backend})", total=len(found) * len(samples)
+        )
         for name, embedder in found.items():
             for sample in samples:
-                for mode, rows in recall_for(sample, embedder, Path(tmp)).items():
+                for mode, rows in recall_for(sample, embedder, open_store, gap).items():
                     scores.setdefault(f"{mode}/{name}", []).extend(rows)
                 bar.advance(step)
+    gaps = {config: rows for config, rows in scores.items() if config.startswith("fusion-gap/")}
     kinds = [kind for sample in samples for kind in categories(sample)]
-    report = {config: _mean(rows, kinds if by_category else None) for config, rows in scores.items()}
+    report = {c: _mean(rows, kinds if by_category else None) for c, rows in scores.items() if c not in gaps}
+    report |= {config: {"max": float(f"{max(r[0] for r in rows):.2e}")} for config, rows in gaps.items()}
     default = "/".join(DEFAULT_CONFIG)
     return {"default": report[default], **report} if default in report else report
 
@@ -242,19 +298,39 @@ def main() -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--embedders", help="comma-separated names: only these (default: all found)")
     parser.add_argument("--by-category", action="store_true", help="also recall@10 per question category")
+    parser.add_argument("--backends", help="comma list of sqlite, weaviate: each, side by side")
     args = parser.parse_args()
     only = set(args.embedders.split(",")) if args.embedders else None
+    if args.backends:
+        per_backend = {
+            b: run(args.data, only, args.by_category, b, gap=True) for b in backend_list(args.backends)
+        }
+        if args.json:
+            print(json.dumps(per_backend))
+            return
+        for backend, report in per_backend.items():
+            _print(report, f"{backend}: LoCoMo retrieval recall ({args.data.name}, categories 1-4)")
+        return
     report = run(args.data, only, args.by_category)
     if args.json:
         print(json.dumps(report))
         return
-    table = Table(title=f"LoCoMo retrieval recall ({args.data.name}, categories 1-4)")
+    _print(report, f"LoCoMo retrieval recall ({args.data.name}, categories 1-4)")
+
+
+def _print(report: dict[str, dict[str, float]], title: str) -> None:
+    table = Table(title=title)
     table.add_column("configuration", no_wrap=True)  # names are long; the figures can wrap instead
-    for column in next(iter(report.values())):
+    columns = list(next(iter(report.values())))
+    for column in columns:
         table.add_column(column)
     for config, row in report.items():
-        table.add_row(config, *(f"{value:.3f}" for value in row.values()))
+        if not config.startswith("fusion-gap/"):
+            table.add_row(config, *(f"{row[column]:.3f}" for column in columns))
     Console().print(table)
+    for config, row in report.items():
+        if config.startswith("fusion-gap/"):
+            Console().print(f"{config}: largest |hybrid - client fusion of its legs| = {row['max']:.2e}")
 
 
 if __name__ == "__main__":

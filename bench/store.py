@@ -1,4 +1,4 @@
-"""Embedded store throughput and latency: inserts/s and top-10 query p50/p95, tenant-filtered.
+"""Store throughput and latency: inserts/s and top-10 query p50/p95, tenant-filtered.
 
 Synthetic records: ~300-char texts drawn from a Zipf-distributed vocabulary and 384-dim unit
 vectors around random topic centres, spread over 10 tenants. Queries are tenant-filtered (as
@@ -7,7 +7,13 @@ Recall@10 compares vector hits with exact float64 brute force over the tenant. I
 with vectors given (the store's own cost); `embed_per_s` is what the default embedder adds: texts
 it embeds per second (the first 5,000 records' texts), `embed_hashing_per_s` the same for hashing.
 
-    python bench/store.py [--sizes 10000,100000] [--json]
+`--backends sqlite,weaviate` runs the same workload on each backend in turn (Weaviate: the server
+`WEAVIATE_URL` names, or the pinned release built and started for the run, `bench/stores.py`) and
+reports `{backend: {size: figures}}`; without it, `{size: figures}` for the embedded store.
+Weaviate's vector search is HNSW (approximate), so its recall@10 against exact search is a figure
+of its own; hybrid on one tenant is one server query.
+
+    python bench/store.py [--sizes 10000,100000] [--backends sqlite,weaviate] [--json]
 """
 
 from __future__ import annotations
@@ -28,10 +34,10 @@ from rich.table import Table
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.stores import backend_list, backend_stores
 from cairn.memory.embeddings import Embedder, HashingEmbedder, make_embedder
 from cairn.memory.models import Memory
-from cairn.memory.sqlite_store import SQLiteStore
-from cairn.memory.store import SearchFilter, SearchMode, SearchQuery
+from cairn.memory.store import MemoryStore, SearchFilter, SearchMode, SearchQuery
 
 DIM, TENANTS, QUERIES, BATCH = 384, 10, 200, 1000
 EMBEDDED = 5000  # texts embedded to time the embedders
@@ -78,7 +84,7 @@ class Corpus:
         return " ".join(words[start : start + 6]), noisy / np.linalg.norm(noisy), self.tenants[source]
 
 
-def insert(store: SQLiteStore, corpus: Corpus, progress: Progress) -> float:
+def insert(store: MemoryStore, corpus: Corpus, progress: Progress) -> float:
     memories = corpus.memories()
     task = progress.add_task(f"insert {len(memories)}", total=len(memories))
     started = time.perf_counter()
@@ -101,10 +107,10 @@ def exact_top10(corpus: Corpus, vector: np.ndarray[Any, Any], tenant: str) -> se
     return {f"m{rows[i]}" for i in np.argsort(-scores, kind="stable")[:10]}
 
 
-def measure(size: int, progress: Progress) -> dict[str, float]:
+def measure(size: int, progress: Progress, backend: str = "sqlite") -> dict[str, float]:
     corpus = Corpus(size)
-    with tempfile.TemporaryDirectory() as tmp:
-        store = SQLiteStore(Path(tmp) / "bench.db", HashingEmbedder(DIM))
+    with tempfile.TemporaryDirectory() as tmp, backend_stores(backend, Path(tmp)) as open_store:
+        store = open_store(f"bench-{size}", HashingEmbedder(DIM))
         result: dict[str, float] = {"insert_per_s": round(insert(store, corpus, progress))}
         result["embed_per_s"] = embed_rate(make_embedder(None), corpus.texts[:EMBEDDED])
         result["embed_hashing_per_s"] = embed_rate(HashingEmbedder(DIM), corpus.texts[:EMBEDDED])
@@ -117,7 +123,7 @@ def measure(size: int, progress: Progress) -> dict[str, float]:
     return result
 
 
-def timed_queries(store: SQLiteStore, corpus: Corpus, progress: Progress) -> dict[str, float]:
+def timed_queries(store: MemoryStore, corpus: Corpus, progress: Progress) -> dict[str, float]:
     times: dict[str, list[float]] = {mode: [] for mode in MODES}
     recalls: list[float] = []
     task = progress.add_task("queries", total=QUERIES)
@@ -143,21 +149,31 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     parser.add_argument("--sizes", default="10000,100000", help="comma-separated record counts")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--backends", help="comma list of sqlite, weaviate: each, side by side")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     console = Console(stderr=args.json)
     with Progress(console=console, transient=True) as progress:
-        report = {str(size): measure(size, progress) for size in sizes}
+        report = {
+            backend: {str(size): measure(size, progress, backend) for size in sizes}
+            for backend in backend_list(args.backends or "sqlite")
+        }
     if args.json:
-        print(json.dumps(report))
+        print(json.dumps(report if args.backends else report["sqlite"]))
         return
-    table = Table(title=f"SQLiteStore, {DIM}-dim, {TENANTS} tenants, top-10, tenant-filtered")
+    for backend, rows in report.items():
+        console.print(_table(backend, rows))
+
+
+def _table(backend: str, report: dict[str, dict[str, float]]) -> Table:
+    name = {"sqlite": "SQLiteStore", "weaviate": "WeaviateStore"}[backend]
+    table = Table(title=f"{name}, {DIM}-dim, {TENANTS} tenants, top-10, tenant-filtered")
     table.add_column("metric")
     for size in report:
         table.add_column(f"{int(size):,} records", justify="right")
     for metric in next(iter(report.values())):
         table.add_row(metric, *(str(report[size][metric]) for size in report))
-    console.print(table)
+    return table
 
 
 if __name__ == "__main__":

@@ -467,7 +467,12 @@ def ui(
 
 def main() -> None:
     """The console script (`cairn`)."""
-    app()
+    from cairn.tasks.deps import close_all
+
+    try:
+        app()
+    finally:
+        close_all()
 
 
 def _die(message: str, code: int, exit_now: bool = False) -> NoReturn:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 from rich.console import Console
@@ -22,6 +24,9 @@ from cairn.memory.tool_config import ToolsConfig
 from cairn.memory.workspace import TaskRepo, Workspace, new_task_id
 from cairn.tasks.deps import RunConfig, deps_for
 from cairn.tasks.llm import BudgetExhausted, ModelUnavailable
+
+if TYPE_CHECKING:
+    from cairn.memory.store import MemoryStore
 
 
 def run_command(
@@ -258,13 +263,36 @@ def reindex_command(config: RunConfig, task_id: str, as_json: bool) -> None:
     check_untampered(repo, config.accept_tampered, "reindex")
     store = deps_for(config).store
     count = reindex(store, replay.envelopes, repo.artifacts)
+    sources = reindex_sources(store, repo.state().sources)
     from cairn.memory.store import SearchFilter
 
     records = store.count(SearchFilter(tenants=[task_id]))
     if as_json:
-        emit({"task_id": task_id, "events": count, "records": records, "torn_tail": replay.torn_tail})
+        emit(
+            {"task_id": task_id, "events": count, "records": records, "sources": sources}
+            | {"torn_tail": replay.torn_tail}
+        )
     else:
-        err.print(f"reindexed [cyan]{task_id}[/]: {count} events → {records} records")
+        err.print(
+            f"reindexed [cyan]{task_id}[/]: {count} events → {records} records; {_sources_line(sources)}"
+        )
+
+
+def reindex_sources(store: MemoryStore, sources: Mapping[str, str]) -> dict[str, str]:
+    """Index the task's `--source` folders in this store too (searches of the task reach them, and a
+    store the task never ran on, as after a move to Weaviate, has none): name -> "indexed", or
+    "missing" for a folder no longer there (its records stay as they were)."""
+    from cairn.memory.sources import ensure_sources
+
+    present = {name: path for name, path in sources.items() if Path(path).is_dir()}
+    ensure_sources(store, present)
+    return {name: "indexed" if name in present else "missing" for name in sources}
+
+
+def _sources_line(sources: Mapping[str, str]) -> str:
+    if not sources:
+        return "no sources"
+    return ", ".join(f"source {name} {how}" for name, how in sources.items())
 
 
 def verify_command(config: RunConfig, task_id: str, as_json: bool) -> None:

@@ -38,6 +38,9 @@ class Settings(BaseSettings):
     weaviate_url: str | None = Field(
         default=None, validation_alias=AliasChoices("WEAVIATE_URL", "CAIRN_WEAVIATE_URL")
     )
+    weaviate_grpc_port: int | None = Field(  # unset: 50051, Weaviate's default
+        default=None, validation_alias=AliasChoices("WEAVIATE_GRPC_PORT", "CAIRN_WEAVIATE_GRPC_PORT")
+    )
     max_iterations: int = 40
     validators_dir: Path | None = None
     context_tokens: int | None = None
@@ -59,6 +62,7 @@ class Settings(BaseSettings):
             "embedding_model": self.embedding_model,
             "store": self.store,
             "weaviate_url": self.weaviate_url,
+            "weaviate_grpc_port": self.weaviate_grpc_port,
             "max_iterations": self.max_iterations,
             "validators_dir": str(self.validators_dir) if self.validators_dir else None,
             "context_tokens": self.context_tokens,

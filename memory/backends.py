@@ -19,9 +19,15 @@ StoreKind = Literal["sqlite", "weaviate"]
 
 
 def open_store(
-    kind: StoreKind, *, path: str | Path, embedder: Embedder, url: str | None = None
+    kind: StoreKind,
+    *,
+    path: str | Path,
+    embedder: Embedder,
+    url: str | None = None,
+    grpc_port: int | None = None,
 ) -> MemoryStore:
-    """The store of `kind`: `sqlite` at `path`, or `weaviate` at `url` (WEAVIATE_URL).
+    """The store of `kind`: `sqlite` at `path`, or `weaviate` at `url` (WEAVIATE_URL) with gRPC on
+    `grpc_port` (WEAVIATE_GRPC_PORT; None: 50051).
 
     >>> from cairn.memory.embeddings import HashingEmbedder
     >>> open_store("weaviate", path="", embedder=HashingEmbedder(dim=32))
@@ -37,6 +43,6 @@ def open_store(
             raise StoreError("the weaviate store needs a url (WEAVIATE_URL)")
         from cairn.memory.weaviate_store import WeaviateStore  # type: ignore[import-not-found,unused-ignore]
 
-        store: MemoryStore = WeaviateStore(url, embedder)
+        store: MemoryStore = WeaviateStore(url, embedder, grpc_port=grpc_port)
         return store
     raise StoreError(f"unknown store kind {kind!r}; expected 'sqlite' or 'weaviate'")

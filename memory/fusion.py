@@ -12,8 +12,8 @@ The keyword leg of `SQLiteStore` is FTS5's own `bm25()` (k1 = 1.2, b = 0.75, ind
 query never rescans texts). Its idf is ln((N - n + 0.5) / (n + 0.5)), floored near zero for terms in
 more than half of the documents, where Weaviate's is ln(1 + (N - n + 0.5) / (n + 0.5)); both are
 monotone in n, so per-leg orderings agree except for terms common to most documents, which carry
-little weight in either. `bm25_scores` / `bm25f_scores` implement Weaviate's formula for the test
-double.
+little weight in either. `bm25_scores` / `weaviate_bm25_scores` implement Weaviate's scorer for the
+test double.
 
 >>> relative_score_fusion({"a": 0.9, "b": 0.5}, {"b": 7.0, "c": 2.0}, alpha=0.5)["b"].score
 0.5
@@ -98,7 +98,7 @@ def bm25_idf(n_docs: int, doc_freq: int) -> float:
 def bm25_scores(
     query: Sequence[str], docs: Sequence[Sequence[str]], k1: float = BM25_K1, b: float = BM25_B
 ) -> list[float]:
-    """Weaviate-style BM25 of one tokenised query against tokenised documents (0.0: no match).
+    """Weaviate's BM25 of one tokenised query against one tokenised property (0.0: no match).
 
     Statistics (N, document frequencies, average length) come from `docs` itself, so pass the
     documents the query may see (one tenant's, say).
@@ -107,53 +107,83 @@ def bm25_scores(
     >>> s[2] > s[0] > s[1] == 0.0
     True
     """
-    return bm25f_scores(query, [docs], [1.0], k1, b)
+    return weaviate_bm25_scores(query, [docs], [1.0], k1, b)
 
 
-def bm25f_scores(
+Field = Sequence[Sequence[str] | None]  # one property of every document: its tokens, None if absent
+
+
+def weaviate_bm25_scores(
     query: Sequence[str],
-    fields: Sequence[Sequence[Sequence[str]]],
+    fields: Sequence[Field],
     boosts: Sequence[float],
     k1: float = BM25_K1,
     b: float = BM25_B,
 ) -> list[float]:
-    """BM25F over several fields: `fields[f][d]` is field f of document d, weighted `boosts[f]`.
+    """BM25 over several properties as Weaviate 1.39 scores it (BlockMax WAND), read from its
+    source and checked against a live server (`tests/contract/test_double_matches_live.py`).
 
-    A term's frequency is the boost-weighted sum of its counts in the fields, a document's length
-    the sum of its fields' lengths, and a term's document frequency counts documents holding it in
-    any field (as Weaviate and FTS5 both do with several properties or columns).
+    `fields[f][d]` is property f of document d (None: d lacks it), weighted `boosts[f]`:
 
-    >>> title, body = [["cat"], ["dog"]], [["dog"], ["cat"]]
-    >>> s = bm25f_scores(["cat"], [title, body], [2.0, 1.0])
-    >>> s[0] > s[1] > 0.0
+    - each property is scored on its own, `idf * boost * tf / (tf + k1 (1 - b + b L / avgL))`,
+      and a document's score is the sum over properties and query terms: no BM25F pooling of
+      frequencies, and no `(k1 + 1)` factor;
+    - L counts a property's tokens in the document; avgL averages it over the documents that
+      have the property (one without it is not counted as length 0);
+    - idf = ln(1 + (N - n + 0.5) / (n + 0.5)), N the documents, n a term's document frequency
+      averaged (integer division) over the properties holding it;
+    - a term repeated in the query counts that many times.
+
+    >>> title, body = [["cat"], ["dog"]], [["dog"], None]
+    >>> s = weaviate_bm25_scores(["cat"], [title, body], [2.0, 1.0])
+    >>> s[0] > s[1] == 0.0
     True
     """
-    docs = list(zip(*fields, strict=True))
-    if not docs:
-        return []
-    terms = list(dict.fromkeys(query))
-    weighted = [_weighted_tf(doc, boosts) for doc in docs]
-    doc_freq = Counter(t for tf in weighted for t in tf if t in terms)
-    idf = {t: bm25_idf(len(docs), doc_freq[t]) for t in terms if doc_freq[t]}
-    lengths = [sum(len(field) for field in doc) for doc in docs]
-    avg_len = sum(lengths) / len(docs) or 1.0
-    return [_bm25_doc(idf, tf, n / avg_len, k1, b) for tf, n in zip(weighted, lengths, strict=True)]
+    parts = weaviate_bm25_parts(query, fields, boosts, k1, b)
+    return [sum(column) for column in zip(*parts, strict=True)] if parts else []
 
 
-def _weighted_tf(doc: Sequence[Sequence[str]], boosts: Sequence[float]) -> dict[str, float]:
-    tf: dict[str, float] = {}
-    for field, boost in zip(doc, boosts, strict=True):
-        for term in field:
-            tf[term] = tf.get(term, 0.0) + boost
-    return tf
+def weaviate_bm25_parts(
+    query: Sequence[str],
+    fields: Sequence[Field],
+    boosts: Sequence[float],
+    k1: float = BM25_K1,
+    b: float = BM25_B,
+) -> list[list[float]]:
+    """`weaviate_bm25_scores` before the sum: `parts[f][d]`, property f's boosted score of document d
+    (Weaviate ranks each property on its own before adding them up)."""
+    n_docs = len(fields[0]) if fields else 0
+    counts = [[Counter(tokens) if tokens is not None else None for tokens in field] for field in fields]
+    idf = _property_idf(Counter(query), counts, n_docs)
+    parts = []
+    for field, boost in zip(counts, boosts, strict=True):
+        lengths = [sum(tf.values()) for tf in field if tf is not None]
+        avg_len = sum(lengths) / len(lengths) if lengths else 0.0
+        parts.append(
+            [
+                boost * _bm25_doc(idf, tf, sum(tf.values()) / avg_len, k1, b) if tf and avg_len else 0.0
+                for tf in field
+            ]
+        )
+    return parts
 
 
-def _bm25_doc(
-    idf: Mapping[str, float], tf: Mapping[str, float], rel_len: float, k1: float, b: float
-) -> float:
+def _property_idf(
+    query: Counter[str], fields: Sequence[Sequence[Counter[str] | None]], n_docs: int
+) -> dict[str, float]:
+    idf = {}
+    for term, repeats in query.items():
+        freqs = [sum(1 for tf in field if tf and term in tf) for field in fields]
+        holding = [n for n in freqs if n]
+        if holding:
+            idf[term] = bm25_idf(n_docs, sum(holding) // len(holding)) * repeats
+    return idf
+
+
+def _bm25_doc(idf: Mapping[str, float], tf: Mapping[str, int], rel_len: float, k1: float, b: float) -> float:
     score = 0.0
     for term, weight in idf.items():
-        freq = tf.get(term, 0.0)
+        freq = tf.get(term, 0)
         if freq:
-            score += weight * freq * (k1 + 1.0) / (freq + k1 * (1.0 - b + b * rel_len))
+            score += weight * freq / (freq + k1 * (1.0 - b + b * rel_len))
     return score

@@ -24,10 +24,17 @@ _TENANT_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _PREFIX = re.compile(r"^[A-Z][A-Za-z0-9_]*$")
 _WORD = re.compile(r"[a-z0-9]+")  # the words `cairn.memory.embeddings.tokens` sees
 _FIELDS = tuple(Memory.model_fields)
-# Weaviate reads a property boost ("terms^2") as an integer, so `fusion.CONTEXT_WEIGHT` is written
-# as the ratio of two: 0.5 becomes content^2, context^1. BM25F ranks alike for any common factor.
+# Keyword search runs over one property, `terms`: the content's words `_RATIO.denominator` times
+# and the context's `_RATIO.numerator` times (2 and 1 for `fusion.CONTEXT_WEIGHT` = 0.5), with k1
+# scaled by the same factor. Why one property: Weaviate (1.39, BlockMax WAND) scores each queried
+# property on its own, with its own average length, and sums them only over each property's best
+# max(1.1 limit, limit + 10) documents, so a `terms^2, context_terms^1` query ranks unlike FTS5's
+# pooled BM25F and its scores even change with the limit. One property pools the frequencies as
+# BM25F does: its tf is 2 tf_content + tf_context = 2 w, and k1 doubled gives FTS5's saturation
+# w / (w + k1 (...)); only the length counts the content twice. docs/weaviate.md has the figures.
 _RATIO = Fraction(fusion.CONTEXT_WEIGHT).limit_denominator(10)
-KEYWORD_PROPERTIES = [f"terms^{_RATIO.denominator}", f"context_terms^{_RATIO.numerator}"]
+KEYWORD_PROPERTIES = ["terms"]
+BM25_K1 = fusion.BM25_K1 * _RATIO.denominator
 
 
 def object_uuid(tenant: str, key: str) -> str:
@@ -56,12 +63,13 @@ def group_of(kind: str) -> str:
 
 
 def to_properties(memory: Memory) -> dict[str, Any]:
-    """A record as Weaviate properties (None-valued fields omitted; `terms`, `context_terms` for BM25)."""
+    """A record as Weaviate properties (None-valued fields omitted; `terms` for BM25)."""
     props = {name: value for name, value in memory.model_dump().items() if value is not None}
     props["expires_at"] = NEVER if memory.expires_at is None else memory.expires_at
-    props["terms"] = _terms(memory.content)
-    if memory.context:
-        props["context_terms"] = _terms(memory.context)
+    weighted = [_terms(memory.content)] * _RATIO.denominator + [
+        _terms(memory.context or "")
+    ] * _RATIO.numerator
+    props["terms"] = " ".join(filter(None, weighted))
     return props
 
 
@@ -155,7 +163,9 @@ def ensure_collection(client: Any, name: str) -> None:
     from weaviate.classes.config import Configure, StopwordsPreset, VectorDistances
 
     if client.collections.exists(name):
-        _add_missing_properties(client.collections.get(name))
+        collection = client.collections.get(name)
+        _add_missing_properties(collection)
+        _set_bm25(collection)
         return
     try:
         client.collections.create(
@@ -167,7 +177,7 @@ def ensure_collection(client: Any, name: str) -> None:
                 vector_index_config=Configure.VectorIndex.hnsw(distance_metric=VectorDistances.COSINE),
             ),
             inverted_index_config=Configure.inverted_index(
-                bm25_k1=fusion.BM25_K1, bm25_b=fusion.BM25_B, stopwords_preset=StopwordsPreset.NONE
+                bm25_k1=BM25_K1, bm25_b=fusion.BM25_B, stopwords_preset=StopwordsPreset.NONE
             ),
         )
     except Exception:
@@ -186,6 +196,18 @@ def _add_missing_properties(collection: Any) -> None:
                     raise
 
 
+def _set_bm25(collection: Any) -> None:
+    """Give a collection made by an older Cairn (k1 = 1.2, content and context in two properties)
+    the k1 of the one-property layout. Its records keep their old `terms` until `cairn reindex`."""
+    from weaviate.classes.config import Reconfigure
+
+    bm25 = collection.config.get().inverted_index_config.bm25
+    if abs(bm25.k1 - BM25_K1) > 1e-6 or abs(bm25.b - fusion.BM25_B) > 1e-6:
+        collection.config.update(
+            inverted_index_config=Reconfigure.inverted_index(bm25_k1=BM25_K1, bm25_b=fusion.BM25_B)
+        )
+
+
 def _schema_properties() -> list[Any]:
     from weaviate.classes.config import DataType, Property, Tokenization
 
@@ -202,14 +224,11 @@ def _schema_properties() -> list[Any]:
         tag("agents", DataType.TEXT_ARRAY),
         Property(name="content", data_type=DataType.TEXT, index_filterable=False, index_searchable=False),
         Property(name="context", data_type=DataType.TEXT, index_filterable=False, index_searchable=False),
-        *(
-            Property(
-                name=name,
-                data_type=DataType.TEXT,
-                tokenization=Tokenization.WHITESPACE,
-                index_filterable=False,
-            )
-            for name in ("terms", "context_terms")
+        Property(
+            name="terms",
+            data_type=DataType.TEXT,
+            tokenization=Tokenization.WHITESPACE,
+            index_filterable=False,
         ),
         Property(name="active", data_type=DataType.BOOL),
         Property(name="access_count", data_type=DataType.INT),

@@ -7,11 +7,12 @@ Layout on the server:
   learning. Tenants are created on first write; names Weaviate refuses become `t-<sha256 prefix>`.
 - Object UUIDs are `uuid5(tenant, key)`, so upserting a key overwrites one object.
 - No vectorizer: vectors come from the caller or the store's embedder (one self-provided vector).
-- BM25 runs over `terms`: every word of the content, lower-cased and stemmed with
-  `cairn.memory.embeddings.stem`, indexed with whitespace tokenisation and no stopword preset; queries
-  drop stopwords (`cairn.memory.embeddings.tokens`). Stopwords stay in the documents because they count
-  in BM25's document length, as in the embedded store's FTS5 index, so both backends match and
-  weigh the same words. `content` itself is stored unindexed.
+- BM25 runs over one property, `terms`: every word of the content twice and of the context once,
+  lower-cased and stemmed with `cairn.memory.embeddings.stem`, indexed with whitespace tokenisation
+  and no stopword preset, k1 doubled (`weaviate_schema.KEYWORD_PROPERTIES` says why one property);
+  queries drop stopwords (`cairn.memory.embeddings.tokens`). Stopwords stay in the documents because
+  they count in BM25's document length, as in the embedded store's FTS5 index, so both backends
+  match and weigh the same words. `content` itself is stored unindexed.
 - "Never expires" is stored as `NEVER` (year 9999), so the TTL filter is a plain `expires_at > now`.
 
 Searching several tenants: a multi-tenant collection cannot be searched across tenants (each tenant

@@ -31,6 +31,7 @@ class RunConfig(BaseModel):
     embedding_model: str | None = None
     store: Literal["sqlite", "weaviate"] = "sqlite"
     weaviate_url: str | None = None
+    weaviate_grpc_port: int | None = Field(default=None, ge=1, le=65535)  # None: Weaviate's 50051
     max_iterations: int = Field(default=40, ge=1, le=10_000)
     candidates: int = Field(default=4, ge=1, le=20)  # K proposals per iteration
     beam: int = Field(default=3, ge=1, le=10)  # calls executed per iteration
@@ -70,14 +71,32 @@ class Deps:
         self.store.close()
 
 
+_opened: list[Deps] = []  # every Deps `deps_for` made in this process, for `close_all`
+
+
 @lru_cache(maxsize=8)
 def deps_for(config: RunConfig) -> Deps:
-    """One set of live services per configuration per process."""
+    """One set of live services per configuration per process (closed by `close_all`)."""
     from cairn.memory.backends import open_store
     from cairn.memory.embeddings import make_embedder
 
     workspace = Workspace(Path(config.workspace))
     workspace.root.mkdir(parents=True, exist_ok=True)
     embedder = make_embedder(config.embedding_model)
-    store = open_store(config.store, path=workspace.db_path, embedder=embedder, url=config.weaviate_url)
-    return Deps(config=config, workspace=workspace, store=store, embedder=embedder)
+    store = open_store(
+        config.store,
+        path=workspace.db_path,
+        embedder=embedder,
+        url=config.weaviate_url,
+        grpc_port=config.weaviate_grpc_port,
+    )
+    _opened.append(Deps(config=config, workspace=workspace, store=store, embedder=embedder))
+    return _opened[-1]
+
+
+def close_all() -> None:
+    """Close every store `deps_for` opened: the CLI's last step. A Weaviate client left open holds
+    its connections until the interpreter drops it, and says so on stderr (`Con004`)."""
+    deps_for.cache_clear()
+    while _opened:
+        _opened.pop().close()

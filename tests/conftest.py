@@ -6,10 +6,14 @@ import os
 import socket
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from tests.weaviate_server import LiveWeaviate
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("GX_ANALYTICS_ENABLED", "false")
@@ -34,19 +38,43 @@ def wait_healthy(url: str, timeout: float = 90.0) -> None:
     wait_until_healthy(url, timeout)
 
 
+WEAVIATE_BINARY = pytest.StashKey[Path]()
+
+
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Before any test runs: the Debian packages the selected tests drive are there (installed now
-    when we are root), or the run stops with one line saying how to get them (`tests/system.py`)."""
+    when we are root), and so is a built Weaviate when live Weaviate tests are selected; or the run
+    stops with one line saying how to get what is missing (`tests/system.py`,
+    `tests/weaviate_server.py`)."""
     from tests.system import NEEDS, ensure
 
     if session.config.option.collectonly:
         return
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+
+    def say(line: str) -> None:
+        if reporter:
+            reporter.write_line(line)
+
     wanted = [n for n in NEEDS if any(item.get_closest_marker(n.marker) for item in session.items)]
     for need in wanted:
-        problem = ensure(need, lambda line: reporter.write_line(line) if reporter else None)
+        problem = ensure(need, say)
         if problem:
             pytest.exit(problem, returncode=pytest.ExitCode.USAGE_ERROR)
+    _build_weaviate(session, say)
+
+
+def _build_weaviate(session: pytest.Session, say: Callable[[str], None]) -> None:
+    """Build (or find cached) the pinned Weaviate when a selected test needs it and no
+    `WEAVIATE_URL` names one: minutes on a fresh machine, so before the first test, not inside it."""
+    from tests import weaviate_server as live
+
+    if live.given() or not any(item.get_closest_marker(live.MARKER) for item in session.items):
+        return
+    binary, problem = live.build(say)
+    if binary is None:
+        pytest.exit(problem, returncode=pytest.ExitCode.USAGE_ERROR)
+    session.config.stash[WEAVIATE_BINARY] = binary
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -94,6 +122,31 @@ def prefect_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             proc.kill()
         log.close()
+
+
+@pytest.fixture(scope="session")
+def weaviate_server(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[LiveWeaviate]:
+    """A real Weaviate for the whole session: `WEAVIATE_URL`'s, or the pinned release started now on
+    free loopback ports (`deployments/weaviate/start.sh`) and stopped at the end."""
+    from tests import weaviate_server as live
+
+    given = live.given()
+    if given:
+        yield given
+        return
+    binary = request.config.stash.get(WEAVIATE_BINARY, None)
+    if binary is None:  # a test that uses the server without the marker: build now
+        binary, problem = live.build(lambda line: None)
+        if binary is None:
+            pytest.fail(problem, pytrace=False)
+    run_dir = tmp_path_factory.mktemp("weaviate")
+    server = live.start(binary, run_dir)
+    try:
+        yield server
+    finally:
+        live.stop(binary, run_dir)
 
 
 @pytest.fixture

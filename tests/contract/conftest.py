@@ -2,15 +2,17 @@
 
 Adding a backend is one import and one entry, e.g.
 
-    from tests.contract.weaviate_backend import weaviate_double, weaviate_live
-    BACKENDS |= {"weaviate-double": weaviate_double, "weaviate-live": weaviate_live}
+    from tests.contract.weaviate_backend import make_weaviate_double_store
+    BACKENDS |= {"weaviate-double": make_weaviate_double_store}
 
-A backend listed in `NEEDS_ENV` is skipped when its environment variable is unset.
+`weaviate-live` runs on a real Weaviate server (`weaviate_server`, one per session: the one
+`WEAVIATE_URL` names, or the pinned release built and started by `deployments/weaviate/`); its
+tests carry the `weaviate_live` marker, so `pytest -m 'not weaviate_live'` (`make test-fast`)
+leaves them out. They are never skipped for want of a server.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -19,13 +21,18 @@ import pytest
 from cairn.memory.embeddings import Embedder, HashingEmbedder
 from cairn.memory.sqlite_store import SQLiteStore
 from cairn.memory.store import MemoryStore
-from tests.contract.weaviate_backend import make_weaviate_double_store, make_weaviate_live_store
+from tests.contract.weaviate_backend import (
+    drop_collections,
+    make_weaviate_double_store,
+    make_weaviate_live_store,
+)
+from tests.weaviate_server import MARKER, LiveWeaviate
 
 BACKENDS: dict[str, Callable[[Path, Embedder], MemoryStore]] = {
     "sqlite": lambda tmp, embedder: SQLiteStore(tmp / "memory.db", embedder),
+    "weaviate-double": make_weaviate_double_store,
 }
-BACKENDS |= {"weaviate-double": make_weaviate_double_store, "weaviate-live": make_weaviate_live_store}
-NEEDS_ENV = {"weaviate-live": "WEAVIATE_URL"}  # a live server only when one is configured
+LIVE = "weaviate-live"  # needs the session's server, so it is built in the fixture below
 
 DIM = 64  # small vectors keep the suite fast
 
@@ -35,12 +42,16 @@ def embedder() -> Embedder:
     return HashingEmbedder(dim=DIM)
 
 
-@pytest.fixture(params=sorted(BACKENDS))
+@pytest.fixture(params=[*sorted(BACKENDS), pytest.param(LIVE, marks=getattr(pytest.mark, MARKER))])
 def store(request: pytest.FixtureRequest, tmp_path: Path, embedder: Embedder) -> Iterator[MemoryStore]:
     name: str = request.param
-    variable = NEEDS_ENV.get(name)
-    if variable and not os.environ.get(variable):
-        pytest.skip(f"{name} needs {variable}")
-    backend = BACKENDS[name](tmp_path, embedder)
-    yield backend
-    backend.close()
+    if name != LIVE:
+        backend = BACKENDS[name](tmp_path, embedder)
+        yield backend
+        backend.close()
+        return
+    server: LiveWeaviate = request.getfixturevalue("weaviate_server")
+    live = make_weaviate_live_store(tmp_path, embedder, server)
+    yield live
+    live.close()
+    drop_collections(server, tmp_path)

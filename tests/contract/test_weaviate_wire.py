@@ -60,9 +60,10 @@ def test_schema_is_multi_tenant_with_self_provided_vectors(wired: DoubleWeaviate
         assert body["multiTenancyConfig"]["enabled"] is True
         assert body["vectorConfig"]["default"]["vectorizer"] == {"none": {}}
         assert body["invertedIndexConfig"]["stopwords"]["preset"] == "none"
+        assert body["invertedIndexConfig"]["bm25"] == {"k1": pytest.approx(2.4), "b": pytest.approx(0.75)}
         props = {p["name"]: p for p in body["properties"]}
-        assert set(Memory.model_fields) | {"terms", "context_terms"} == set(props)
-        assert props["terms"]["tokenization"] == props["context_terms"]["tokenization"] == "whitespace"
+        assert set(Memory.model_fields) | {"terms"} == set(props)
+        assert props["terms"]["tokenization"] == "whitespace"
         assert props["context"]["indexSearchable"] is False
         assert props["kind"]["tokenization"] == "field" and props["kind"]["indexSearchable"] is False
         assert props["content"]["indexSearchable"] is False
@@ -96,10 +97,17 @@ def test_objects_carry_tenant_uuid_and_the_given_vector(wired: DoubleWeaviateSto
     got = np.frombuffer(sent.vector_bytes, dtype="<f4")
     assert sent.name == "default" and np.allclose(got, vector / np.linalg.norm(vector), atol=1e-6)
     props = obj.properties.non_ref_properties.fields
-    assert (
-        props["terms"].string_value == "note vec about the build"
-        and props["expires_at"].number_value == NEVER
-    )
+    # The content's words twice (weight 1 against the context's 0.5, which this record lacks).
+    assert props["terms"].string_value == "note vec about the build note vec about the build"
+    assert props["expires_at"].number_value == NEVER
+
+
+def test_terms_weigh_the_content_twice_and_the_context_once(wired: DoubleWeaviateStore) -> None:
+    mark = len(wired.double.state.log)
+    wired.upsert([Memory(key="turn", kind="fact", content="Yes, Rex!", context="Your dog?", tenant="t")])
+    (batch,) = _new(wired, "BatchObjects", mark)
+    terms = batch.objects[0].properties.non_ref_properties.fields["terms"].string_value
+    assert terms == "yes rex yes rex your dog"
 
 
 def test_one_shard_hybrid_is_fused_by_the_server(wired: DoubleWeaviateStore) -> None:
@@ -112,8 +120,8 @@ def test_one_shard_hybrid_is_fused_by_the_server(wired: DoubleWeaviateStore) -> 
     assert request.tenant == "task-9" and request.collection == "CairnEvidence"
     assert hybrid.use_alpha_param and hybrid.alpha_param == pytest.approx(0.3)
     assert hybrid.fusion_type == base_search_pb2.Hybrid.FUSION_TYPE_RELATIVE_SCORE
-    # Weaviate reads boosts as integers: context at half the weight of content is 1 to 2.
-    assert list(hybrid.properties) == ["terms^2", "context_terms^1"] and hybrid.query == "build h1"
+    # One property: Weaviate would score two on their own and cut each to its best hits first.
+    assert list(hybrid.properties) == ["terms"] and hybrid.query == "build h1"
     assert len(hybrid.vector_bytes) == 4 * DIM and request.limit >= 3
     assert hits[0].memory.key == "h1" and hits[0].keyword_score == pytest.approx(1.0)
 
@@ -170,7 +178,7 @@ def test_every_filter_field_is_sent(wired: DoubleWeaviateStore) -> None:
     (ttl,) = [leaf for leaf in leaves - expected]
     assert ttl[:2] == ("expires_at", "OPERATOR_GREATER_THAN")
     assert request.tenant == "task-11"
-    assert list(request.bm25_search.properties) == ["terms^2", "context_terms^1"]
+    assert list(request.bm25_search.properties) == ["terms"]
 
 
 def test_delete_tenant_removes_the_weaviate_tenant(wired: DoubleWeaviateStore) -> None:
@@ -203,24 +211,27 @@ def test_purge_deletes_expired_objects_tenant_by_tenant(wired: DoubleWeaviateSto
     assert wired.get("new", "task-13") is not None and wired.get("old", "task-13") is None
 
 
-def test_a_collection_from_before_context_gains_its_properties(wired: DoubleWeaviateStore) -> None:
+def test_a_collection_from_an_older_cairn_gains_context_and_the_new_k1(wired: DoubleWeaviateStore) -> None:
     client = weaviate.connect_to_local(port=wired.double.http_port, grpc_port=wired.double.grpc_port)
     try:
-        for group in ("Evidence", "Memory"):  # as an older Cairn made them: no context properties
+        for group in ("Evidence", "Memory"):  # as an older Cairn made them: no context, k1 = 1.2
             ensure_collection(client, f"Old{group}")
-            wired.double.state.classes[f"Old{group}"]["properties"] = [
-                p
-                for p in wired.double.state.classes[f"Old{group}"]["properties"]
-                if not p["name"].startswith("context")
-            ]
+            old = wired.double.state.classes[f"Old{group}"]
+            old["properties"] = [p for p in old["properties"] if not p["name"].startswith("context")]
+            old["invertedIndexConfig"]["bm25"]["k1"] = 1.2
         mark = len(wired.double.state.log)
         store = WeaviateStore.from_client(client, HashingEmbedder(dim=DIM), collection_prefix="Old")
         added = _new(wired, "POST /v1/schema/OldMemory/properties", mark)
-        assert sorted(p["name"] for p in added) == ["context", "context_terms"]
+        assert [p["name"] for p in added] == ["context"]
+        assert wired.double.state.classes["OldMemory"]["invertedIndexConfig"]["bm25"]["k1"] == pytest.approx(
+            2.4
+        )
         store.upsert([Memory(key="a", kind="fact", content="yes!", context="the pottery class", tenant="t")])
         hits = store.search(SearchQuery(text="pottery", mode="keyword", filter=SearchFilter(tenants=["t"])))
         assert [h.memory.key for h in hits] == ["a"]
+        mark = len(wired.double.state.log)
         WeaviateStore.from_client(client, HashingEmbedder(dim=DIM), collection_prefix="Old")
-        assert len(_new(wired, "POST /v1/schema/OldMemory/properties", mark)) == 2  # nothing re-added
+        assert not _new(wired, "POST /v1/schema/OldMemory/properties", mark)  # nothing re-added
+        assert not _new(wired, "PUT /v1/schema/OldMemory", mark)  # nor k1 set again
     finally:
         client.close()

@@ -3,8 +3,9 @@
 A store's collections are named after its test's `tmp_path` (plus a per-session salt), so opening
 a backend twice on one `tmp_path` reaches the same data, as reopening an SQLite file does, and no
 two tests share collections. Connecting a client costs about half a second, so every double-backed
-store shares one double and one client for the session; a finalizer registry (`atexit`) stops the
-double and, on a live server, deletes the collections the session created.
+store shares one double and one client for the session (stopped at exit); on a live server each
+test's collections are deleted when it ends (`drop_collections`), so a server the session was
+given is left as it was found.
 
 >>> store = make_weaviate_double_store(tmp_path, HashingEmbedder(dim=32))  # doctest: +SKIP
 """
@@ -13,21 +14,19 @@ from __future__ import annotations
 
 import atexit
 import hashlib
-import os
 import uuid
 import weakref
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from cairn.memory.embeddings import Embedder
 from cairn.memory.weaviate_store import WeaviateStore, connect_client
 from tests.contract.weaviate_double import WeaviateDouble
+from tests.weaviate_server import LiveWeaviate
 
 _SALT = uuid.uuid4().hex  # pytest reuses tmp path names across sessions; live collections outlive them
 _shared: dict[str, Any] = {}  # "double", "client": created on first use, closed at exit
-_live_prefixes: set[str] = set()
+GROUPS = ("Evidence", "Memory")
 
 
 def collection_prefix(tmp_path: Path) -> str:
@@ -82,22 +81,17 @@ def make_weaviate_double_store(tmp_path: Path, embedder: Embedder) -> WeaviateSt
     return WeaviateStore.from_client(client, embedder, collection_prefix=collection_prefix(tmp_path))
 
 
-def make_weaviate_live_store(tmp_path: Path, embedder: Embedder) -> WeaviateStore:
-    """A store on `WEAVIATE_URL` (gRPC on `WEAVIATE_GRPC_PORT`, default 50051); skips when unset."""
-    url = os.environ.get("WEAVIATE_URL")
-    if not url:
-        pytest.skip("WEAVIATE_URL is not set: no live Weaviate to test against")
-    grpc_port = int(os.environ.get("WEAVIATE_GRPC_PORT", "50051"))
-    prefix = collection_prefix(tmp_path)
-    if not _live_prefixes:
-        atexit.register(_drop_live_collections, url, grpc_port)
-    _live_prefixes.add(prefix)
-    return WeaviateStore(url, embedder, collection_prefix=prefix, grpc_port=grpc_port)
+def make_weaviate_live_store(tmp_path: Path, embedder: Embedder, server: LiveWeaviate) -> WeaviateStore:
+    """A store on the session's real server, in collections of this test's own."""
+    return WeaviateStore(
+        server.url, embedder, collection_prefix=collection_prefix(tmp_path), grpc_port=server.grpc_port
+    )
 
 
-def _drop_live_collections(url: str, grpc_port: int) -> None:
-    client = connect_client(url, grpc_port)
+def drop_collections(server: LiveWeaviate, tmp_path: Path) -> None:
+    """Delete the collections a test's stores created on the live server."""
+    client = connect_client(server.url, server.grpc_port)
     try:
-        client.collections.delete([f"{p}{group}" for p in _live_prefixes for group in ("Evidence", "Memory")])
+        client.collections.delete([f"{collection_prefix(tmp_path)}{group}" for group in GROUPS])
     finally:
         client.close()

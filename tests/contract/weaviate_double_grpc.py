@@ -79,7 +79,7 @@ class DoubleServicer(weaviate_pb2_grpc.WeaviateServicer):
         if req.HasField("hybrid_search"):
             return _hybrid(req.hybrid_search, shard, allowed, index, max(depth, HYBRID_LEG_LIMIT))
         if req.HasField("bm25_search"):
-            return q.bm25(shard, ids, req.bm25_search.query, req.bm25_search.properties, index)
+            return q.bm25(shard, ids, req.bm25_search.query, req.bm25_search.properties, index, depth)
         if req.HasField("near_vector"):
             return _near(req.near_vector, allowed, depth)
         for other in ("near_object", "near_text", "near_image", "group_by", "rerank", "generative"):
@@ -140,7 +140,7 @@ def _hybrid(h: Any, shard: list[Any], allowed: list[Any], index: q.TextIndex, de
         raise q.QueryError("hybrid needs a vector: the collection has no vectorizer")
     vleg = q.near_vector(allowed, vector, _target(h), depth) if vector is not None and alpha > 0 else []
     ids = {o.uuid for o in allowed}
-    kleg = q.bm25(shard, ids, h.query, h.properties, index)[:depth] if h.query and alpha < 1 else []
+    kleg = q.bm25(shard, ids, h.query, h.properties, index, depth)[:depth] if h.query and alpha < 1 else []
     return q.fuse(vleg, kleg, alpha, h.fusion_type)
 
 

@@ -1,8 +1,9 @@
 """Query semantics of the Weaviate test double: filters, BM25, near-vector, hybrid, sorting.
 
 Pure functions over stored objects and the request protos weaviate-client sends, written from
-Weaviate's documented behaviour: cosine distance = 1 - cos; BM25F with the collection's k1/b,
-per-shard statistics and integer property boosts (`cairn.memory.fusion.bm25f_scores`); relative-score
+Weaviate's behaviour: cosine distance = 1 - cos; BM25 with the collection's k1/b, per-shard
+statistics and float property boosts, scored per property as Weaviate 1.39 does
+(`cairn.memory.fusion.weaviate_bm25_scores`, checked against a live server); relative-score
 fusion with each leg limited to `max(limit, HYBRID_LEG_LIMIT)` and Weaviate's explain text; ranked
 fusion as 1 / (60 + rank).
 
@@ -194,26 +195,65 @@ class TextIndex:
 
 
 def bm25(
-    shard: list[StoredObject], allowed: set[str], query: str, props: Sequence[str], index: TextIndex
+    shard: list[StoredObject],
+    allowed: set[str],
+    query: str,
+    props: Sequence[str],
+    index: TextIndex,
+    limit: int | None = None,
 ) -> list[Scored]:
-    """BM25F over the whole shard's statistics; hits are the `allowed` objects scoring above 0.
+    """BM25 over the whole shard's statistics (`fusion.weaviate_bm25_parts`, Weaviate 1.39's
+    scorer); hits are the `allowed` objects holding a query term in a searched property.
 
-    Properties may carry a boost, `name^2`; like Weaviate, the boost is read as an integer (a
-    fractional one counts 0). Each property is tokenised by its own tokenization.
+    Properties may carry a boost, `name^1.5`, read as a float (one that does not parse counts 0,
+    its matches still returned); a property named twice counts once, with its last boost. Each
+    property is tokenised by its own tokenization. With a `limit`, each property keeps only its
+    best `wand_limit(limit)` hits before the properties are added up, as Weaviate's BlockMax WAND
+    does: a document below that cut in one property loses that property's share of its score.
     """
-    terms: dict[str, None] = {}  # the query's tokens under each property's tokenization
-    fields, boosts = [], []
-    for spec in list(props) or list(index.tokenization):
-        name, caret, boost = spec.partition("^")
+    boosts = _boosts(list(props) or list(index.tokenization))
+    terms: list[str] = []  # the query's tokens under each tokenization in use, repeats kept
+    fields: list[fusion.Field] = []
+    for name in boosts:
         tok = index.tokenization.get(name, "word")
-        terms.update(dict.fromkeys(tokenize(query, tok, index.stopwords)))
-        fields.append([tokenize(str(o.properties.get(name) or ""), tok) for o in shard])
-        boosts.append((float(boost) if boost.isdigit() else 0.0) if caret else 1.0)
-    scores = fusion.bm25f_scores(list(terms), fields, boosts, index.k1, index.b) if fields else []
-    totals = {o.uuid: score for o, score in zip(shard, scores, strict=True)}
-    hits = [Scored(o, score=totals[o.uuid]) for o in shard if o.uuid in allowed and totals[o.uuid] > 0]
+        if tok not in {index.tokenization.get(n, "word") for n in list(boosts)[: len(fields)]}:
+            terms += tokenize(query, tok, index.stopwords)
+        fields.append([_tokens_of(o, name, tok) for o in shard])
+    parts = fusion.weaviate_bm25_parts(terms, fields, list(boosts.values()), index.k1, index.b)
+    totals: dict[int, float] = {}
+    for values, part in zip(fields, parts, strict=True):
+        found = [d for d, o in enumerate(shard) if o.uuid in allowed and _holds(values[d], terms)]
+        found.sort(key=lambda d: -part[d])
+        for d in found[: wand_limit(limit)] if limit else found:
+            totals[d] = totals.get(d, 0.0) + part[d]
+    hits = [Scored(shard[d], score=score) for d, score in totals.items()]
     hits.sort(key=lambda s: (-s.score, s.obj.uuid))
     return hits
+
+
+def wand_limit(limit: int) -> int:
+    """How many hits Weaviate keeps per property (and segment) for a keyword query of `limit`."""
+    return int(max(limit * 1.1, limit + 10))
+
+
+def _holds(tokens: Sequence[str] | None, terms: Sequence[str]) -> bool:
+    return bool(tokens) and not set(terms).isdisjoint(tokens or ())
+
+
+def _boosts(specs: Sequence[str]) -> dict[str, float]:
+    boosts: dict[str, float] = {}
+    for spec in specs:
+        name, caret, boost = spec.partition("^")
+        try:
+            boosts[name] = float(boost) if caret else 1.0
+        except ValueError:
+            boosts[name] = 0.0
+    return boosts
+
+
+def _tokens_of(obj: StoredObject, name: str, tokenization: str) -> list[str] | None:
+    value = obj.properties.get(name)
+    return None if value is None else tokenize(str(value), tokenization)
 
 
 # -- hybrid -----------------------------------------------------------------------------------------

