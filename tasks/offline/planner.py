@@ -69,7 +69,10 @@ def _proposals(inp: PlanInput) -> list[Candidate]:
         return listings or [_write(inp)]
     reads = _reads(inp, files)
     if _ready(inp, reads):
-        return [_write(inp), *reads, *listings]
+        # Not "." beside the write: a batch's calls run at once, and a listing of the workspace
+        # raced the file being written (a resumed run listed it, its reference had not).
+        sources = [c for c in listings if c.params.get("path") != "."]
+        return [_write(inp), *reads, *sources]
     return [*reads, *listings, _write(inp)] if citable_notes(inp) else [*reads, *listings]
 
 

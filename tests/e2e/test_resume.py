@@ -38,9 +38,9 @@ def interrupted(prefect_server: str, tmp_path_factory: pytest.TempPathFactory) -
     env = {**os.environ, "PREFECT_API_URL": prefect_server}
     args = ["run", QUESTION, "--source", str(CORPUS), "--workspace", str(ws), "--task-id", TASK]
     count = ["--count", str(counter)]
-    # Results reach the iteration 1 + 6 times in iteration 1 (its first attempt stops at the fault),
-    # so the 9th is the second of iteration 2.
-    first = with_faults([*count, "--fail-call", "1/2", "--kill-after-results", "9"], args, env)
+    # Six results reach iteration 1 (its first attempt stops at the fault before any does), so the
+    # 8th is the second and last of iteration 2: killed with the first recorded, the second not.
+    first = with_faults([*count, "--fail-call", "1/2", "--kill-after-results", "8"], args, env)
     assert (ws / "tasks" / TASK).is_dir(), first.stderr[-3000:]
     before = Workspace(ws).task(TASK).state()
     states = _wait_crashed(TASK)
@@ -121,7 +121,7 @@ def test_resume_completes_the_task_and_runs_no_finished_call_twice(interrupted: 
     assert resumed.returncode == 0, resumed.stderr[-3000:]
     calls = _calls(interrupted)
     assert [key for key, n in calls.items() if n > 1] == []
-    assert f"{TASK}/2/0/plan" in calls and f"{TASK}/2/3/tool" in calls
+    assert f"{TASK}/2/0/plan" in calls and f"{TASK}/2/2/tool" in calls
 
 
 def test_resumed_task_equals_an_uninterrupted_run(
