@@ -32,6 +32,7 @@ from cairn.tasks.cassette import (
     player_for,
     recorder_for,
 )
+from cairn.tasks.file_reply import file_blocks
 from cairn.tasks.schemas import (
     INPUTS,
     OUTPUTS,
@@ -44,12 +45,14 @@ from cairn.tasks.schemas import (
     DetectTaskTypeOutput,
     ExtractConstraintInput,
     ExtractConstraintOutput,
+    FileDraft,
     Plan,
     PlanInput,
     ResponseFormat,
     Schema,
     SynthesizeInput,
     SynthesizeOutput,
+    WriteOutput,
 )
 
 __all__ = ["LLMResult", "ModelClient", "ModelOutputError", "parse_model_json"]
@@ -216,7 +219,7 @@ class ModelClient:
                 output = _validate(kind, reply)
             except (ModelOutputError, ValidationError) as exc:
                 errors.append(_describe(exc))
-                retry = prompts.retry_message(errors[-1])
+                retry = prompts.retry_message(errors[-1], kind)
                 messages = [*messages, {"role": "assistant", "content": raw}, retry]
                 continue
             return LLMResult[Any](
@@ -400,6 +403,8 @@ def _recorded_model(model: str) -> str:
 
 
 def _validate(kind: CallKind, reply: Reply) -> Schema:
+    if kind in prompts.FILE_REPLIES:
+        return _files(reply)
     try:
         data = parse_model_json(reply.text)
     except ModelOutputError as exc:
@@ -407,6 +412,20 @@ def _validate(kind: CallKind, reply: Reply) -> Schema:
             raise ModelOutputError(f"reply truncated at the token limit: {exc}") from exc
         raise
     return OUTPUTS[kind].model_validate(data)
+
+
+def _files(reply: Reply) -> WriteOutput:
+    """The files of a `write` reply (`cairn.tasks.file_reply`); a model that answered in JSON
+    anyway is read as JSON. A reply cut off at the cap keeps the files it closed."""
+    blocks = file_blocks(reply.text)
+    if blocks:
+        return WriteOutput(files=[FileDraft(path=path, content=code) for path, code in blocks.items()])
+    try:
+        return WriteOutput.model_validate(parse_model_json(reply.text))
+    except (ModelOutputError, ValidationError):
+        cut = " (cut off at the token limit)" if reply.finish_reason == "length" else ""
+        expected = "expected a path, then a fenced code block"
+        raise ModelOutputError(f"no file in the reply{cut}: {expected}") from None
 
 
 def _describe(exc: Exception) -> str:
@@ -451,7 +470,7 @@ def _usd(model: str, response: Any) -> float:
 def response_format_for(model: str, kind: CallKind, mode: ResponseFormat) -> dict[str, Any] | None:
     """What to ask the provider for: the reply's JSON schema where it takes one (`auto` asks
     litellm), else JSON mode where it has that, else nothing (the prompt carries the schema)."""
-    if model.startswith((OFFLINE_PREFIX, REPLAY_PREFIX)) or mode == "none":
+    if model.startswith((OFFLINE_PREFIX, REPLAY_PREFIX)) or mode == "none" or kind in prompts.FILE_REPLIES:
         return None
     if mode == "auto":
         mode = "json_schema" if supports_response_schema(model) else "json_object"

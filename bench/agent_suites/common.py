@@ -1,5 +1,5 @@
 """What every suite of `bench/agent.py` shares: a task, its grade, one side's outcome, the baseline's
-one model call, and the answer text a grader reads.
+one model call.
 
 A suite task is a goal with sources (or a workspace) and a grader that no one here wrote: the
 house tasks' declared facts and checks, HumanEval's hidden tests, LoCoMo's token F1. Each task runs
@@ -103,12 +103,3 @@ def code_blocks(text: str) -> list[str]:
     """
     found = _FENCE.findall(text)
     return found or [text]
-
-
-def answer_text(report: str | None) -> str:
-    """The deliverable's own words, as a grader reads them: no unverified banner, no Sources."""
-    from cairn.tasks.grounding import answer_body
-
-    if not report or not Path(report).is_file():
-        return ""
-    return answer_body(Path(report).read_text(encoding="utf-8", errors="replace"))

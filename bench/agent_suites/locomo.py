@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_suites.common import Grade, SuiteTask
+from cairn.tasks.grounding import answer_body
 
 ROOT = Path(__file__).resolve().parents[2]
 DEV = ROOT.parent / "shared" / "data" / "locomo" / "locomo-dev.json"
@@ -56,7 +57,7 @@ def _task(sample: dict[str, Any], qa: dict[str, Any], folder: Path) -> SuiteTask
         sources=[folder],
         task_type="simple_question",
         baseline_prompt=_prompt(question, folder),
-        grade=lambda text, artifacts: graded(text, gold, category),
+        grade=lambda text, artifacts: graded(answer_body(text), gold, category),
     )
 
 

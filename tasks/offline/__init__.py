@@ -25,6 +25,7 @@ from litellm import Usage, token_counter
 from litellm.llms.custom_llm import CustomLLM, CustomLLMError
 from litellm.types.utils import ModelResponse
 
+from cairn.tasks.file_reply import files_reply
 from cairn.tasks.offline.coding import write
 from cairn.tasks.offline.planner import plan
 from cairn.tasks.offline.reading import compress, compress_batch, synthesize
@@ -71,7 +72,7 @@ def respond(messages: list[dict[str, str]]) -> str:
     elif isinstance(payload, CalculateInput):
         output = CalculateOutput()  # never asked: the offline model delivers no answers
     elif isinstance(payload, WriteInput):
-        output = write(payload)
+        return files_reply({f.path: f.content for f in write(payload).files})
     else:  # pragma: no cover - INPUTS and this dispatch list change together
         raise PromptError(f"no offline handler for {kind}")
     return output.model_dump_json()

@@ -14,32 +14,10 @@ True
 
 from __future__ import annotations
 
-import re
-
+from cairn.tasks.file_reply import file_blocks
 from cairn.tasks.schemas import FileDraft, WriteInput, WriteOutput
 
-_NAME = re.compile(r"`?([\w./-]+\.(?:py|md|txt|toml|json|cfg|ini|yaml|yml))`?\s*:?\s*$")
-_FENCE = re.compile(r"^```[\w+-]*\s*$")
-
-
-def file_blocks(text: str) -> dict[str, str]:
-    """File name -> code, for every fenced block whose preceding non-empty line names a file."""
-    blocks: dict[str, str] = {}
-    lines = text.splitlines()
-    name: str | None = None
-    i = 0
-    while i < len(lines):
-        line = lines[i].strip()
-        if _FENCE.match(line) and name:
-            end = next((j for j in range(i + 1, len(lines)) if lines[j].strip() == "```"), len(lines))
-            blocks[name] = "\n".join(lines[i + 1 : end]) + "\n"
-            name, i = None, end + 1
-            continue
-        if line:
-            match = _NAME.search(line.lstrip("#").strip())
-            name = match.group(1) if match and not line.startswith("```") else None
-        i += 1
-    return blocks
+__all__ = ["file_blocks", "is_test", "note", "write"]
 
 
 def note(target: str, blocks: dict[str, str]) -> str:

@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from cairn.tasks.cassette import CassetteEntry, Reply
-from cairn.tasks.schemas import OUTPUTS, CallKind
+from cairn.tasks.file_reply import files_reply
+from cairn.tasks.schemas import OUTPUTS, CallKind, WriteOutput
 
 CASSETTE = Path(__file__).with_name("coding_task.jsonl")
 MODEL = "scripted:coding_task"  # not a litellm model: nothing was recorded from a provider
@@ -238,8 +239,10 @@ def entries() -> list[CassetteEntry]:
     seen: dict[str, int] = {}
     out = []
     for position, (kind, reply) in enumerate(SCRIPT):
-        OUTPUTS[kind].model_validate(reply)
+        output = OUTPUTS[kind].model_validate(reply)
         text = json.dumps(reply, ensure_ascii=False)
+        if isinstance(output, WriteOutput):  # files are written as fenced blocks, not JSON
+            text = files_reply({draft.path: draft.content for draft in output.files})
         out.append(
             CassetteEntry(
                 position=position,

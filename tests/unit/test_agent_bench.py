@@ -117,6 +117,12 @@ def test_locomo_questions_alternate_between_conversations_over_their_transcripts
     assert "8 May, 2023" in text and "Ana: I ran a charity race last Sunday." in text
     assert "charity race" in tasks[0].baseline_prompt  # the store's top passages
     assert tasks[0].grade("On 7 May 2023.", tmp_path).correct
+    unverified = (
+        "> **Unverified**: Cairn stopped this task (iteration cap of 4 reached) before its answer "
+        "passed its checks.\n> Unmet: not answered: When? (the sentence states no date).\n\n"
+        "7 May, 2023\n\n## Sources\n- source:a/a.md\n"
+    )
+    assert tasks[0].grade(unverified, tmp_path).score == 1.0  # the answer is graded, not its banner
 
 
 def _problem() -> dict[str, Any]:

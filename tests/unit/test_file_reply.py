@@ -1,0 +1,82 @@
+"""The `write` call is answered with files as fenced blocks: a reply cut off in its tests keeps its
+code, a JSON reply is still read, and a reply with no file is retried with why."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from cairn.tasks.file_reply import file_blocks, files_reply
+from cairn.tasks.llm import ModelClient, block_network_models, response_format_for
+from cairn.tasks.prompts import render
+from cairn.tasks.schemas import WriteInput
+from tests.unit.test_llm import scripted  # noqa: F401  (the scripted provider fixture)
+
+WRITE = WriteInput(goal="Write the Python function `add` in add.py, with pytest tests in test_add.py.")
+
+# The shape the 1.5B wrote for a HumanEval problem: the function, then test cases until the cap.
+CUT_OFF = (
+    "add.py\n```python\ndef add(a, b):\n    return a + b\n```\n\n"
+    "test_add.py\n```python\nfrom add import add\n\ndef test_add():\n    assert add(1, 2) == 3\n"
+    + "    assert add(2, 3) == 5\n"
+    * 40
+)
+
+
+@pytest.fixture(autouse=True)
+def no_network_models() -> Iterator[None]:
+    undo = block_network_models()
+    yield
+    undo()
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("## add.py\n```python\nx = 1\n```", {"add.py": "x = 1\n"}),
+        ("**add.py**\n\n```\nx = 1\n```", {"add.py": "x = 1\n"}),
+        ("File: `pkg/add.py`:\n```python\nx = 1\n```", {"pkg/add.py": "x = 1\n"}),
+        ("```python\n# add.py\nx = 1\n```", {"add.py": "# add.py\nx = 1\n"}),  # named in its first line
+        ("Here is the code:\n```python\nx = 1\n```", {}),  # no name anywhere: not a file
+        ("add.py\n```python\nx = 1\n", {}),  # never closed
+    ],
+)
+def test_file_blocks_take_the_name_before_the_block_or_on_its_first_line(
+    text: str, expected: dict[str, str]
+) -> None:
+    assert file_blocks(text) == expected
+
+
+def test_files_reply_reads_back_as_the_same_files() -> None:
+    files = {"add.py": "def add(a, b):\n    return a + b\n", "README.md": "# add\n\n```\nadd(1, 2)\n```\n"}
+    assert file_blocks(files_reply(files)) == files  # a README holding a fence is fenced with four
+
+
+def test_the_write_prompt_asks_for_files_not_json_and_shows_code_as_plain_text() -> None:
+    system, user = render("write", WRITE.model_copy(update={"tests": "FAILED test_add - assert 4 == 3"}))
+    assert "fenced code block" in system["content"] and "JSON schema" not in system["content"]
+    assert "The failing test run:\n\nFAILED test_add - assert 4 == 3" in user["content"]
+    assert response_format_for("openai/qwen", "write", "json_schema") is None  # no JSON mode either
+    assert response_format_for("openai/qwen", "plan", "json_schema") is not None
+
+
+def test_a_reply_cut_off_in_its_tests_keeps_the_code(scripted: Any) -> None:  # noqa: F811
+    handler = scripted([(CUT_OFF, "length")])
+    result = ModelClient("scripted/m").call("write", WRITE)
+    assert result.ok and result.output is not None and len(handler.requests) == 1
+    assert [(f.path, f.content) for f in result.output.files] == [
+        ("add.py", "def add(a, b):\n    return a + b\n")
+    ]
+
+
+def test_a_json_reply_is_still_read_and_a_reply_without_files_is_retried(scripted: Any) -> None:  # noqa: F811
+    json_reply = '{"files": [{"path": "add.py", "content": "def add(a, b):\\n    return a + b\\n"}]}'
+    handler = scripted([("Sure, here is the function:\n```python\ndef add(", "length"), json_reply])
+    result = ModelClient("scripted/m").call("write", WRITE)
+    assert result.ok and result.output is not None and result.attempts == 2
+    assert result.output.files[0].path == "add.py"
+    retry = handler.requests[1][-1]["content"]
+    assert "no file in the reply (cut off at the token limit)" in retry
+    assert "its path, then its whole content in one fenced code block" in retry
