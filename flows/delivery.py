@@ -31,6 +31,7 @@ from cairn.tasks.grounding.claims import answer_clauses
 from cairn.tasks.grounding.figures import figures
 from cairn.tasks.grounding.parts import wanted_unit, wants
 from cairn.tasks.grounding.reads import Support
+from cairn.tasks.grounding.relative_dates import dated_text
 from cairn.tasks.grounding.task import full_output_reader, given_text, lines_to_answer_from, task_reads
 from cairn.tasks.grounding.text import terms
 from cairn.tasks.llm import context_window
@@ -90,7 +91,10 @@ def delivery(
 def _payload(session: Session, missing: list[str]) -> DeliverInput:
     state = session.state
     reader = full_output_reader(session.recorder.repo.root)
-    excerpts = planning.excerpts(state, words_budget(context_window(session.config.model)), reader)
+    excerpts = [
+        e.model_copy(update={"text": dated_text(e.text)})  # "yesterday" comes with the day it means
+        for e in planning.excerpts(state, words_budget(context_window(session.config.model)), reader)
+    ]
     quoted = {e.source for e in excerpts}
     unmet = state.verdict.unmet if state.verdict else []
     return DeliverInput(

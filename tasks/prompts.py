@@ -100,8 +100,9 @@ INSTRUCTIONS: Final[dict[CallKind, str]] = {
         "Answer the goal from the files below (their own words follow the JSON block). For a "
         "question, answer every part of it in a phrase or a sentence; for a report or a summary, "
         "write the whole report in Markdown, one point per file. Take every name, date and figure "
-        "exactly as the files write it, and state only what they state. Where `worked` holds a "
-        "calculation Cairn did, use its result exactly. Where `previous` holds an earlier answer, "
+        "exactly as the files write it, and state only what they state; a date in brackets after "
+        "'yesterday' or 'last week' is the day Cairn worked out that it means. Where `worked` "
+        "holds a calculation Cairn did, use its result exactly. Where `previous` holds an earlier answer, "
         "`unmet` says what was wrong with it and `lines` are the lines of the files to answer "
         "from. Respect every rule in `context`."
     ),

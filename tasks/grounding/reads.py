@@ -21,6 +21,7 @@ from functools import cached_property
 from cairn.memory.models import Claim
 from cairn.memory.words import FUNCTION_WORDS
 from cairn.tasks.grounding import figures as fig
+from cairn.tasks.grounding.relative_dates import anchor_spans, resolved
 from cairn.tasks.grounding.text import terms
 
 RARE = 3  # a word in at most this many lines can link two of them (a name, a service)
@@ -113,10 +114,12 @@ class Support:
 class _Line:
     """One line of a read text with what look-ups compare: words, figures, dates, stems."""
 
-    def __init__(self, text: str) -> None:
-        self.text = text
+    def __init__(self, raw: str) -> None:
+        text = self.text = resolved(raw)  # "yesterday" with the day it means: Cairn's arithmetic
         self.words = set(_WORDS.findall(text.lower()))
         self.dates = fig.dates(text)
+        anchors = anchor_spans(raw)  # before every insertion: the same spans in `text`
+        self.event_dates = [d for d in self.dates if (d.start, d.end) not in anchors]
         self.figures = fig.figures(text, skip=[(d.start, d.end) for d in self.dates])
         self.normal = normal(text)
 
@@ -174,7 +177,7 @@ class ReadIndex:
         if claim.kind == "figure" and (found := fig.figures(text)):
             return lambda line: _figure_span(line, found[0])
         if claim.kind == "date" and (when := fig.dates(text)):
-            return lambda line: next(((d.start, d.end) for d in line.dates if when[0].matches(d)), None)
+            return lambda line: next(((d.start, d.end) for d in line.event_dates if when[0].matches(d)), None)
         if claim.kind == "name":
             wanted = _WORDS.findall(text.lower())
             return lambda line: _words_span(line, wanted)

@@ -11,6 +11,7 @@ from cairn.tasks.grounding import Grounding, Read, ReadIndex, answer_body, check
 from cairn.tasks.grounding.figures import dates, figures
 from cairn.tasks.grounding.functions import check_functions, named_functions
 from cairn.tasks.grounding.names import names
+from cairn.tasks.grounding.relative_dates import dated_text, resolved
 
 DOCS = Path(__file__).resolve().parents[2] / "bench" / "agent_tasks" / "billing-owner" / "docs"
 BILLING = "Which team owns the billing service, and what is its p95 latency budget?"
@@ -206,3 +207,50 @@ def test_a_tools_output_is_read_as_the_answer_to_its_call() -> None:
     assert answered(checked(right, goal, bare)) == [False]  # 21:00 is there, but said of what?
     assert unsupported(checked(wrong, goal, framed)) == ["22:00"]
     # Known limit: every line of the output is said of the whole call, London's 12:00 included.
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("[8 May, 2023] I went yesterday.", "[8 May, 2023] I went yesterday (7 May 2023)."),
+        ("[20 July, 2023] I joined last Tues.", "[20 July, 2023] I joined last Tues (18 July 2023)."),
+        (
+            "[9 June, 2023] We met last week.",
+            "[9 June, 2023] We met last week (the week before 9 June 2023).",
+        ),
+        (
+            "[1 Jan, 2023] Two weeks ago, last month",
+            "[1 Jan, 2023] Two weeks ago (18 December 2022), last month (December 2022)",
+        ),
+        ("[1 Jan, 2023] I painted it last year.", "[1 Jan, 2023] I painted it last year (2022)."),
+        ("I went yesterday.", "I went yesterday."),  # nothing dates the line: nothing to work out
+        ("[8 May, 2023] yesterday (7 May 2023)", "[8 May, 2023] yesterday (7 May 2023)"),  # once only
+    ],
+)
+def test_relative_days_are_dated_from_the_date_before_them(line: str, expected: str) -> None:
+    assert resolved(line) == expected
+
+
+def test_a_heading_dates_the_lines_under_it_and_code_is_left_alone() -> None:
+    text = "## Session 1 — 8 May, 2023\nAna: I ran yesterday.\n```python\nyesterday = today - 1\n```"
+    assert dated_text(text).splitlines()[1:] == [
+        "Ana: I ran yesterday (7 May 2023).",
+        "```python",
+        "yesterday = today - 1",
+        "```",
+    ]
+
+
+def test_the_day_a_relative_expression_means_answers_a_when_question_the_heading_date_does_not() -> None:
+    session = "## Session 1 — 1:56 pm on 8 May, 2023\n\n" + "\n".join(
+        [
+            "Ana: Hey Mel! Good to see you!",
+            "Mel: Hey Ana! I'm swamped with the kids & work. What's up with you?",
+            "Ana: I went to a support group yesterday and it was so powerful.",
+            "Mel: Wow, that's cool! What happened there?",
+        ]
+    )
+    reads, part = ReadIndex([Read("source:c/c.md", session)]), ["When did Ana go to the support group?"]
+    right, written = check_answer("7 May 2023", part, reads, ""), check_answer("8 May, 2023", part, reads, "")
+    assert [p.answered for p in right.parts] == [True]
+    assert [p.answered for p in written.parts] == [False]  # the day the line was said, not the day she went
