@@ -8,6 +8,7 @@ is to a coding task what `deliver` is to a question.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path, PurePosixPath
 
 from cairn.flows.executor import Executor
@@ -24,6 +25,7 @@ from cairn.tasks.grounding.task import FullOutput, full_output_reader
 from cairn.tasks.schemas import Candidate, Excerpt, WriteInput, WriteOutput
 
 TESTS_WHY = "The code changed since the tests last ran."
+_PY_PATH = re.compile(r"[\w./-]*\w\.py\b")
 
 
 def coding_step(session: Session, executor: Executor, iteration: int, missing: list[str]) -> list[Candidate]:
@@ -65,16 +67,35 @@ def _drafts(session: Session, executor: Executor, iteration: int, missing: list[
     result = ask(session, executor, key, "write", payload, f"write-{iteration}")
     if not (result.ok and isinstance(result.output, WriteOutput)):
         return []
+    drafts = [
+        (draft.path.strip() or goal_path(state.goal, draft.content), draft.content)
+        for draft in result.output.files
+    ]
     return [
         Candidate(
             tool="write_file",
-            params={"path": draft.path.removeprefix("./"), "content": unfenced(draft.path, draft.content)},
+            params={"path": path.removeprefix("./"), "content": unfenced(path, content)},
             rationale="The files the goal asks for, written when asked for alone.",
             expected_evidence=["file_creation", "code_implementation"],
         )
-        for draft in result.output.files
-        if draft.path.strip() and draft.content.strip() and draft.path.strip() != TEST_FILE
+        for path, content in drafts
+        if path and content.strip() and path != TEST_FILE
     ]
+
+
+def goal_path(goal: str, code: str) -> str:
+    """Where a block of code the model named no file for goes: the test file the goal names when
+    the code is tests, else the one other Python file it names ("" when that is not clear).
+
+    >>> goal = "Write `add` in solution.py, with pytest tests in test_solution.py"
+    >>> goal_path(goal, "def add(a, b):"), goal_path(goal, "def test_add():")
+    ('solution.py', 'test_solution.py')
+    """
+    named = dict.fromkeys(_PY_PATH.findall(goal))
+    tests = [p for p in named if PurePosixPath(p).name.startswith("test_")]
+    code_files = [p for p in named if p not in tests]
+    wanted = tests if "def test_" in code else code_files
+    return wanted[0] if len(wanted) == 1 else ""
 
 
 def _examples_test(state: TaskState, drafts: list[Candidate]) -> list[Candidate]:
@@ -99,10 +120,11 @@ def _module_naming(draft: Candidate, names: list[str]) -> str | None:
 
 
 def _current_code(state: TaskState, artifacts: Path, limit: int = 6000) -> list[Excerpt]:
-    """The code files the task wrote, as they are now (what a fix starts from)."""
+    """The code files the task wrote, as they are now (what a fix starts from); the goal's
+    examples test aside (Cairn writes it, the failing run says what it found)."""
     found: list[Excerpt] = []
     for path in sorted(state.files):
-        if path.endswith(".py") and (artifacts / path).is_file() and limit > 0:
+        if path.endswith(".py") and path != TEST_FILE and (artifacts / path).is_file() and limit > 0:
             text = (artifacts / path).read_text(encoding="utf-8", errors="replace")[:limit]
             found.append(Excerpt(source=path, text=text))
             limit -= len(text)

@@ -23,8 +23,10 @@ _DECORATION = "#*`>-: "
 
 
 def file_blocks(text: str) -> dict[str, str]:
-    """File name -> code, for every closed fenced block whose preceding non-empty line (a heading,
-    `**bold**`, a `File: x.py` label) or whose own first comment line names a file."""
+    """File name -> code, for every fenced block whose preceding non-empty line (a heading,
+    `**bold**`, a `File: x.py` label) or whose own first comment line names a file. A block whose
+    lines `# test_x.py` start another file is split there; a block cut off keeps the files it
+    finished. A block no line names is kept under "" (the caller may know its path)."""
     blocks: dict[str, str] = {}
     lines = text.splitlines()
     name: str | None = None
@@ -34,18 +36,34 @@ def file_blocks(text: str) -> dict[str, str]:
         if fence := _FENCE.match(line):
             close = fence.group(1)  # a block holding ``` is fenced with more backticks
             end = next((j for j in range(i + 1, len(lines)) if lines[j].strip() == close), None)
+            sections = _sections(lines[i + 1 : end], name)
+            for path, code in sections[:-1] if end is None else sections:  # cut off: not its last
+                blocks.setdefault(path, code)
             if end is None:
-                break  # cut off mid-block: what came before is kept, this file is not
-            code = lines[i + 1 : end]
-            path = name or _named(code[0] if code else "")
-            if path:
-                blocks[path] = "\n".join(code) + "\n"
+                break
             name, i = None, end + 1
             continue
         if line:
             name = _named(line)
         i += 1
     return blocks
+
+
+def _sections(code: list[str], name: str | None) -> list[tuple[str, str]]:
+    """A block's files: split where a lone comment line names another file."""
+    found: list[tuple[str, list[str]]] = [
+        (name or (_named(code[0]) if code and _comment(code[0]) else "") or "", [])
+    ]
+    for line in code:
+        other = _named(line) if _comment(line) else None
+        if other and found[-1][1] and other != found[-1][0]:
+            found.append((other, []))
+        found[-1][1].append(line)
+    return [(path, "\n".join(body).strip("\n") + "\n") for path, body in found if "".join(body).strip()]
+
+
+def _comment(line: str) -> bool:
+    return line.strip().startswith("#") and len(line.split()) <= 3
 
 
 def _named(line: str) -> str | None:

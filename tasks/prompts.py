@@ -25,6 +25,7 @@ from pydantic import ValidationError
 from pydantic_core import PydanticSerializationError
 
 from cairn.memory.fsnames import displayable_data
+from cairn.tasks.file_reply import files_reply
 from cairn.tasks.schemas import INPUTS, OUTPUTS, CallKind, Excerpt, Schema
 
 Message = dict[str, str]
@@ -113,7 +114,8 @@ INSTRUCTIONS: Final[dict[CallKind, str]] = {
     ),
     "write": (
         "Write the files the goal asks for, now, into the task's workspace: each file's path (as "
-        "the goal or the files name it) and its whole content. Where the files (a spec, a test) "
+        "the goal or the files name it) and its whole content: every function with its body, "
+        "never only its signature and docstring. Where the files (a spec, a test) "
         "spell out code, follow them exactly; include pytest tests that call every function the "
         "goal names, a few cases each, with the goal's own examples as expected values. When the "
         "code as written now and a failing test run are shown, fix the code (not the expectations "
@@ -138,10 +140,13 @@ def render(kind: CallKind, payload: Schema) -> list[Message]:
     the kinds that answer from files, the files' words as plain text after it)."""
     system = f"{HEADER} {kind}\n{INSTRUCTIONS[kind]}\n\n{reply_format(kind)}"
     words = kind in PLAIN_WORDS
-    data = _json(payload, exclude={"excerpts", "current", "tests"} if words else None)
+    # A goal holding code is given once, as it is written: the 1.5B, shown it escaped in the JSON
+    # block too, echoed a HumanEval signature and docstring back with no body (and wrote it when not).
+    plain = {"excerpts", "current", "tests"} | ({"goal"} if kind in FILE_REPLIES else set())
+    data = _json(payload, exclude=plain if words else None)
     user = f"{DATA_LABEL}\n\nInput for `{kind}`:\n```json\n{data}\n```"
     if words:
-        user += "\n\n" + plain_words(payload)
+        user += "\n\n" + plain_words(payload, heads=kind not in FILE_REPLIES)
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
@@ -171,18 +176,24 @@ def _plain_excerpts(messages: list[Message]) -> list[Excerpt]:
     return [Excerpt(source=source, text=text) for source, text in zip(parts[1::2], parts[2::2], strict=True)]
 
 
-def plain_words(payload: Schema) -> str:
+def _plain_goal(messages: list[Message]) -> str:
+    user = next((str(m.get("content") or "") for m in messages if m.get("role") == "user"), "")
+    return user.rpartition("\n\nGoal: ")[2]
+
+
+def plain_words(payload: Schema, heads: bool = True) -> str:
     """The files' own words as plain text, each under its path, then the goal once more: a
     JSON string escapes every line break and quote, which doubled a prompt's tokens and left
     the 1.5B reasoning through the escapes."""
     excerpts = getattr(payload, "excerpts", [])
     files = [f"=== {e.source} ===\n{e.text.strip()}" for e in excerpts]
     current: list[Excerpt] = getattr(payload, "current", [])
-    code = [CODE_HEAD, *(f"=== {e.source} ===\n{e.text.rstrip()}" for e in current)] if current else []
+    code = [CODE_HEAD, files_reply({e.source: e.text for e in current}).rstrip()] if current else []
     run = getattr(payload, "tests", "")
     tests = [RUN_HEAD, run.strip()] if run.strip() else []
     goal = getattr(payload, "goal", "")
-    return "\n\n".join([WORDS_HEAD, *files, *code, *tests, f"Goal: {goal}"])
+    head = [WORDS_HEAD] if heads or files else []
+    return "\n\n".join([*head, *files, *code, *tests, f"Goal: {goal}"])
 
 
 def retry_message(error: str, kind: CallKind | None = None) -> Message:
@@ -199,6 +210,8 @@ def parse_request(messages: list[Message]) -> tuple[CallKind, Schema]:
     """Read back the call kind and the validated input model from rendered messages."""
     kind = _kind(messages)
     block = _first_json_block(messages)
+    if kind in FILE_REPLIES:  # the goal follows the JSON block as plain text
+        block = json.dumps({**json.loads(block), "goal": _plain_goal(messages)})
     try:
         payload = INPUTS[kind].model_validate_json(block)
     except ValidationError as exc:

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from cairn.flows.writing import goal_path
 from cairn.tasks.file_reply import file_blocks, files_reply
 from cairn.tasks.llm import ModelClient, block_network_models, response_format_for
 from cairn.tasks.prompts import render
@@ -25,6 +26,9 @@ CUT_OFF = (
 )
 
 
+TEST_A = "# test_a.py\ny = 2\n"
+
+
 @pytest.fixture(autouse=True)
 def no_network_models() -> Iterator[None]:
     undo = block_network_models()
@@ -39,7 +43,15 @@ def no_network_models() -> Iterator[None]:
         ("**add.py**\n\n```\nx = 1\n```", {"add.py": "x = 1\n"}),
         ("File: `pkg/add.py`:\n```python\nx = 1\n```", {"pkg/add.py": "x = 1\n"}),
         ("```python\n# add.py\nx = 1\n```", {"add.py": "# add.py\nx = 1\n"}),  # named in its first line
-        ("Here is the code:\n```python\nx = 1\n```", {}),  # no name anywhere: not a file
+        ("Here is the code:\n```python\nx = 1\n```", {"": "x = 1\n"}),  # no name: the caller may know
+        (
+            "```python\n# a.py\nx = 1\n\n# test_a.py\ny = 2\n```",
+            {"a.py": "# a.py\nx = 1\n", "test_a.py": "# test_a.py\ny = 2\n"},
+        ),
+        (
+            "```python\n# a.py\nx = 1\n# test_a.py\ndef test_(",
+            {"a.py": "# a.py\nx = 1\n"},
+        ),  # cut off in its tests
         ("add.py\n```python\nx = 1\n", {}),  # never closed
     ],
 )
@@ -80,3 +92,13 @@ def test_a_json_reply_is_still_read_and_a_reply_without_files_is_retried(scripte
     retry = handler.requests[1][-1]["content"]
     assert "no file in the reply (cut off at the token limit)" in retry
     assert "its path, then its whole content in one fenced code block" in retry
+
+
+def test_code_no_line_names_goes_where_the_goal_says() -> None:
+    goal = "Write the Python function `add` in solution.py, with pytest tests in test_solution.py"
+    assert goal_path(goal, "def add(a, b):\n    return a + b\n") == "solution.py"
+    assert (
+        goal_path(goal, "from solution import add\n\ndef test_add():\n    assert add(1, 2) == 3\n")
+        == "test_solution.py"
+    )
+    assert goal_path("Write add.py and sub.py", "def add(a, b): ...") == ""  # not clear: not written
