@@ -20,6 +20,7 @@ from cairn.memory.tool_config import ToolsConfig
 from cairn.memory.values import TDLambda, ValueTable
 from cairn.tasks import compress as comp
 from cairn.tasks.deps import Deps, RunConfig, deps_for
+from cairn.tasks.goal_examples import TEST_FILE
 from cairn.tasks.llm import context_window
 from cairn.tasks.tools.base import ToolContext
 from cairn.tasks.tools.toolset import Toolset, toolset_for
@@ -125,7 +126,9 @@ def deliverable_text(state: TaskState, artifacts: Path) -> str:
 
 
 def report_path(state: TaskState, artifacts: Path) -> str | None:
-    """The last documentation file that cites sources (the report or answer), else the last file."""
+    """The last documentation file that cites sources (the report or answer), else the last file
+    the task wrote for its goal (the goal's examples test is Cairn's own, not a deliverable)."""
     docs = [e.metadata.file_path for e in state.evidence if e.type == "synthesis" and e.metadata.file_path]
-    files = docs or [f.path for f in sorted(state.files.values(), key=lambda f: f.modified_at)]
+    written = [f.path for f in sorted(state.files.values(), key=lambda f: f.modified_at)]
+    files = docs or [path for path in written if path != TEST_FILE] or written
     return str(artifacts / files[-1]) if files else None

@@ -16,14 +16,15 @@ from __future__ import annotations
 import builtins
 import keyword
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
-from cairn.memory.models import FunctionCheck, ToolCall
+from cairn.memory.models import FunctionCheck, PartCheck, ToolCall
 
 _SIGNATURE = re.compile(r"^\s*(?:async\s+)?def\s+([A-Za-z_]\w*)\s*\(", re.M)
 _AS_CODE = re.compile(r"(?<![\w.])(?:def\s+)?([A-Za-z_]\w*)\(")
 # In words, a name must look like code: in backticks, or with an underscore (`word_count`).
 _IN_WORDS = re.compile(r"\bfunctions?\s+(?:`([A-Za-z_]\w*)`|([A-Za-z]\w*_\w*))")
+_FILE = re.compile(r"(?<![\w/.:-])((?:[\w-]+/)*[\w-]+\.(?:py|md|txt|toml|json|cfg|ini|yaml|yml))\b")
 _NOT_NAMED = frozenset(dir(builtins)) | frozenset(keyword.kwlist) | {"self", "cls", "e", "eg", "ie"}
 
 
@@ -42,6 +43,24 @@ def _prose(name: str, goal: str) -> bool:
     """`(for example)` is no call: a name counts only glued to its bracket or after `function`."""
     as_code = rf"(?<![\w.]){re.escape(name)}\("
     return not any(re.search(p, goal) for p in (as_code, rf"\bfunctions?\s+`?{re.escape(name)}\b"))
+
+
+def named_files(goal: str) -> list[str]:
+    """Files a coding goal asks for by name, in order (a `source:` path is read, not asked for).
+
+    >>> named_files("Write `add` in solution.py, with pytest tests in test_solution.py; see source:a/spec.md")
+    ['solution.py', 'test_solution.py']
+    """
+    return list(dict.fromkeys(_FILE.findall(goal)))
+
+
+def check_files(names: Sequence[str], present: Callable[[str], bool]) -> list[PartCheck]:
+    """Each file the goal names as a part of the goal: there (written, or already in the task's
+    folders) or not. The 1.5B wrote a HumanEval solution and no tests file the goal asked for."""
+    return [
+        PartCheck(part=name, answered=(found := present(name)), why="" if found else f"{name} is not written")
+        for name in names
+    ]
 
 
 def check_functions(

@@ -14,12 +14,12 @@ False
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from cairn.memory.models import CodeReference, ToolCall
 from cairn.memory.state import TaskState
 from cairn.tasks.grounding import ReadIndex, check_answer, split_goal
-from cairn.tasks.grounding.functions import check_functions, named_functions
+from cairn.tasks.grounding.functions import check_files, check_functions, named_files, named_functions
 from cairn.tasks.grounding.reads import Read
 from cairn.tasks.grounding.text import terms
 from cairn.tasks.tools.builtins import BUILTIN_NAMES
@@ -88,11 +88,23 @@ def checked_for(state: TaskState, deliverable: str, full_output: FullOutput) -> 
     if state.task_type == "coding_task":
         defined = {name for code in state.code.values() for name in _defined(code)}
         functions = check_functions(named_functions(state.goal), defined, state.calls)
-        return Checked(functions=functions)
+        return Checked(functions=functions, parts=check_files(named_files(state.goal), _present(state)))
     reads = ReadIndex(task_reads(state, full_output))
     parts = state.parts or split_goal(state.goal)
     found = check_answer(deliverable, parts, reads, given_text(state), state.worked)
     return Checked(claims=found.claims, parts=found.parts)
+
+
+def _present(state: TaskState) -> Callable[[str], bool]:
+    """Whether a file the goal names is there: written by the task, or in one of its sources."""
+    written = set(state.files) | {PurePosixPath(path).name for path in state.files}
+    roots = [Path(folder) for folder in state.sources.values()]
+
+    def present(name: str) -> bool:
+        base = PurePosixPath(name).name
+        return name in written or any(next(root.rglob(base), None) for root in roots if root.is_dir())
+
+    return present
 
 
 def _defined(code: CodeReference) -> Iterator[str]:

@@ -21,6 +21,7 @@ ROWS = "expect_table_row_count_to_be_between"
 CODE_DOCS = "documentation (doc file or docstring share >= 0.5)"
 TESTS_PASS = "tests pass after the last code change"
 EXERCISED = "tests exercise every function the goal names"
+FILES = "every file the goal names written"
 CLAIMS, PARTS = "every claim supported", "every part of the goal answered"
 GROUNDED = Checked(
     claims=[Claim(text="180 ms", kind="figure", status="supported", where="source:d/slo.md")],
@@ -108,12 +109,29 @@ def test_coding_task_needs_code_implementation_and_documentation(suites: Path) -
     ]
     verdict = validate("coding_task", evidence, suites_dir=suites)
     assert verdict.missing == [CODE_DOCS]
-    assert verdict.satisfied == ["code file created", "code implementation evidence", TESTS_PASS, EXERCISED]
+    assert verdict.satisfied == [
+        "code file created",
+        "code implementation evidence",
+        TESTS_PASS,
+        FILES,
+        EXERCISED,
+    ]
 
     docstrings = ev("code_implementation", 2, documented_share=0.75)
     assert validate("coding_task", [*evidence, docstrings], suites_dir=suites).complete
     readme = ev("file_creation", 2, file_type="documentation")
     assert validate("coding_task", [*evidence, readme], suites_dir=suites).complete
+
+
+def test_a_coding_task_without_a_file_its_goal_names_is_not_complete(suites: Path) -> None:
+    evidence = [ev("file_creation", file_type="code"), ev("code_implementation", documented_share=1.0)]
+    evidence.append(run_tests(3, passed=2, failed=0))
+    files = [PartCheck(part="solution.py", answered=True), PartCheck(part="test_solution.py", answered=False)]
+    verdict = validate("coding_task", evidence, suites_dir=suites, checked=Checked(parts=files))
+    assert verdict.missing == [FILES] and not verdict.complete
+    assert verdict.unmet == ["test_solution.py is not written"]
+    files[1] = PartCheck(part="test_solution.py", answered=True)
+    assert validate("coding_task", evidence, suites_dir=suites, checked=Checked(parts=files)).complete
 
 
 # --- the deliverable's claims and the goal's parts ----------------------------------------------
