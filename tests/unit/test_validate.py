@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from cairn.memory.models import Claim, Evidence, EvidenceMetadata, EvidenceType, FunctionCheck, PartCheck
+from cairn.tasks.grounding.functions import check_files, named_files
 from cairn.tasks.validate import Checked, SuiteError, default_suite_dirs, suite_path, validate
 
 ROWS = "expect_table_row_count_to_be_between"
@@ -126,7 +127,9 @@ def test_coding_task_needs_code_implementation_and_documentation(suites: Path) -
 def test_a_coding_task_without_a_file_its_goal_names_is_not_complete(suites: Path) -> None:
     evidence = [ev("file_creation", file_type="code"), ev("code_implementation", documented_share=1.0)]
     evidence.append(run_tests(3, passed=2, failed=0))
-    files = [PartCheck(part="solution.py", answered=True), PartCheck(part="test_solution.py", answered=False)]
+    files = check_files(
+        named_files("Write add in solution.py, tests in test_solution.py"), {"solution.py"}.__contains__
+    )
     verdict = validate("coding_task", evidence, suites_dir=suites, checked=Checked(parts=files))
     assert verdict.missing == [FILES] and not verdict.complete
     assert verdict.unmet == ["test_solution.py is not written"]
