@@ -20,11 +20,12 @@ from cairn.memory.state import TaskState
 from cairn.tasks import plan as planning
 from cairn.tasks.call_key import CallKey
 from cairn.tasks.goal_examples import TEST_FILE, examples_test
-from cairn.tasks.grounding.functions import named_functions
+from cairn.tasks.grounding.functions import named_files, named_functions
 from cairn.tasks.grounding.task import FullOutput, full_output_reader
 from cairn.tasks.schemas import Candidate, Excerpt, WriteInput, WriteOutput
 
 TESTS_WHY = "The code changed since the tests last ran."
+FILES_REQUIREMENT = "every file the goal names written"  # validators/coding_task.json
 _PY_PATH = re.compile(r"[\w./-]*\w\.py\b")
 
 
@@ -45,7 +46,7 @@ def coding_step(session: Session, executor: Executor, iteration: int, missing: l
     if "write_file" not in names:
         return []
     drafts = _drafts(session, executor, iteration, missing)
-    return [*drafts, *_examples_test(state, drafts)]
+    return [*drafts, *examples_write(state, drafts)]
 
 
 def _drafts(session: Session, executor: Executor, iteration: int, missing: list[str]) -> list[Candidate]:
@@ -62,6 +63,7 @@ def _drafts(session: Session, executor: Executor, iteration: int, missing: list[
         unmet=state.verdict.unmet if state.verdict else [],
         current=_current_code(state, session.recorder.repo.artifacts),
         tests=_failing_run(state, reader),
+        wanted=(wanted := _only_missing_files(state)),
     )
     key = CallKey(task_id=session.task_id, iteration=iteration, index=0, kind="write")
     result = ask(session, executor, key, "write", payload, f"write-{iteration}")
@@ -79,8 +81,18 @@ def _drafts(session: Session, executor: Executor, iteration: int, missing: list[
             expected_evidence=["file_creation", "code_implementation"],
         )
         for path, content in drafts
-        if path and content.strip() and path != TEST_FILE
+        if path and content.strip() and path != TEST_FILE and (not wanted or path in wanted)
     ]
+
+
+def _only_missing_files(state: TaskState) -> list[str]:
+    """The files the goal names that are not written, when they are all the last verdict missed:
+    asked for the tests file alone, the 1.5B rewrote the passing solution instead (and broke it),
+    so only the files asked for are taken."""
+    verdict = state.verdict
+    if verdict is None or verdict.missing != [FILES_REQUIREMENT]:
+        return []
+    return [part.part for part in verdict.parts if not part.answered]
 
 
 def goal_path(goal: str, code: str) -> str:
@@ -98,17 +110,30 @@ def goal_path(goal: str, code: str) -> str:
     return wanted[0] if len(wanted) == 1 else ""
 
 
-def _examples_test(state: TaskState, drafts: list[Candidate]) -> list[Candidate]:
+def examples_write(state: TaskState, drafts: list[Candidate]) -> list[Candidate]:
     """The goal's own examples as a test of the module that defines what the goal names, written
-    once (`cairn.tasks.goal_examples`)."""
-    if TEST_FILE in state.files:
+    once (`cairn.tasks.goal_examples`): into the tests file the goal names when the model wrote
+    none (asked for one, the 1.5B repeated assertions until its cap, or rewrote the code), else
+    beside the model's."""
+    path = _examples_path(state, drafts)
+    if TEST_FILE in state.files or path in state.files:
         return []
     module = next((m for d in drafts if (m := _module_naming(d, named_functions(state.goal)))), None)
     test = examples_test(state.goal, module) if module else None
     if test is None:
         return []
     why = "The goal's own examples, run against the code as a test."
-    return [Candidate(tool="write_file", params={"path": TEST_FILE, "content": test}, rationale=why)]
+    return [Candidate(tool="write_file", params={"path": path, "content": test}, rationale=why)]
+
+
+def _examples_path(state: TaskState, drafts: list[Candidate]) -> str:
+    tests = [
+        p for p in named_files(state.goal) if PurePosixPath(p).name.startswith("test_") and p.endswith(".py")
+    ]
+    drafted = {str(d.params.get("path", "")) for d in drafts}
+    if len(tests) == 1 and tests[0] not in state.files and tests[0] not in drafted:
+        return tests[0]
+    return TEST_FILE
 
 
 def _module_naming(draft: Candidate, names: list[str]) -> str | None:

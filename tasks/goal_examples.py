@@ -1,7 +1,8 @@
 """The examples a coding goal gives, run as a test: `>>> f(x)` and the reply the goal shows.
 
 A goal that shows `>>> below_zero([1, 2, -4, 5])` and `True` states a test in its own words.
-Cairn writes it down as `test_goal_examples.py` beside the model's code, so "the tests pass"
+Cairn writes it down as the tests file the goal names (when the model wrote none), else as
+`test_goal_examples.py`, beside the model's code, so "the tests pass"
 includes the goal's own expectations, not only those the model thought of (a small model's tests
 often assert what its code does). The examples run through `doctest` against the module, exactly
 as the goal writes them.

@@ -219,6 +219,8 @@ class ModelClient:
                 output = _validate(kind, reply)
             except (ModelOutputError, ValidationError) as exc:
                 errors.append(_describe(exc))
+                if kind in prompts.FILE_REPLIES and reply.finish_reason == "length":
+                    break  # at temperature 0 the same request runs into the same cap again
                 retry = prompts.retry_message(errors[-1], kind)
                 messages = [*messages, {"role": "assistant", "content": raw}, retry]
                 continue
@@ -232,8 +234,8 @@ class ModelClient:
                 raw=raw,
                 errors=errors,
             )
-        error = f"invalid output after {self.max_attempts} attempts: {errors[-1]}"
-        return self._failed(kind, error, self.max_attempts, cost, raw, errors)
+        error = f"invalid output after {attempt} attempt{'s' * (attempt > 1)}: {errors[-1]}"
+        return self._failed(kind, error, attempt, cost, raw, errors)
 
     def _failed(
         self, kind: CallKind, error: str, attempts: int, cost: CallCost, raw: str, errors: list[str]

@@ -40,6 +40,7 @@ FILE_REPLIES: Final = frozenset({"write"})  # kinds answered with files, not JSO
 WORDS_HEAD: Final = "The files' own words:"
 CODE_HEAD: Final = "The code as written now:"
 RUN_HEAD: Final = "The failing test run:"
+WANTED_HEAD: Final = "Write now:"
 JSON_FORMAT: Final = "Reply with one JSON object and nothing else (no prose), valid against this JSON schema:"
 FILES_FORMAT: Final = (
     "Reply with each file as a line holding its path, then its whole content in one fenced code "
@@ -142,7 +143,7 @@ def render(kind: CallKind, payload: Schema) -> list[Message]:
     words = kind in PLAIN_WORDS
     # A goal holding code is given once, as it is written: the 1.5B, shown it escaped in the JSON
     # block too, echoed a HumanEval signature and docstring back with no body (and wrote it when not).
-    plain = {"excerpts", "current", "tests"} | ({"goal"} if kind in FILE_REPLIES else set())
+    plain = {"excerpts", "current", "tests", "wanted"} | ({"goal"} if kind in FILE_REPLIES else set())
     data = _json(payload, exclude=plain if words else None)
     user = f"{DATA_LABEL}\n\nInput for `{kind}`:\n```json\n{data}\n```"
     if words:
@@ -178,7 +179,7 @@ def _plain_excerpts(messages: list[Message]) -> list[Excerpt]:
 
 def _plain_goal(messages: list[Message]) -> str:
     user = next((str(m.get("content") or "") for m in messages if m.get("role") == "user"), "")
-    return user.rpartition("\n\nGoal: ")[2]
+    return user.rpartition("\n\nGoal: ")[2].partition(f"\n\n{WANTED_HEAD} ")[0]
 
 
 def plain_words(payload: Schema, heads: bool = True) -> str:
@@ -193,7 +194,13 @@ def plain_words(payload: Schema, heads: bool = True) -> str:
     tests = [RUN_HEAD, run.strip()] if run.strip() else []
     goal = getattr(payload, "goal", "")
     head = [WORDS_HEAD] if heads or files else []
-    return "\n\n".join([*head, *files, *code, *tests, f"Goal: {goal}"])
+    wanted: list[str] = getattr(payload, "wanted", [])
+    now = (
+        [f"{WANTED_HEAD} {', '.join(wanted)} (the goal names it, and it is not written yet)."]
+        if wanted
+        else []
+    )
+    return "\n\n".join([*head, *files, *code, *tests, f"Goal: {goal}", *now])
 
 
 def retry_message(error: str, kind: CallKind | None = None) -> Message:

@@ -222,6 +222,7 @@ class WriteInput(Schema):
     unmet: list[str] = Field(default_factory=list)  # the last verdict's failed checks, in words
     current: list[Excerpt] = Field(default_factory=list)  # the code files as written so far
     tests: str = ""  # the output of the last test run, when it failed
+    wanted: list[str] = Field(default_factory=list)  # only these files, when the rest is done
 
 
 class ExtractConstraintInput(Schema):

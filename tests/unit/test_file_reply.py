@@ -8,11 +8,13 @@ from typing import Any
 
 import pytest
 
-from cairn.flows.writing import goal_path
+from cairn.flows.writing import examples_write, goal_path
+from cairn.memory.state import TaskState
 from cairn.tasks.file_reply import file_blocks, files_reply
+from cairn.tasks.goal_examples import TEST_FILE
 from cairn.tasks.llm import ModelClient, block_network_models, response_format_for
 from cairn.tasks.prompts import render
-from cairn.tasks.schemas import WriteInput
+from cairn.tasks.schemas import Candidate, WriteInput
 from tests.unit.test_llm import scripted  # noqa: F401  (the scripted provider fixture)
 
 WRITE = WriteInput(goal="Write the Python function `add` in add.py, with pytest tests in test_add.py.")
@@ -85,12 +87,12 @@ def test_a_reply_cut_off_in_its_tests_keeps_the_code(scripted: Any) -> None:  # 
 
 def test_a_json_reply_is_still_read_and_a_reply_without_files_is_retried(scripted: Any) -> None:  # noqa: F811
     json_reply = '{"files": [{"path": "add.py", "content": "def add(a, b):\\n    return a + b\\n"}]}'
-    handler = scripted([("Sure, here is the function:\n```python\ndef add(", "length"), json_reply])
+    handler = scripted(["Sure, I will write the function add for you.", json_reply])
     result = ModelClient("scripted/m").call("write", WRITE)
     assert result.ok and result.output is not None and result.attempts == 2
     assert result.output.files[0].path == "add.py"
     retry = handler.requests[1][-1]["content"]
-    assert "no file in the reply (cut off at the token limit)" in retry
+    assert "no file in the reply: expected a path" in retry
     assert "its path, then its whole content in one fenced code block" in retry
 
 
@@ -102,3 +104,34 @@ def test_code_no_line_names_goes_where_the_goal_says() -> None:
         == "test_solution.py"
     )
     assert goal_path("Write add.py and sub.py", "def add(a, b): ...") == ""  # not clear: not written
+
+
+def test_a_reply_cut_off_before_any_file_is_not_asked_again(scripted: Any) -> None:  # noqa: F811
+    handler = scripted(
+        [("```python\n# add.py\ndef add(a, b):\n" + "    assert add(1, 2) == 3\n" * 40, "length")]
+    )
+    result = ModelClient("scripted/m", max_attempts=3).call("write", WRITE)
+    assert not result.ok and len(handler.requests) == 1  # the same request would hit the same cap
+    assert result.error is not None and result.error.startswith("invalid output after 1 attempt: ")
+    assert "cut off at the token limit" in result.error
+
+
+def test_the_goals_examples_go_to_the_tests_file_it_names_when_the_model_wrote_none() -> None:
+    goal = (
+        "Write the Python function `add` in solution.py, with pytest tests in test_solution.py:\n\n"
+        '```python\ndef add(a, b):\n    """Add.\n    >>> add(2, 3)\n    5\n    """\n```'
+    )
+    state = TaskState(goal=goal, task_type="coding_task")
+    code = Candidate(
+        tool="write_file", params={"path": "solution.py", "content": "def add(a, b):\n    return a + b\n"}
+    )
+    (examples,) = examples_write(state, [code])
+    assert (
+        examples.params["path"] == "test_solution.py"
+        and "import solution as subject" in examples.params["content"]
+    )
+    tests = Candidate(
+        tool="write_file", params={"path": "test_solution.py", "content": "def test_add(): ..."}
+    )
+    (beside,) = examples_write(state, [code, tests])
+    assert beside.params["path"] == TEST_FILE  # the model's own tests file is kept
