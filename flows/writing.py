@@ -8,6 +8,7 @@ is to a coding task what `deliver` is to a question.
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path, PurePosixPath
 
@@ -25,6 +26,7 @@ from cairn.tasks.grounding.task import FullOutput, full_output_reader
 from cairn.tasks.schemas import Candidate, Excerpt, WriteInput, WriteOutput
 
 TESTS_WHY = "The code changed since the tests last ran."
+EXAMPLES_WHY = "The goal's own examples, run against the code as a test."
 FILES_REQUIREMENT = "every file the goal names written"  # validators/coding_task.json
 _PY_PATH = re.compile(r"[\w./-]*\w\.py\b")
 
@@ -50,10 +52,32 @@ def coding_step(session: Session, executor: Executor, iteration: int, missing: l
 
 
 def _drafts(session: Session, executor: Executor, iteration: int, missing: list[str]) -> list[Candidate]:
-    """The files the model writes when asked for them alone (with what failed, when fixing)."""
+    """The files the model writes when asked for them alone (with what failed, when fixing),
+    asked once more at once when a function the goal names came back without a body."""
+    state = session.state
+    payload = _write_input(session, missing)
+    key = CallKey(task_id=session.task_id, iteration=iteration, index=0, kind="write")
+    drafts = _files(session, executor, key, payload)
+    if empty := stubs(drafts, named_functions(state.goal)):
+        again = payload.model_copy(update={"bodies": empty})
+        key = CallKey(task_id=session.task_id, iteration=iteration, index=1, kind="write")
+        drafts = _files(session, executor, key, again) or drafts
+    return [
+        Candidate(
+            tool="write_file",
+            params={"path": path, "content": content},
+            rationale="The files the goal asks for, written when asked for alone.",
+            expected_evidence=["file_creation", "code_implementation"],
+        )
+        for path, content in drafts.items()
+        if path != TEST_FILE and (not payload.wanted or path in payload.wanted)
+    ]
+
+
+def _write_input(session: Session, missing: list[str]) -> WriteInput:
     state = session.state
     reader = full_output_reader(session.recorder.repo.root)
-    payload = WriteInput(
+    return WriteInput(
         goal=state.goal,
         excerpts=planning.excerpts(state, full_output=reader),
         notes=planning.notes(state),
@@ -63,26 +87,52 @@ def _drafts(session: Session, executor: Executor, iteration: int, missing: list[
         unmet=state.verdict.unmet if state.verdict else [],
         current=_current_code(state, session.recorder.repo.artifacts),
         tests=_failing_run(state, reader),
-        wanted=(wanted := _only_missing_files(state)),
+        wanted=_only_missing_files(state),
     )
-    key = CallKey(task_id=session.task_id, iteration=iteration, index=0, kind="write")
-    result = ask(session, executor, key, "write", payload, f"write-{iteration}")
+
+
+def _files(session: Session, executor: Executor, key: CallKey, payload: WriteInput) -> dict[str, str]:
+    """Path -> content of the files a `write` reply holds (a block no line names goes where the
+    goal says; one that cannot be placed is dropped)."""
+    name = f"write-{key.iteration}" + ("-again" if key.index else "")
+    result = ask(session, executor, key, "write", payload, name)
     if not (result.ok and isinstance(result.output, WriteOutput)):
-        return []
-    drafts = [
-        (draft.path.strip() or goal_path(state.goal, draft.content), draft.content)
-        for draft in result.output.files
-    ]
-    return [
-        Candidate(
-            tool="write_file",
-            params={"path": path.removeprefix("./"), "content": unfenced(path, content)},
-            rationale="The files the goal asks for, written when asked for alone.",
-            expected_evidence=["file_creation", "code_implementation"],
-        )
-        for path, content in drafts
-        if path and content.strip() and path != TEST_FILE and (not wanted or path in wanted)
-    ]
+        return {}
+    found: dict[str, str] = {}
+    for draft in result.output.files:
+        path = (draft.path.strip() or goal_path(payload.goal, draft.content)).removeprefix("./")
+        if path and draft.content.strip():
+            found[path] = unfenced(path, draft.content)
+    return found
+
+
+def stubs(files: dict[str, str], names: list[str]) -> list[str]:
+    """The functions the goal names that a file defines with no body (a docstring, `pass`, `...`
+    at most): the 1.5B, given a HumanEval signature and docstring, often wrote them back as they were.
+
+    >>> stubs({"a.py": "def f(x):\\n    'Double.'\\n", "b.py": "def g():\\n    return 1\\n"}, ["f", "g"])
+    ['f in a.py']
+    """
+    found: list[str] = []
+    for path, content in files.items():
+        if not path.endswith(".py"):
+            continue
+        try:
+            tree = ast.parse(content)
+        except SyntaxError:
+            continue
+        functions = (n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef))
+        found += [f"{f.name} in {path}" for f in functions if f.name in names and _empty(f)]
+    return found
+
+
+def _empty(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    body = function.body[1:] if ast.get_docstring(function) is not None else function.body
+    return all(
+        isinstance(statement, ast.Pass)
+        or (isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant))
+        for statement in body
+    )
 
 
 def _only_missing_files(state: TaskState) -> list[str]:
@@ -115,15 +165,14 @@ def examples_write(state: TaskState, drafts: list[Candidate]) -> list[Candidate]
     once (`cairn.tasks.goal_examples`): into the tests file the goal names when the model wrote
     none (asked for one, the 1.5B repeated assertions until its cap, or rewrote the code), else
     beside the model's."""
+    if any(c.tool_selection_rationale == EXAMPLES_WHY and c.outcome == "success" for c in state.calls):
+        return []  # written once, wherever it went
     path = _examples_path(state, drafts)
-    if TEST_FILE in state.files or path in state.files:
-        return []
     module = next((m for d in drafts if (m := _module_naming(d, named_functions(state.goal)))), None)
     test = examples_test(state.goal, module) if module else None
     if test is None:
         return []
-    why = "The goal's own examples, run against the code as a test."
-    return [Candidate(tool="write_file", params={"path": path, "content": test}, rationale=why)]
+    return [Candidate(tool="write_file", params={"path": path, "content": test}, rationale=EXAMPLES_WHY)]
 
 
 def _examples_path(state: TaskState, drafts: list[Candidate]) -> str:

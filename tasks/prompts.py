@@ -143,7 +143,9 @@ def render(kind: CallKind, payload: Schema) -> list[Message]:
     words = kind in PLAIN_WORDS
     # A goal holding code is given once, as it is written: the 1.5B, shown it escaped in the JSON
     # block too, echoed a HumanEval signature and docstring back with no body (and wrote it when not).
-    plain = {"excerpts", "current", "tests", "wanted"} | ({"goal"} if kind in FILE_REPLIES else set())
+    plain = {"excerpts", "current", "tests", "wanted", "bodies"} | (
+        {"goal"} if kind in FILE_REPLIES else set()
+    )
     data = _json(payload, exclude=plain if words else None)
     user = f"{DATA_LABEL}\n\nInput for `{kind}`:\n```json\n{data}\n```"
     if words:
@@ -194,13 +196,20 @@ def plain_words(payload: Schema, heads: bool = True) -> str:
     tests = [RUN_HEAD, run.strip()] if run.strip() else []
     goal = getattr(payload, "goal", "")
     head = [WORDS_HEAD] if heads or files else []
+    return "\n\n".join([*head, *files, *code, *tests, f"Goal: {goal}", *_write_now(payload)])
+
+
+def _write_now(payload: Schema) -> list[str]:
+    """The last line of a `write` request, when Cairn knows what is still to be written."""
     wanted: list[str] = getattr(payload, "wanted", [])
-    now = (
-        [f"{WANTED_HEAD} {', '.join(wanted)} (the goal names it, and it is not written yet)."]
-        if wanted
-        else []
-    )
-    return "\n\n".join([*head, *files, *code, *tests, f"Goal: {goal}", *now])
+    bodies: list[str] = getattr(payload, "bodies", [])
+    if bodies:
+        return [
+            f"{WANTED_HEAD} the whole code of {', '.join(bodies)}: a body that does what the docstring says."
+        ]
+    if wanted:
+        return [f"{WANTED_HEAD} {', '.join(wanted)} (the goal names it, and it is not written yet)."]
+    return []
 
 
 def retry_message(error: str, kind: CallKind | None = None) -> Message:

@@ -223,6 +223,7 @@ class WriteInput(Schema):
     current: list[Excerpt] = Field(default_factory=list)  # the code files as written so far
     tests: str = ""  # the output of the last test run, when it failed
     wanted: list[str] = Field(default_factory=list)  # only these files, when the rest is done
+    bodies: list[str] = Field(default_factory=list)  # functions just written without a body
 
 
 class ExtractConstraintInput(Schema):

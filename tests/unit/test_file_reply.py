@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from cairn.flows.writing import examples_write, goal_path
+from cairn.flows.writing import examples_write, goal_path, stubs
 from cairn.memory.state import TaskState
 from cairn.tasks.file_reply import file_blocks, files_reply
 from cairn.tasks.goal_examples import TEST_FILE
@@ -135,3 +135,23 @@ def test_the_goals_examples_go_to_the_tests_file_it_names_when_the_model_wrote_n
     )
     (beside,) = examples_write(state, [code, tests])
     assert beside.params["path"] == TEST_FILE  # the model's own tests file is kept
+
+
+def test_a_function_written_back_without_a_body_is_a_stub() -> None:
+    echoed = (
+        'def truncate_number(number: float) -> float:\n    """Return the decimal part.\n'
+        '    >>> truncate_number(3.5)\n    0.5\n    """\n'
+    )
+    done = echoed + "    return number - int(number)\n"
+    assert stubs({"solution.py": echoed}, ["truncate_number"]) == ["truncate_number in solution.py"]
+    assert stubs({"solution.py": done}, ["truncate_number"]) == []
+    assert stubs({"solution.py": "def f():\n    pass\n", "notes.md": "def f():"}, ["f"]) == [
+        "f in solution.py"
+    ]
+    asked = render("write", WRITE.model_copy(update={"bodies": ["truncate_number in solution.py"]}))[1][
+        "content"
+    ]
+    assert asked.endswith(
+        "Write now: the whole code of truncate_number in solution.py: a body that does what the "
+        "docstring says."
+    )
