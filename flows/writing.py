@@ -23,6 +23,7 @@ from cairn.tasks.call_key import CallKey
 from cairn.tasks.goal_examples import TEST_FILE, examples_test
 from cairn.tasks.grounding.functions import named_files, named_functions
 from cairn.tasks.grounding.task import FullOutput, full_output_reader
+from cairn.tasks.prompts import BODY_ASKS
 from cairn.tasks.schemas import Candidate, Excerpt, WriteInput, WriteOutput
 
 TESTS_WHY = "The code changed since the tests last ran."
@@ -53,14 +54,17 @@ def coding_step(session: Session, executor: Executor, iteration: int, missing: l
 
 def _drafts(session: Session, executor: Executor, iteration: int, missing: list[str]) -> list[Candidate]:
     """The files the model writes when asked for them alone (with what failed, when fixing),
-    asked once more at once when a function the goal names came back without a body."""
+    asked again at once, in other words each time, while a function the goal names comes back
+    without a body."""
     state = session.state
     payload = _write_input(session, missing)
     key = CallKey(task_id=session.task_id, iteration=iteration, index=0, kind="write")
     drafts = _files(session, executor, key, payload)
-    if empty := stubs(drafts, named_functions(state.goal)):
-        again = payload.model_copy(update={"bodies": empty})
-        key = CallKey(task_id=session.task_id, iteration=iteration, index=1, kind="write")
+    for phrasing in range(BODY_ASKS):
+        if not (empty := stubs(drafts, named_functions(state.goal))):
+            break
+        again = payload.model_copy(update={"bodies": empty, "phrasing": phrasing})
+        key = CallKey(task_id=session.task_id, iteration=iteration, index=1 + phrasing, kind="write")
         drafts = _files(session, executor, key, again) or drafts
     return [
         Candidate(
@@ -94,7 +98,7 @@ def _write_input(session: Session, missing: list[str]) -> WriteInput:
 def _files(session: Session, executor: Executor, key: CallKey, payload: WriteInput) -> dict[str, str]:
     """Path -> content of the files a `write` reply holds (a block no line names goes where the
     goal says; one that cannot be placed is dropped)."""
-    name = f"write-{key.iteration}" + ("-again" if key.index else "")
+    name = f"write-{key.iteration}" + (f"-again-{key.index}" if key.index else "")
     result = ask(session, executor, key, "write", payload, name)
     if not (result.ok and isinstance(result.output, WriteOutput)):
         return {}

@@ -143,9 +143,7 @@ def render(kind: CallKind, payload: Schema) -> list[Message]:
     words = kind in PLAIN_WORDS
     # A goal holding code is given once, as it is written: the 1.5B, shown it escaped in the JSON
     # block too, echoed a HumanEval signature and docstring back with no body (and wrote it when not).
-    plain = {"excerpts", "current", "tests", "wanted", "bodies"} | (
-        {"goal"} if kind in FILE_REPLIES else set()
-    )
+    plain = {"excerpts", "current", "tests"} | ({"goal"} if kind in FILE_REPLIES else set())
     data = _json(payload, exclude=plain if words else None)
     user = f"{DATA_LABEL}\n\nInput for `{kind}`:\n```json\n{data}\n```"
     if words:
@@ -181,7 +179,7 @@ def _plain_excerpts(messages: list[Message]) -> list[Excerpt]:
 
 def _plain_goal(messages: list[Message]) -> str:
     user = next((str(m.get("content") or "") for m in messages if m.get("role") == "user"), "")
-    return user.rpartition("\n\nGoal: ")[2].partition(f"\n\n{WANTED_HEAD} ")[0]
+    return user.rpartition("\n\nGoal: ")[2].partition(f"\n\n{WANTED_HEAD} ")[0]  # the goal's own words
 
 
 def plain_words(payload: Schema, heads: bool = True) -> str:
@@ -204,12 +202,28 @@ def _write_now(payload: Schema) -> list[str]:
     wanted: list[str] = getattr(payload, "wanted", [])
     bodies: list[str] = getattr(payload, "bodies", [])
     if bodies:
-        return [
-            f"{WANTED_HEAD} the whole code of {', '.join(bodies)}: a body that does what the docstring says."
-        ]
+        return [f"{WANTED_HEAD} {body_ask(bodies, getattr(payload, 'phrasing', 0))}"]
     if wanted:
         return [f"{WANTED_HEAD} {', '.join(wanted)} (the goal names it, and it is not written yet)."]
     return []
+
+
+BODY_ASKS: Final = 2  # phrasings of "write the body": at temperature 0 only new words get a new reply
+
+
+def body_ask(bodies: list[str], phrasing: int) -> str:
+    """Ask for the bodies of functions (`name in path`) the model wrote back without one, in one of
+    `BODY_ASKS` phrasings: the 1.5B wrote HumanEval/2's body for the first, /6's for the second.
+
+    >>> body_ask(["f in a.py"], 1).split(":")[0]
+    'a.py with f complete'
+    """
+    if phrasing % BODY_ASKS == 0:
+        return f"the whole code of {', '.join(bodies)}: a body that does what the docstring says."
+    pairs = [body.partition(" in ") for body in bodies]
+    files = ", ".join(f"{path} with {name} complete" for name, _, path in pairs)
+    parts = "its signature, its docstring, and the statements of its body"
+    return f"{files}: {parts} (the goal gives only the first two)."
 
 
 def retry_message(error: str, kind: CallKind | None = None) -> Message:

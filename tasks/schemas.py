@@ -224,6 +224,7 @@ class WriteInput(Schema):
     tests: str = ""  # the output of the last test run, when it failed
     wanted: list[str] = Field(default_factory=list)  # only these files, when the rest is done
     bodies: list[str] = Field(default_factory=list)  # functions just written without a body
+    phrasing: int = 0  # which words ask for those bodies (`cairn.tasks.prompts.body_ask`)
 
 
 class ExtractConstraintInput(Schema):

@@ -27,11 +27,15 @@ from cairn.tasks.schemas import (
     Candidate,
     DeliverInput,
     DeliverOutput,
+    DetectTaskTypeOutput,
     ExtractConstraintInput,
+    FileDraft,
     Plan,
     PlanInput,
     Schema,
     SynthesizeOutput,
+    WriteInput,
+    WriteOutput,
 )
 from tests.model_server import ModelServer
 from tests.unit.scripted import create_task, run_whole_task
@@ -370,3 +374,33 @@ def test_the_reply_schema_is_sent_where_asked(tmp_path: Path) -> None:
     assert extract_format["json_schema"]["strict"] is True
     assert extract_format["json_schema"]["schema"]["additionalProperties"] is False
     assert [r["max_tokens"] for r in server.requests] == [4096, 256]  # no reply runs on unbounded
+
+
+STUB = 'def half(x: float) -> float:\n    """Half of x.\n    >>> half(3.0)\n    1.5\n    """\n'
+HALF_GOAL = (
+    f"Write the Python function `half` in half.py, with pytest tests in test_half.py:\n\n```python\n{STUB}```"
+)
+
+
+def echoing(kind: str, payload: Schema) -> Schema | None:
+    """Writes the goal's signature and docstring back as they are, until asked in the second words."""
+    if kind == "detect_task_type":
+        return DetectTaskTypeOutput(task_type="coding_task", rationale="code")
+    if kind == "write" and isinstance(payload, WriteInput):
+        body = "    return x / 2\n" if payload.bodies and payload.phrasing == 1 else ""
+        return WriteOutput(files=[FileDraft(path="half.py", content=STUB + body)])
+    return None
+
+
+def test_a_function_written_back_without_a_body_is_asked_for_again_in_other_words(
+    tmp_path: Path, model: Install
+) -> None:
+    fake = model(echoing)
+    config = RunConfig(workspace=str(tmp_path), model="fn/m", max_iterations=3)
+    result = run_whole_task(config, "half", HALF_GOAL)
+    asked = [(p.bodies, p.phrasing) for p in fake.seen["write"]]
+    assert asked == [([], 0), (["half in half.py"], 0), (["half in half.py"], 1)]  # one iteration
+    artifacts = Workspace(tmp_path).task("half").artifacts
+    assert "return x / 2" in (artifacts / "half.py").read_text(encoding="utf-8")
+    assert "import half as subject" in (artifacts / "test_half.py").read_text(encoding="utf-8")
+    assert result.complete and result.iterations == 2  # write, then the tests pass
