@@ -109,7 +109,11 @@ class Date:
         return (self.year, self.month, self.day)
 
     def matches(self, other: Date) -> bool:
-        """The same day: month equal, and day and year equal wherever both texts give them."""
+        """This date (a claim's) is stated by `other`: month equal, and day and year equal wherever
+        both texts give them; a day this date names must be stated (`January 2023` does not
+        state January 20: Cairn dated "this month" so, and a day-late answer passed)."""
+        if self.day is not None and other.day is None:
+            return False
         pairs = ((self.year, other.year), (self.day, other.day))
         return self.month == other.month and all(a is None or b is None or a == b for a, b in pairs)
 

@@ -126,11 +126,14 @@ def _check(
     off_topic: list[Claim] = []
     asks = _is_question(part)  # an instruction (`Summarise the notes`) takes any supported claim
     for clause in candidates:
-        fitting = (c for c in claims if c.clause == clause and c.supported and _fits(c, kinds, unit))
-        for claim in fitting:
-            if not asks or _said_of(claim, focus, reads, said if kinds else set()):
-                return PartCheck(part=part, answered=True, clause=clause), None
-            off_topic.append(claim)
+        fitting = [c for c in claims if c.clause == clause and c.supported and _fits(c, kinds, unit)]
+        of_it = [c for c in fitting if not asks or _said_of(c, focus, reads, said if kinds else set())]
+        off = [c for c in fitting if c not in of_it]
+        if of_it and not any(c.kind == "date" for c in off):
+            return PartCheck(part=part, answered=True, clause=clause), None
+        if of_it:  # "on 19 January and 20 January": one of them is said of something else
+            return PartCheck(part=part, answered=False, clause=clause, why=_two_dates(off)), None
+        off_topic += off
     phrase = _phrase(candidates, claims, reads, given) if kinds is None else None
     if phrase is not None and phrase.supported and (not asks or _said_of(phrase, focus, reads, set())):
         return PartCheck(part=part, answered=True, clause=phrase.clause), phrase
@@ -138,17 +141,23 @@ def _check(
     return PartCheck(part=part, answered=False, clause=candidates[0], why=why), phrase
 
 
+def _two_dates(off: list[Claim]) -> str:
+    dates = next(c.text for c in off if c.kind == "date")
+    return f"{dates} is also given, and the files do not say it of what it asks"
+
+
 def _said_of(claim: Claim, focus: set[str], reads: ReadIndex, bridges: set[str]) -> bool:
     """Whether the files state the claim where they speak of what the part asks about: the
     clause of a line that states it holds at least half of the part's words. 30 minutes is in
-    the SLO file, but as how long a breach may last, not as a budget. A question for a name or a
-    date may take one hop through a rare word the answer names (`bridges`): the incident names
-    the recommendations service, the team page says who owns it. A figure gets no hop: it must be
-    stated beside what it measures. Arithmetic is stated nowhere: its operands were checked when
-    it was worked out."""
+    the SLO file, but as how long a breach may last, not as a budget. A name may take one hop
+    through a rare word the answer names (`bridges`): the incident names the recommendations
+    service, the team page says who owns it. A figure or a date gets no hop: it must be stated
+    beside what it measures (a transcript dates every line of a day alike). Arithmetic is
+    stated nowhere: its operands were checked when it was worked out."""
     if claim.status == "computed":
         return True
-    return reads.covering(reads.locate(claim), focus, ABOUT, bridges=bridges - focus) is not None
+    hop = bridges - focus if claim.kind == "name" else set()  # a dateline hops to any line of its day
+    return reads.covering(reads.locate(claim), focus, ABOUT, bridges=hop) is not None
 
 
 def _fits(claim: Claim, kinds: tuple[ClaimKind, ...] | None, unit: str | None = None) -> bool:

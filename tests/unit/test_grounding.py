@@ -254,3 +254,36 @@ def test_the_day_a_relative_expression_means_answers_a_when_question_the_heading
     right, written = check_answer("7 May 2023", part, reads, ""), check_answer("8 May, 2023", part, reads, "")
     assert [p.answered for p in right.parts] == [True]
     assert [p.answered for p in written.parts] == [False]  # the day the line was said, not the day she went
+
+
+HITS = [
+    "[4:04 pm on 20 January, 2023] Jon: Lost my job as a banker yesterday, so I'm starting a business.",
+    "[4:04 pm on 20 January, 2023] Gina: Sorry about your job! I also lost my job at Door Dash this month.",
+    "[4:04 pm on 20 January, 2023] Gina: Hey Jon! Good to see you. What's up?",
+]
+
+
+@pytest.mark.parametrize(
+    ("part", "answer", "answered"),
+    [
+        ("When did Jon lose his job as a banker?", "Jon lost his job as a banker on 19 January 2023.", True),
+        # Two days for one event: one of them is the day the line was said (a real 1.5B answer).
+        (
+            "When did Jon lose his job as a banker?",
+            "Jon lost his job as a banker on 19 January 2023 and 20 January 2023.",
+            False,
+        ),
+        ("When did Gina lose her job at Door Dash?", "Gina lost her job at Door Dash in January 2023.", True),
+        # "this month" states the month, not the 20th (another real answer, by a day-late line).
+        (
+            "When did Gina lose her job at Door Dash?",
+            "Gina lost her job at Door Dash on January 20, 2023.",
+            False,
+        ),
+    ],
+)
+def test_a_when_answer_gives_the_day_the_files_say_of_it_and_no_other(
+    part: str, answer: str, answered: bool
+) -> None:
+    reads = ReadIndex([Read("source:conv-30/conv-30.md", hit) for hit in HITS])
+    assert [p.answered for p in check_answer(answer, [part], reads, "").parts] == [answered]
