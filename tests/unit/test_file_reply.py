@@ -3,7 +3,6 @@ code, a JSON reply is still read, and a reply with no file is retried with why."
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -12,10 +11,10 @@ from cairn.flows.writing import examples_write, goal_path, stubs
 from cairn.memory.state import TaskState
 from cairn.tasks.file_reply import file_blocks, files_reply
 from cairn.tasks.goal_examples import TEST_FILE
-from cairn.tasks.llm import ModelClient, block_network_models, response_format_for
+from cairn.tasks.llm import ModelClient, response_format_for
 from cairn.tasks.prompts import render
 from cairn.tasks.schemas import Candidate, WriteInput
-from tests.unit.test_llm import scripted  # noqa: F401  (the scripted provider fixture)
+from tests.unit.test_llm import no_network_models, scripted  # noqa: F401  (fixtures: autouse, provider)
 
 WRITE = WriteInput(goal="Write the Python function `add` in add.py, with pytest tests in test_add.py.")
 
@@ -29,13 +28,6 @@ CUT_OFF = (
 
 
 TEST_A = "# test_a.py\ny = 2\n"
-
-
-@pytest.fixture(autouse=True)
-def no_network_models() -> Iterator[None]:
-    undo = block_network_models()
-    yield
-    undo()
 
 
 @pytest.mark.parametrize(
