@@ -63,7 +63,8 @@ def _drafts(session: Session, executor: Executor, iteration: int, missing: list[
     for phrasing in range(BODY_ASKS):
         if not (empty := stubs(drafts, named_functions(state.goal))):
             break
-        again = payload.model_copy(update={"bodies": empty, "phrasing": phrasing})
+        # Shown the stub it wrote (and its failing run), the 1.5B wrote it back once more.
+        again = payload.model_copy(update={"bodies": empty, "phrasing": phrasing, "current": [], "tests": ""})
         key = CallKey(task_id=session.task_id, iteration=iteration, index=1 + phrasing, kind="write")
         drafts = _files(session, executor, key, again) or drafts
     return [
