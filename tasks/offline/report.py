@@ -152,8 +152,10 @@ def _derived(goal: str, chosen: list[tuple[float, str, str]]) -> list[str]:
     """'About N days' from the best cited stock and daily rate in the same unit, else nothing."""
     if not re.search(r"\bhow (?:many days|long)\b", goal, re.IGNORECASE):
         return []
-    stocks = [(a, s, src) for _, s, src in chosen if not _RATE.search(s) for a in _amounts(s)]
-    rates = [(a, s, src) for _, s, src in chosen if _RATE.search(s) for a in _amounts(s)]
+    # Clauses, not sentences: "holds 1,260,000 m3; the daily use was 8,400 m3" is a stock and a rate.
+    clauses = [(c, src) for _, s, src in chosen for c in s.split(";")]
+    stocks = [(a, c, src) for c, src in clauses if not _RATE.search(c) for a in _amounts(c)]
+    rates = [(a, c, src) for c, src in clauses if _RATE.search(c) for a in _amounts(c)]
     for (stock, unit), _, stock_src in stocks:
         for (rate, rate_unit), _, rate_src in rates:
             if unit == rate_unit and rate > 0:

@@ -287,3 +287,27 @@ def test_a_when_answer_gives_the_day_the_files_say_of_it_and_no_other(
 ) -> None:
     reads = ReadIndex([Read("source:conv-30/conv-30.md", hit) for hit in HITS])
     assert [p.answered for p in check_answer(answer, [part], reads, "").parts] == [answered]
+
+
+def test_a_figure_takes_no_hop_to_answer_how_many_days() -> None:
+    """The offline model's report once stated only the daily use; a figure near 'consumption'
+    in one file hopped to the reservoir's line in another and answered "how many days"."""
+    reads = ReadIndex(
+        [
+            Read(
+                "source:corpus/reservoir.md",
+                "The Alder Creek reservoir holds 1,260,000 cubic metres of usable water.",
+            ),
+            Read(
+                "source:corpus/water-use-2025.md",
+                "In 2025 the town's average daily use was 8,400 cubic metres of water, up 3% on 2024.",
+            ),
+        ]
+    )
+    part = [
+        "How many days of water does the Alder Creek reservoir hold at the 2025 average daily consumption?"
+    ]
+    used = "In 2025 the town's average daily consumption was 8,400 cubic metres of water, up 3% on 2024."
+    assert [p.answered for p in check_answer(used, part, reads, part[0]).parts] == [False]
+    days = "About 150 days: 1,260,000 cubic metres held / 8,400 cubic metres used per day."
+    assert [p.answered for p in check_answer(days, part, reads, part[0]).parts] == [True]
