@@ -107,7 +107,7 @@ def _files(session: Session, executor: Executor, key: CallKey, payload: WriteInp
     for draft in result.output.files:
         path = (draft.path.strip() or goal_path(payload.goal, draft.content)).removeprefix("./")
         if path and draft.content.strip():
-            found[path] = unfenced(path, draft.content)
+            found.setdefault(path, unfenced(path, draft.content))  # the first of a name wins
     return found
 
 

@@ -23,11 +23,20 @@ _DECORATION = "#*`>-: "
 
 
 def file_blocks(text: str) -> dict[str, str]:
-    """File name -> code, for every fenced block whose preceding non-empty line (a heading,
-    `**bold**`, a `File: x.py` label) or whose own first comment line names a file. A block whose
-    lines `# test_x.py` start another file is split there; a block cut off keeps the files it
-    finished. A block no line names is kept under "" (the caller may know its path)."""
+    """File name -> code, for every fenced block a line names (the first block of a name wins)."""
     blocks: dict[str, str] = {}
+    for path, code in file_list(text):
+        if path:
+            blocks.setdefault(path, code)
+    return blocks
+
+
+def file_list(text: str) -> list[tuple[str, str]]:
+    """(path, code) for every fenced block, in order: the path from the preceding non-empty line
+    (a heading, `**bold**`, a `File: x.py` label) or from the block's own first comment line; ""
+    when no line names it (the caller may know where it goes). A block whose lines `# test_x.py`
+    start another file is split there; a block cut off keeps the files it finished."""
+    blocks: list[tuple[str, str]] = []
     lines = text.splitlines()
     name: str | None = None
     i = 0
@@ -37,8 +46,7 @@ def file_blocks(text: str) -> dict[str, str]:
             close = fence.group(1)  # a block holding ``` is fenced with more backticks
             end = next((j for j in range(i + 1, len(lines)) if lines[j].strip() == close), None)
             sections = _sections(lines[i + 1 : end], name)
-            for path, code in sections[:-1] if end is None else sections:  # cut off: not its last
-                blocks.setdefault(path, code)
+            blocks += sections[:-1] if end is None else sections  # cut off: not its last
             if end is None:
                 break
             name, i = None, end + 1

@@ -32,7 +32,7 @@ from cairn.tasks.cassette import (
     player_for,
     recorder_for,
 )
-from cairn.tasks.file_reply import file_blocks
+from cairn.tasks.file_reply import file_list
 from cairn.tasks.schemas import (
     INPUTS,
     OUTPUTS,
@@ -419,9 +419,9 @@ def _validate(kind: CallKind, reply: Reply) -> Schema:
 def _files(reply: Reply) -> WriteOutput:
     """The files of a `write` reply (`cairn.tasks.file_reply`); a model that answered in JSON
     anyway is read as JSON. A reply cut off at the cap keeps the files it closed."""
-    blocks = file_blocks(reply.text)
+    blocks = file_list(reply.text)
     if blocks:
-        return WriteOutput(files=[FileDraft(path=path, content=code) for path, code in blocks.items()])
+        return WriteOutput(files=[FileDraft(path=path, content=code) for path, code in blocks])
     try:
         return WriteOutput.model_validate(parse_model_json(reply.text))
     except (ModelOutputError, ValidationError):

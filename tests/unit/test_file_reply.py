@@ -9,7 +9,7 @@ import pytest
 
 from cairn.flows.writing import examples_write, goal_path, stubs
 from cairn.memory.state import TaskState
-from cairn.tasks.file_reply import file_blocks, files_reply
+from cairn.tasks.file_reply import file_blocks, file_list, files_reply
 from cairn.tasks.goal_examples import TEST_FILE
 from cairn.tasks.llm import ModelClient, response_format_for
 from cairn.tasks.prompts import render
@@ -37,7 +37,7 @@ TEST_A = "# test_a.py\ny = 2\n"
         ("**add.py**\n\n```\nx = 1\n```", {"add.py": "x = 1\n"}),
         ("File: `pkg/add.py`:\n```python\nx = 1\n```", {"pkg/add.py": "x = 1\n"}),
         ("```python\n# add.py\nx = 1\n```", {"add.py": "# add.py\nx = 1\n"}),  # named in its first line
-        ("Here is the code:\n```python\nx = 1\n```", {"": "x = 1\n"}),  # no name: the caller may know
+        ("Here is the code:\n```python\nx = 1\n```", {}),  # no name: `file_list` keeps it under ""
         (
             "```python\n# a.py\nx = 1\n\n# test_a.py\ny = 2\n```",
             {"a.py": "# a.py\nx = 1\n", "test_a.py": "# test_a.py\ny = 2\n"},
@@ -147,3 +147,15 @@ def test_a_function_written_back_without_a_body_is_a_stub() -> None:
         "Write now: the whole code of truncate_number in solution.py: a body that does what the "
         "docstring says."
     )
+
+
+def test_blocks_no_line_names_are_each_kept_for_the_caller_to_place() -> None:
+    """The 1.5B wrote slug.py and its tests as two bare blocks; the second was lost under the
+    same empty name, and the goal's tests file was never written."""
+    code_block = "```python\nimport re\n\ndef slugify(t):\n    return t\n```"
+    test_block = "```python\nfrom slug import slugify\n\ndef test_s():\n    assert slugify('a') == 'a'\n```"
+    reply = f"{code_block}\n\n{test_block}"
+    (code_path, code), (test_path, tests) = file_list(reply)
+    goal = "Write the Python function slugify(text) in slug.py, with its tests in test_slug.py"
+    assert (code_path, test_path) == ("", "")
+    assert (goal_path(goal, code), goal_path(goal, tests)) == ("slug.py", "test_slug.py")
