@@ -9,7 +9,6 @@ is to a coding task what `deliver` is to a question.
 from __future__ import annotations
 
 import ast
-import re
 from pathlib import Path, PurePosixPath
 
 from cairn.flows.executor import Executor
@@ -29,7 +28,6 @@ from cairn.tasks.schemas import Candidate, Excerpt, WriteInput, WriteOutput
 TESTS_WHY = "The code changed since the tests last ran."
 EXAMPLES_WHY = "The goal's own examples, run against the code as a test."
 FILES_REQUIREMENT = "every file the goal names written"  # validators/coding_task.json
-_PY_PATH = re.compile(r"[\w./-]*\w\.py\b")
 
 
 def coding_step(session: Session, executor: Executor, iteration: int, missing: list[str]) -> list[Candidate]:
@@ -158,8 +156,8 @@ def goal_path(goal: str, code: str) -> str:
     >>> goal_path(goal, "def add(a, b):"), goal_path(goal, "def test_add():")
     ('solution.py', 'test_solution.py')
     """
-    named = dict.fromkeys(_PY_PATH.findall(goal))
-    tests = [p for p in named if PurePosixPath(p).name.startswith("test_")]
+    named = [p for p in named_files(goal) if p.endswith(".py")]
+    tests = _tests(named)
     code_files = [p for p in named if p not in tests]
     wanted = tests if "def test_" in code else code_files
     return wanted[0] if len(wanted) == 1 else ""
@@ -180,10 +178,12 @@ def examples_write(state: TaskState, drafts: list[Candidate]) -> list[Candidate]
     return [Candidate(tool="write_file", params={"path": path, "content": test}, rationale=EXAMPLES_WHY)]
 
 
+def _tests(paths: list[str]) -> list[str]:
+    return [p for p in paths if PurePosixPath(p).name.startswith("test_")]
+
+
 def _examples_path(state: TaskState, drafts: list[Candidate]) -> str:
-    tests = [
-        p for p in named_files(state.goal) if PurePosixPath(p).name.startswith("test_") and p.endswith(".py")
-    ]
+    tests = _tests([p for p in named_files(state.goal) if p.endswith(".py")])
     drafted = {str(d.params.get("path", "")) for d in drafts}
     if len(tests) == 1 and tests[0] not in state.files and tests[0] not in drafted:
         return tests[0]
