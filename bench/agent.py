@@ -56,9 +56,9 @@ def load(args: argparse.Namespace, root: Path) -> list[SuiteTask]:
 
 
 def run_cairn(task: SuiteTask, args: argparse.Namespace, root: Path) -> Outcome:
-    from cairn.flows.agent import run_task
+    from cairn.flows.prefect.flow import run_task
     from cairn.flows.settings import Settings
-    from cairn.memory.workspace import Workspace
+    from cairn.memory.log.workspace import Workspace
 
     workspace = root / "cairn" / task.name
     config = Settings(workspace=workspace).run_config(
@@ -210,7 +210,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.record:
         args.record.mkdir(parents=True, exist_ok=True)
     tasks = load(args, root)
-    from cairn.flows.preflight import preflight
+    from cairn.flows.loop.preflight import preflight
     from cairn.flows.runtime import prepare
     from cairn.flows.settings import Settings
 

@@ -1,6 +1,6 @@
 """Context size and assembly latency over a scripted 50-iteration run.
 
-The run goes through `cairn.flows.iteration.run_iteration` itself (compression in batch mode) with a
+The run goes through `cairn.flows.loop.iteration.run_iteration` itself (compression in batch mode) with a
 scripted planner and realistic tool outputs:
 this repository's source files, pytest logs whose checks fail and are fixed, and search results.
 Compression and synthesis are answered by the offline provider's logic.
@@ -35,25 +35,28 @@ import litellm  # noqa: E402
 from litellm.llms.custom_llm import CustomLLM  # noqa: E402
 from litellm.types.utils import ModelResponse  # noqa: E402
 
-from cairn.flows.executor import InProcessExecutor, ToolResult, ToolRun  # noqa: E402
-from cairn.flows.iteration import run_iteration  # noqa: E402
-from cairn.flows.session import Session  # noqa: E402
-from cairn.flows.start import start_task  # noqa: E402
-from cairn.memory.events import UserMessage  # noqa: E402
+from cairn.flows.loop.iteration import run_iteration  # noqa: E402
+from cairn.flows.loop.start import start_task  # noqa: E402
+from cairn.flows.steps.executor import InProcessExecutor, ToolResult, ToolRun  # noqa: E402
+from cairn.flows.steps.session import Session  # noqa: E402
+from cairn.memory.context.reasoning import context_budget  # noqa: E402
+from cairn.memory.log.events import UserMessage  # noqa: E402
 from cairn.memory.models import CheckOutcome, Memory, PlannedCall  # noqa: E402
-from cairn.memory.reasoning import context_budget  # noqa: E402
 from cairn.tasks.compress import line_counter  # noqa: E402
 from cairn.tasks.deps import RunConfig  # noqa: E402
-from cairn.tasks.llm import ModelClient, context_window  # noqa: E402
+from cairn.tasks.messages.prompts import parse_request  # noqa: E402
+from cairn.tasks.messages.schemas import Candidate, Plan, PlanInput  # noqa: E402
+from cairn.tasks.model.llm import ModelClient, context_window  # noqa: E402
 from cairn.tasks.offline import respond  # noqa: E402
-from cairn.tasks.prompts import parse_request  # noqa: E402
-from cairn.tasks.schemas import Candidate, Plan, PlanInput  # noqa: E402
 from cairn.tasks.tools.base import ToolContext, ToolOutput  # noqa: E402
 
 TASK = "pay-fix"
 GOAL = "Fix the refund computation so the payment tests pass. Never use requirements.txt; use pyproject.toml."
 SOURCES = sorted(
-    p for d in ("memory", "tasks", "flows") for p in (ROOT / d).glob("*.py") if p.stat().st_size > 2000
+    p
+    for d in ("memory", "tasks", "flows")
+    for p in (ROOT / "cairn" / d).rglob("*.py")
+    if p.stat().st_size > 2000
 )
 TESTS = [
     f"tests/test_pay.py::test_{name}" for name in ("refund", "currency", "fees", "rounding", "partial", "ok")

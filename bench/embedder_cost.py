@@ -19,9 +19,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 LOCOMO = ROOT.parent / "shared" / "data" / "locomo" / "locomo-dev.json"
 MODULES = {
-    "static-minilm": ("cairn.memory.static_embedding", "StaticEmbedder()"),
-    "potion-base-8m": ("cairn.memory.potion_embedding", "PotionEmbedder()"),
-    "hashing": ("cairn.memory.embeddings", "HashingEmbedder(384)"),
+    "static-minilm": ("cairn.memory.embed.static_embedding", "StaticEmbedder()"),
+    "potion-base-8m": ("cairn.memory.embed.potion_embedding", "PotionEmbedder()"),
+    "hashing": ("cairn.memory.embed.embeddings", "HashingEmbedder(384)"),
 }
 
 # Runs in a fresh interpreter; prints one JSON object.

@@ -3,7 +3,7 @@
 Cairn's tasks are synchronous (Prefect worker threads); the `mcp` SDK is async. Two ways to bridge:
 
 - a session per call: `asyncio.run` opens an `mcp.Client` (starting the server), calls, closes;
-- one session per server per process (`cairn.tasks.tools.mcp_client.McpPool`): a background event
+- one session per server per process (`cairn.tasks.tools.mcp.client.McpPool`): a background event
   loop owns it, and each call from a thread is scheduled onto that loop.
 
 Measured with the real `mcp-server-time` (a Python process started with the venv's interpreter).
@@ -53,7 +53,7 @@ def per_call(n: int) -> list[float]:
 def pooled(n: int, threads: int) -> tuple[float, list[float]]:
     """One session for the process: the first call starts the server, the rest reuse it."""
     from cairn.memory.tool_config import McpServerConfig
-    from cairn.tasks.tools.mcp_client import McpPool
+    from cairn.tasks.tools.mcp.client import McpPool
 
     pool = McpPool()
     server = McpServerConfig(name="time", command=sys.executable, args=server_args())

@@ -48,8 +48,8 @@ def worker(variant: str, iterations: int) -> dict[str, float]:
     from prefect import flow, task
     from prefect.utilities.annotations import quote
 
-    from cairn.flows.durable import fresh_task_run_keys
-    from cairn.tasks._prefect import cairn_task, iteration_settings
+    from cairn.flows.prefect.durable import fresh_task_run_keys
+    from cairn.flows.prefect.task_defaults import cairn_task, iteration_settings
     from cairn.tasks.call_key import CallKey
 
     tuned = variant != "default"
@@ -64,7 +64,7 @@ def worker(variant: str, iterations: int) -> dict[str, float]:
 
     previous: list[object] = []
 
-    def chained(n: int) -> None:  # as cairn.flows.agent runs an iteration
+    def chained(n: int) -> None:  # as cairn.flows.prefect.flow runs an iteration
         state = iteration(quote(n), return_state=True, wait_for=previous[-1:])
         previous.append(state)
         state.result()
@@ -74,7 +74,7 @@ def worker(variant: str, iterations: int) -> dict[str, float]:
     @flow(name="bench-task")
     def parent() -> dict[str, float]:
         if variant == "deployment":
-            fresh_task_run_keys()  # as cairn.flows.agent.run_task does
+            fresh_task_run_keys()  # as cairn.flows.prefect.flow.run_task does
         with iteration_settings() if tuned else nullcontext():
             per_iteration = [_timed(step, n) for n in range(1, iterations + 1)][1:]
             per_call = [
@@ -95,7 +95,7 @@ def _as_deployment_run(parent):  # type: ignore[no-untyped-def]
     from prefect.settings import PREFECT_API_URL
     from prefect.states import Pending
 
-    from cairn.flows.worker import ensure_pool
+    from cairn.flows.prefect.worker import ensure_pool
 
     ensure_pool(str(PREFECT_API_URL.value()), "bench-pool")
     with get_client(sync_client=True) as client:
@@ -118,7 +118,7 @@ def _timed(fn, *args) -> float:  # type: ignore[no-untyped-def]
 
 def cairn_env() -> dict[str, str]:
     from cairn.flows.runtime import QUIET
-    from cairn.flows.server import SERVER_TUNING
+    from cairn.flows.server.server import SERVER_TUNING
 
     return {**QUIET, **SERVER_TUNING}
 
@@ -178,7 +178,7 @@ def local_server(tuned: bool) -> Iterator[str]:
 
 
 def _wait_healthy(url: str, timeout: float = 120.0) -> None:
-    from cairn.flows.server import wait_until_healthy
+    from cairn.flows.server.server import wait_until_healthy
 
     wait_until_healthy(url, timeout, poll=0.5)
 

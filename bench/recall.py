@@ -18,7 +18,7 @@ compared with it in `bench/recall_variants.py`.
 pinned release built and started for the run, `bench/stores.py`) and reports
 `{backend: {configuration: recall}, "fusion_gap": {backend: gap}}`. The gap is the largest
 difference, over every question, between a backend's own hybrid scores (Weaviate fuses one
-tenant's legs on the server) and `cairn.memory.fusion.relative_score_fusion` applied to the same
+tenant's legs on the server) and `cairn.memory.store.fusion.relative_score_fusion` applied to the same
 backend's vector and keyword legs: about 0 shows that both backends fuse with the same formula.
 
     python bench/recall.py [--data PATH] [--json] [--embedders static-minilm,hashing] [--by-category]
@@ -45,19 +45,19 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.stores import OpenStore, backend_list, backend_stores  # noqa: E402
-from cairn.memory import fusion  # noqa: E402
 from cairn.memory.dialog import Turn, turn_memories, turn_vectors  # noqa: E402
-from cairn.memory.embeddings import Embedder, HashingEmbedder, Vectors  # noqa: E402
+from cairn.memory.embed.embeddings import Embedder, HashingEmbedder, Vectors  # noqa: E402
+from cairn.memory.embed.potion_embedding import DATA as POTION_DATA  # noqa: E402
+from cairn.memory.embed.potion_embedding import PotionEmbedder  # noqa: E402
+from cairn.memory.embed.static_embedding import StaticEmbedder  # noqa: E402
 from cairn.memory.models import Memory  # noqa: E402
-from cairn.memory.potion_embedding import DATA as POTION_DATA  # noqa: E402
-from cairn.memory.potion_embedding import PotionEmbedder  # noqa: E402
-from cairn.memory.static_embedding import StaticEmbedder  # noqa: E402
-from cairn.memory.store import MemoryStore, SearchFilter, SearchMode, SearchQuery  # noqa: E402
+from cairn.memory.store import fusion  # noqa: E402
+from cairn.memory.store.protocol import MemoryStore, SearchFilter, SearchMode, SearchQuery  # noqa: E402
 
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "locomo" / "locomo-dev.json"
 KS = (5, 10, 25)
 # Named search settings, side by side: mode, alpha (None: `SearchQuery`'s default, the product's)
-# and whether the rerank stage runs (`cairn.memory.rerank`; hybrid only).
+# and whether the rerank stage runs (`cairn.memory.store.rerank`; hybrid only).
 Setting = tuple[SearchMode, float | None, bool]
 SETTINGS: dict[str, Setting] = {
     "hybrid": ("hybrid", None, True),
@@ -152,7 +152,7 @@ def embedders() -> dict[str, Embedder]:
         found["potion-base-8m"] = PotionEmbedder()
         found["potion-base-8m-content"] = PotionEmbedder(content_words=True)
     try:
-        from cairn.memory.embeddings import MiniLMEmbedder
+        from cairn.memory.embed.embeddings import MiniLMEmbedder
 
         found["minilm"] = MiniLMEmbedder()
     except ImportError:

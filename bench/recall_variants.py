@@ -35,12 +35,12 @@ from rich.console import Console
 from rich.table import Table
 
 from cairn.memory.dialog import question_answered, speaker_of, turn_memories, turn_vectors
-from cairn.memory.fusion import minmax, relative_score_fusion
-from cairn.memory.rerank import participant_scores, rerank_depth
-from cairn.memory.sqlite_store import SQLiteStore
-from cairn.memory.static_embedding import StaticEmbedder
-from cairn.memory.store import SearchFilter, SearchMode, SearchQuery
-from cairn.memory.words import FUNCTION_WORDS
+from cairn.memory.embed.static_embedding import StaticEmbedder
+from cairn.memory.embed.words import FUNCTION_WORDS
+from cairn.memory.store.fusion import minmax, relative_score_fusion
+from cairn.memory.store.protocol import SearchFilter, SearchMode, SearchQuery
+from cairn.memory.store.rerank import participant_scores, rerank_depth
+from cairn.memory.store.sqlite_store import SQLiteStore
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from recall import DEFAULT_DATA, KS, conversation_turns, questions

@@ -22,9 +22,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from cairn.memory.embeddings import Embedder  # noqa: E402
-from cairn.memory.sqlite_store import SQLiteStore  # noqa: E402
-from cairn.memory.store import MemoryStore  # noqa: E402
+from cairn.memory.embed.embeddings import Embedder  # noqa: E402
+from cairn.memory.store.protocol import MemoryStore  # noqa: E402
+from cairn.memory.store.sqlite_store import SQLiteStore  # noqa: E402
 
 BACKENDS = ("sqlite", "weaviate")
 OpenStore = Callable[[str, Embedder], MemoryStore]
@@ -51,7 +51,7 @@ def backend_stores(backend: str, workdir: Path) -> Iterator[OpenStore]:
 
 @contextmanager
 def _weaviate_stores() -> Iterator[OpenStore]:
-    from cairn.memory.weaviate_store import WeaviateStore, connect_client
+    from cairn.memory.store.weaviate_store import WeaviateStore, connect_client
     from tests.weaviate_server import serving
 
     with serving() as server:

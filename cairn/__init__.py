@@ -1,11 +1,11 @@
 """Cairn: durable long-horizon agent tasks on Prefect, with evidence-based memory.
 
-The distribution is `cairn-agents`; the import namespace is `cairn`. Its parts live in the
-repository's top-level folders and are mapped into the namespace by the build:
+The distribution is `cairn-agents`; the import namespace is `cairn`, and every module lives at the
+path it is imported by (docs/design.md opens with the map):
 
-- `cairn.flows`  (`flows/`)  — the task loop, one BFS iteration, the CLI;
-- `cairn.tasks`  (`tasks/`)  — tools, model calls, validation;
-- `cairn.memory` (`memory/`) — models, workspace and event log, stores, embeddings, context.
+- `cairn.flows`  — the command line, the task loop and its steps, Prefect's room, the server;
+- `cairn.tasks`  — model client and messages, tools, grounding, validation;
+- `cairn.memory` — models, the event log, stores, embeddings, indexing, context.
 
 >>> from cairn.flows import run_task  # doctest: +SKIP
 >>> from cairn.memory import open_store, Workspace  # doctest: +SKIP
@@ -13,6 +13,6 @@ repository's top-level folders and are mapped into the namespace by the build:
 
 from cairn._legacy import install_legacy_aliases
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 install_legacy_aliases()

@@ -25,9 +25,9 @@ from typing import Any
 
 from agent_framework import Agent, AgentSession, Message
 
-from cairn.memory.backends import open_store
-from cairn.memory.embeddings import HashingEmbedder
+from cairn.memory.embed.embeddings import HashingEmbedder
 from cairn.memory.integrations.agent_framework import CairnContextProvider, FunctionChatClient
+from cairn.memory.store.backends import open_store
 
 INSTRUCTIONS = "You are a concise travel assistant."
 LEARN = "I prefer aisle seats on long flights."

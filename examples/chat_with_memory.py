@@ -1,4 +1,4 @@
-"""A plain litellm chat loop with long-term memory (`cairn.memory.context.MemoryContextProvider`).
+"""A plain litellm chat loop with long-term memory (`cairn.memory.context.provider.MemoryContextProvider`).
 
 Each line on stdin is a user turn. Before the model call the provider adds the relevant memories
 to the system prompt; after it, the provider stores the facts and preferences the user stated.
@@ -21,10 +21,10 @@ from typing import Any
 
 import litellm
 
-from cairn.memory.context import MemoryContextProvider
-from cairn.memory.embeddings import HashingEmbedder
-from cairn.memory.extract import ChatMessage, Extracted, heuristic_facts
-from cairn.memory.sqlite_store import SQLiteStore
+from cairn.memory.context.extract import ChatMessage, Extracted, heuristic_facts
+from cairn.memory.context.provider import MemoryContextProvider
+from cairn.memory.embed.embeddings import HashingEmbedder
+from cairn.memory.store.sqlite_store import SQLiteStore
 
 SYSTEM = "You are a helpful assistant."
 EXTRACT_PROMPT = (

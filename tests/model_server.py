@@ -78,8 +78,8 @@ class ModelServer:
 
 
 def _answer(messages: list[dict[str, str]]) -> str:
+    from cairn.tasks.messages.prompts import PromptError
     from cairn.tasks.offline import respond
-    from cairn.tasks.prompts import PromptError
 
     try:
         return respond(messages)

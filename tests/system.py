@@ -23,7 +23,7 @@ def chromium_path() -> Path:
 
 
 def _postgres_found() -> bool:
-    from cairn.flows.postgres import find_bin_dir
+    from cairn.flows.server.postgres import find_bin_dir
 
     return find_bin_dir() is not None
 

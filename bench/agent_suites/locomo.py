@@ -139,8 +139,8 @@ def _prompt(question: str, folder: Path) -> str:
 
 
 def top_passages(question: str, folder: Path, k: int = PASSAGES) -> list[str]:
-    from cairn.memory.sources import ensure_sources, source_tenant
-    from cairn.memory.store import SearchFilter, SearchQuery
+    from cairn.memory.index.sources import ensure_sources, source_tenant
+    from cairn.memory.store.protocol import SearchFilter, SearchQuery
     from cairn.tasks.deps import RunConfig, deps_for
 
     store = deps_for(RunConfig(workspace=str(folder.parent / ".baseline-store"))).store

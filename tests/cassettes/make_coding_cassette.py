@@ -22,9 +22,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from cairn.tasks.cassette import CassetteEntry, Reply
-from cairn.tasks.file_reply import files_reply
-from cairn.tasks.schemas import OUTPUTS, CallKind, WriteOutput
+from cairn.tasks.messages.file_reply import files_reply
+from cairn.tasks.messages.schemas import OUTPUTS, CallKind, WriteOutput
+from cairn.tasks.model.cassette import CassetteEntry, Reply
 
 CASSETTE = Path(__file__).with_name("coding_task.jsonl")
 MODEL = "scripted:coding_task"  # not a litellm model: nothing was recorded from a provider

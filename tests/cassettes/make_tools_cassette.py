@@ -21,8 +21,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from cairn.tasks.cassette import CassetteEntry, Reply
-from cairn.tasks.schemas import OUTPUTS, CallKind
+from cairn.tasks.messages.schemas import OUTPUTS, CallKind
+from cairn.tasks.model.cassette import CassetteEntry, Reply
 
 MODEL = "scripted:tools_task"
 GOAL = (

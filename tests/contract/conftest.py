@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from cairn.memory.embeddings import Embedder, HashingEmbedder
-from cairn.memory.sqlite_store import SQLiteStore
-from cairn.memory.store import MemoryStore
+from cairn.memory.embed.embeddings import Embedder, HashingEmbedder
+from cairn.memory.store.protocol import MemoryStore
+from cairn.memory.store.sqlite_store import SQLiteStore
 from tests.contract.weaviate_backend import (
     drop_collections,
     make_weaviate_double_store,

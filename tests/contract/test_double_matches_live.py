@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 
 from cairn.memory.dialog import Turn, turn_memories, turn_vectors
-from cairn.memory.embeddings import HashingEmbedder
-from cairn.memory.store import SearchFilter, SearchHit, SearchMode, SearchQuery
-from cairn.memory.weaviate_store import WeaviateStore, connect_client
+from cairn.memory.embed.embeddings import HashingEmbedder
+from cairn.memory.store.protocol import SearchFilter, SearchHit, SearchMode, SearchQuery
+from cairn.memory.store.weaviate_store import WeaviateStore, connect_client
 from tests.contract.weaviate_backend import GROUPS, shared_double
 from tests.weaviate_server import MARKER, LiveWeaviate
 

@@ -1,4 +1,4 @@
-"""The `MemoryStore` contract (see `cairn.memory.store`), run against every backend in conftest.BACKENDS."""
+"""The `MemoryStore` contract (`cairn.memory.store.protocol`), run against every backend."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from cairn.memory.models import Memory, now
-from cairn.memory.store import (
+from cairn.memory.store.protocol import (
     MAX_TEXT_CHARS,
     MemoryStore,
     SearchFilter,

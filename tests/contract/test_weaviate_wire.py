@@ -15,11 +15,11 @@ import pytest
 import weaviate
 from weaviate.proto.v1 import base_pb2, base_search_pb2
 
-from cairn.memory.embeddings import HashingEmbedder
+from cairn.memory.embed.embeddings import HashingEmbedder
 from cairn.memory.models import Memory
-from cairn.memory.store import SearchFilter, SearchQuery
-from cairn.memory.weaviate_schema import ensure_collection
-from cairn.memory.weaviate_store import NEVER, WeaviateStore, object_uuid
+from cairn.memory.store.protocol import SearchFilter, SearchQuery
+from cairn.memory.store.weaviate_schema import ensure_collection
+from cairn.memory.store.weaviate_store import NEVER, WeaviateStore, object_uuid
 from tests.contract.weaviate_backend import DoubleWeaviateStore
 
 DIM = 32

@@ -19,8 +19,8 @@ import weakref
 from pathlib import Path
 from typing import Any
 
-from cairn.memory.embeddings import Embedder
-from cairn.memory.weaviate_store import WeaviateStore, connect_client
+from cairn.memory.embed.embeddings import Embedder
+from cairn.memory.store.weaviate_store import WeaviateStore, connect_client
 from tests.contract.weaviate_double import WeaviateDouble
 from tests.weaviate_server import LiveWeaviate
 

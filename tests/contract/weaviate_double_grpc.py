@@ -25,7 +25,7 @@ from weaviate.proto.v1 import (
     weaviate_pb2_grpc,
 )
 
-from cairn.memory.fusion import HYBRID_LEG_LIMIT
+from cairn.memory.store.fusion import HYBRID_LEG_LIMIT
 from tests.contract import weaviate_double_query as q
 
 if TYPE_CHECKING:

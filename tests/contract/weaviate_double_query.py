@@ -3,7 +3,7 @@
 Pure functions over stored objects and the request protos weaviate-client sends, written from
 Weaviate's behaviour: cosine distance = 1 - cos; BM25 with the collection's k1/b, per-shard
 statistics and float property boosts, scored per property as Weaviate 1.39 does
-(`cairn.memory.fusion.weaviate_bm25_scores`, checked against a live server); relative-score
+(`cairn.memory.store.fusion.weaviate_bm25_scores`, checked against a live server); relative-score
 fusion with each leg limited to `max(limit, HYBRID_LEG_LIMIT)` and Weaviate's explain text; ranked
 fusion as 1 / (60 + rank).
 
@@ -23,7 +23,7 @@ from typing import Any
 
 from weaviate.proto.v1 import base_pb2, base_search_pb2
 
-from cairn.memory import fusion
+from cairn.memory.store import fusion
 
 F = base_pb2.Filters
 _EN_STOPWORDS = frozenset(  # Weaviate's "en" preset

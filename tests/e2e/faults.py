@@ -25,11 +25,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cairn.flows import runtime
-from cairn.flows.executor import ToolResult, ToolRun
+from cairn.flows.steps.executor import ToolResult, ToolRun
 from cairn.tasks.tools.base import ToolContext, ToolOutput
 
 if TYPE_CHECKING:
-    from cairn.flows.durable import PrefectExecutor
+    from cairn.flows.prefect.durable import PrefectExecutor
 
 
 def main(argv: list[str]) -> None:
@@ -50,7 +50,7 @@ def main(argv: list[str]) -> None:
         return where
 
     runtime.prepare = prepare_then_wrap
-    from cairn.flows.cli import main as cli
+    from cairn.flows.cli.app import main as cli
 
     sys.argv = ["cairn", *cli_args]
     cli()
@@ -65,8 +65,8 @@ def _current_key() -> Any:
 def _wrap(
     fail_call: str | None, count: str | None, kill_after_results: int | None, kill_in_tool: str | None = None
 ) -> None:
-    from cairn.flows import durable
-    from cairn.tasks import steps
+    from cairn.flows.prefect import durable
+    from cairn.flows.prefect import tasks as steps
 
     if kill_after_results:
         durable.PrefectExecutor = _killing_executor(durable.PrefectExecutor, kill_after_results)  # type: ignore[misc]

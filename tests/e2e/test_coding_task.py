@@ -21,10 +21,16 @@ from typing import Any
 
 import pytest
 
-from cairn.memory.events import Event, IterationCompleted, TaskFinished, ToolCallRecorded, ValidationRecorded
+from cairn.memory.log.events import (
+    Event,
+    IterationCompleted,
+    TaskFinished,
+    ToolCallRecorded,
+    ValidationRecorded,
+)
+from cairn.memory.log.state import TaskState, replay
+from cairn.memory.log.workspace import Workspace
 from cairn.memory.models import ToolCall
-from cairn.memory.state import TaskState, replay
-from cairn.memory.workspace import Workspace
 from tests.cassettes import make_coding_cassette as script
 from tests.conftest import BIN, listing
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from cairn.memory.workspace import Workspace
+from cairn.memory.log.workspace import Workspace
 from tests.conftest import BIN, CORPUS, QUESTION_FILE
 
 pytestmark = pytest.mark.e2e

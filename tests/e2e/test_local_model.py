@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from cairn.memory.events import ModelProbed
-from cairn.memory.workspace import Workspace
+from cairn.memory.log.events import ModelProbed
+from cairn.memory.log.workspace import Workspace
 from tests.conftest import CORPUS, QUESTION_FILE, cairn
 from tests.model_server import ModelServer
 

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from cairn.memory.events import ToolCallRecorded
-from cairn.memory.workspace import Workspace
+from cairn.memory.log.events import ToolCallRecorded
+from cairn.memory.log.workspace import Workspace
 from tests.conftest import CORPUS, QUESTION_FILE, cairn, listing
 
 pytestmark = pytest.mark.e2e

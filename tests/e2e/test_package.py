@@ -1,5 +1,6 @@
 """Cairn as users install it: a wheel in a fresh virtualenv, run from a folder full of look-alikes;
-and a workspace written by Cairn 0.1 (the layout before the `cairn` namespace) read and resumed."""
+and workspaces written by Cairn 0.1 (before the `cairn` namespace) and 0.2 (before the sub-packages)
+read and resumed."""
 
 from __future__ import annotations
 
@@ -14,12 +15,22 @@ from pathlib import Path
 
 import pytest
 
-from cairn.memory.workspace import Workspace
+from cairn.memory.log.workspace import Workspace
 from tests.conftest import BIN, CORPUS, ROOT
 
 pytestmark = pytest.mark.e2e
 LEGACY = ROOT / "tests" / "data" / "legacy-workspace-0.1.tar.gz"
 LEGACY_CORPUS = Path("/tmp/cairn-legacy-fixture/corpus")  # the source path its history records
+WORKSPACE_0_2 = ROOT / "tests" / "data" / "workspace-0.2.tar.gz"  # how it was made: tests/data/README.md
+CORPUS_0_2 = Path("/tmp/cairn-0.2-fixture/corpus")
+# The run times 0.2 measured for the calls it persisted before the kill: a loaded result keeps them.
+LOADED_0_2 = {
+    "call-1-2": 0.0002379930010647513,
+    "call-1-3": 0.00021160399774089456,
+    "call-1-4": 0.00024457299878122285,
+    "call-1-5": 0.0002799050016619731,
+    "call-1-6": 0.00021945499975117855,
+}
 
 
 def _run(
@@ -74,11 +85,11 @@ def test_the_wheel_runs_the_demo_in_a_fresh_venv_beside_look_alikes(
     assert "150" in answer and Path(result["report_path"]).is_relative_to(project / "ws")
 
 
-def _legacy_workspace(tmp_path: Path) -> Path:
-    with tarfile.open(LEGACY) as archive:
+def _legacy_workspace(tmp_path: Path, archive_path: Path = LEGACY, corpus: Path = LEGACY_CORPUS) -> Path:
+    with tarfile.open(archive_path) as archive:
         archive.extractall(tmp_path, filter="data")
-    if not LEGACY_CORPUS.is_dir():
-        shutil.copytree(CORPUS, LEGACY_CORPUS)
+    if not corpus.is_dir():
+        shutil.copytree(CORPUS, corpus)
     return tmp_path / "ws"
 
 
@@ -100,3 +111,21 @@ def test_a_workspace_made_by_cairn_0_1_is_shown_and_resumed(prefect_server: str,
     # The cached 0.1 result carries no run time (the field came later): it was loaded, not re-run.
     assert calls["call-1-2"].execution_time == 0.0
     assert all(c.execution_time > 0 for cid, c in calls.items() if cid not in ("call-1-1", "call-1-2"))
+
+
+def test_a_workspace_made_by_cairn_0_2_is_shown_and_resumed(prefect_server: str, tmp_path: Path) -> None:
+    """0.2 pickled call 1/2-1/6 under its module names; resume loads them instead of running them."""
+    ws = _legacy_workspace(tmp_path, WORKSPACE_0_2, CORPUS_0_2)
+    env = {**os.environ, "PREFECT_API_URL": prefect_server}
+    shown = _run(
+        [str(BIN / "cairn"), "show", "finished-task", "--workspace", str(ws), "--json"], tmp_path, env
+    )
+    assert shown.returncode == 0, shown.stderr[-2000:]
+    assert json.loads(shown.stdout)["status"] == "complete"
+    resumed = _run(
+        [str(BIN / "cairn"), "resume", "killed-task", "--workspace", str(ws), "--json"], tmp_path, env
+    )
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    assert json.loads(resumed.stdout)["complete"] is True
+    calls = {c.call_id: c for c in Workspace(ws).task("killed-task").state().calls}
+    assert {call: calls[call].execution_time for call in LOADED_0_2} == LOADED_0_2

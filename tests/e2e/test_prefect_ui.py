@@ -10,7 +10,7 @@ import httpx
 import pytest
 from prefect.client.schemas.objects import Artifact
 
-from cairn.memory.workspace import Workspace
+from cairn.memory.log.workspace import Workspace
 from tests.conftest import listing
 
 pytestmark = pytest.mark.e2e

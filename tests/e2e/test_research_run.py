@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from cairn.memory.workspace import Workspace
+from cairn.memory.log.workspace import Workspace
 from tests.conftest import BIN, ROOT
 from tests.e2e.conftest import PlantedRun
 

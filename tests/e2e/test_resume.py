@@ -22,8 +22,8 @@ from typing import Any
 
 import pytest
 
-from cairn.memory.state import TaskState
-from cairn.memory.workspace import Workspace
+from cairn.memory.log.state import TaskState
+from cairn.memory.log.workspace import Workspace
 from tests.conftest import BIN, CORPUS, QUESTION_FILE, ROOT, listing
 
 pytestmark = pytest.mark.e2e

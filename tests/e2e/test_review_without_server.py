@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from cairn.memory.events import IterationStarted, ReviewDecided
-from cairn.memory.workspace import Workspace
+from cairn.memory.log.events import IterationStarted, ReviewDecided
+from cairn.memory.log.workspace import Workspace
 from tests.conftest import CORPUS, QUESTION_FILE, cairn
 
 pytestmark = pytest.mark.e2e

@@ -13,8 +13,8 @@ import subprocess
 
 import pytest
 
-from cairn.memory.store import SearchFilter
-from cairn.memory.workspace import Workspace
+from cairn.memory.log.workspace import Workspace
+from cairn.memory.store.protocol import SearchFilter
 from cairn.tasks.deps import RunConfig, deps_for
 from tests.conftest import BIN
 from tests.e2e.conftest import FILE_RULES, GOAL_RULE, PLANTED, PlantedRun

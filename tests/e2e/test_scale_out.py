@@ -27,7 +27,8 @@ from uuid import UUID
 
 import pytest
 
-from cairn.flows.postgres import (
+from cairn.flows.prefect.worker import start_worker, stop_worker
+from cairn.flows.server.postgres import (
     Cluster,
     ensure_installed,
     find_bin_dir,
@@ -35,11 +36,10 @@ from cairn.flows.postgres import (
     start_cluster,
     stop_cluster,
 )
-from cairn.flows.server import alive, start_server, stop_server
-from cairn.flows.worker import start_worker, stop_worker
+from cairn.flows.server.server import alive, start_server, stop_server
+from cairn.memory.log.workspace import Workspace
 from cairn.memory.models import memory_key
-from cairn.memory.store import SearchFilter
-from cairn.memory.workspace import Workspace
+from cairn.memory.store.protocol import SearchFilter
 from cairn.tasks.deps import RunConfig, deps_for
 from tests.conftest import CORPUS, ROOT, free_port
 
@@ -123,10 +123,12 @@ def deploy(api_url: str) -> None:
     """A deployment of the deployment-friendly wrapper flow, from this checkout, to the pool."""
     from prefect.settings import PREFECT_API_URL, temporary_settings
 
-    from cairn.flows.serve import scheduled_task
+    from cairn.flows.prefect.serve import scheduled_task
 
     with temporary_settings(updates={PREFECT_API_URL: api_url}):
-        flow = scheduled_task.from_source(source=str(ROOT), entrypoint="flows/serve.py:scheduled_task")
+        flow = scheduled_task.from_source(
+            source=str(ROOT), entrypoint="cairn/flows/prefect/serve.py:scheduled_task"
+        )
         # `to_deployment().apply()`, not `flow.deploy()`: deploy first lists the pool's workers and
         # this client sends that request's limit as null, which the 3.8.8 server refuses (HTTP 422).
         deployment = flow.to_deployment(  # type: ignore[union-attr]

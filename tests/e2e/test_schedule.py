@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from cairn.memory.workspace import Workspace
+from cairn.memory.log.workspace import Workspace
 from tests.conftest import BIN, CORPUS, ROOT, listing
 
 pytestmark = pytest.mark.e2e

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from cairn.memory.workspace import Workspace
+from cairn.memory.log.workspace import Workspace
 from tests.e2e.conftest import PLANTED, PlantedRun
 
 pytestmark = pytest.mark.e2e
@@ -78,7 +78,7 @@ def test_no_secret_in_any_workspace_file(planted_run: PlantedRun) -> None:
 
 
 def test_no_secret_in_the_memory_index(planted_run: PlantedRun) -> None:
-    from cairn.memory.store import SearchFilter
+    from cairn.memory.store.protocol import SearchFilter
     from cairn.tasks.deps import RunConfig, deps_for
 
     store = deps_for(RunConfig(workspace=str(planted_run.workspace))).store

@@ -20,14 +20,14 @@ from typing import Any
 
 import pytest
 
-from cairn.memory.events import (
+from cairn.memory.log.events import (
     Event,
     ToolCallRecorded,
     ToolCallStarted,
     ToolsConfigured,
     UncertainCallResolved,
 )
-from cairn.memory.workspace import Workspace
+from cairn.memory.log.workspace import Workspace
 from tests.cassettes import make_tools_cassette as script
 from tests.conftest import BIN, ROOT, listing
 

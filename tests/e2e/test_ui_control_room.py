@@ -18,13 +18,13 @@ from typing import Any
 import httpx
 import pytest
 
-from cairn.memory.events import EVENT_ADAPTER
-from cairn.memory.state import replay
+from cairn.flows.steps.frontier import plan_input
+from cairn.memory.log.events import EVENT_ADAPTER
+from cairn.memory.log.state import replay
+from cairn.memory.log.workspace import Workspace
 from cairn.memory.tool_config import ToolsConfig
-from cairn.memory.workspace import Workspace
-from cairn.tasks.plan import plan_input
-from cairn.tasks.prompts import render
-from cairn.tasks.tools.toolset import toolset_for
+from cairn.tasks.messages.prompts import render
+from cairn.tasks.toolset import toolset_for
 from tests.conftest import BIN, CORPUS, QUESTION_FILE, ROOT
 from tests.e2e.browser import UiServer, chromium, history_events, page_for, ui_server, wait_for_event
 

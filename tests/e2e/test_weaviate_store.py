@@ -21,8 +21,8 @@ from typing import Any
 
 import pytest
 
-from cairn.memory.state import TaskState
-from cairn.memory.workspace import Workspace
+from cairn.memory.log.state import TaskState
+from cairn.memory.log.workspace import Workspace
 from tests.conftest import CORPUS, QUESTION_FILE, cairn
 from tests.e2e.test_resume import _wait_crashed, with_faults
 from tests.weaviate_server import MARKER, LiveWeaviate

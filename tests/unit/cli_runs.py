@@ -30,7 +30,7 @@ def cli_here(args: list[str], tmp_path: Path, **env: str) -> subprocess.Complete
     """The same command in this process (Typer's runner), answered as a CompletedProcess."""
     from typer.testing import CliRunner
 
-    from cairn.flows.cli import app
+    from cairn.flows.cli.app import app
 
     environment = {"PREFECT_API_URL": DEAD_API, "CAIRN_HOME": str(tmp_path / "home"), **env}
     result = CliRunner().invoke(app, args, env=environment, catch_exceptions=False, prog_name="cairn")

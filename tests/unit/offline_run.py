@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cairn.flows.executor import InProcessExecutor
-from cairn.flows.iteration import run_iteration
-from cairn.flows.loop import TaskResult
-from cairn.flows.session import open_session
-from cairn.flows.start import start_task
+from cairn.flows.loop.cycle import TaskResult
+from cairn.flows.loop.iteration import run_iteration
+from cairn.flows.loop.start import start_task
+from cairn.flows.steps.executor import InProcessExecutor
+from cairn.flows.steps.session import open_session
 from cairn.tasks.deps import RunConfig
-from cairn.tasks.llm import ModelClient
+from cairn.tasks.model.llm import ModelClient
 from tests.conftest import QUESTION_FILE
 from tests.unit.scripted import run_whole_task
 

@@ -1,8 +1,8 @@
 """A scripted model and scripted tools for running iterations in process (no Prefect engine).
 
 `ScriptedModel` is a litellm custom provider (`script/...`): it sees the exact chat messages
-`cairn.tasks.prompts` rendered, keeps them, and answers plans from a script and everything else like
-`cairn/offline`. `drive_iteration` runs `cairn.flows.iteration.run_iteration` itself, with an
+`cairn.tasks.messages.prompts` rendered, keeps them, and answers plans from a script and everything else like
+`cairn/offline`. `drive_iteration` runs `cairn.flows.loop.iteration.run_iteration` itself, with an
 executor whose tool outputs the test supplies.
 """
 
@@ -16,17 +16,17 @@ import litellm
 from litellm.llms.custom_llm import CustomLLM
 from litellm.types.utils import ModelResponse
 
-from cairn.flows.executor import InProcessExecutor, ToolResult, ToolRun
-from cairn.flows.iteration import run_iteration
-from cairn.flows.loop import NoArtifacts, TaskResult, run_loop
-from cairn.flows.session import Session, open_session
-from cairn.flows.start import start_task
+from cairn.flows.loop.cycle import NoArtifacts, TaskResult, run_loop
+from cairn.flows.loop.iteration import run_iteration
+from cairn.flows.loop.start import start_task
+from cairn.flows.steps.executor import InProcessExecutor, ToolResult, ToolRun
+from cairn.flows.steps.session import Session, open_session
 from cairn.memory.models import IterationMode, PlannedCall, TaskType
 from cairn.tasks.deps import RunConfig
-from cairn.tasks.llm import ModelClient
+from cairn.tasks.messages.prompts import parse_request
+from cairn.tasks.messages.schemas import Candidate, Plan, PlanInput
+from cairn.tasks.model.llm import ModelClient
 from cairn.tasks.offline import respond
-from cairn.tasks.prompts import parse_request
-from cairn.tasks.schemas import Candidate, Plan, PlanInput
 from cairn.tasks.tools.base import ToolContext, ToolOutput
 
 PROVIDER = "script"

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import sys
 
-from cairn.memory.embeddings import HashingEmbedder
+from cairn.memory.embed.embeddings import HashingEmbedder
 from cairn.memory.models import Memory
-from cairn.memory.sqlite_store import SQLiteStore
+from cairn.memory.store.sqlite_store import SQLiteStore
 
 DIM = 16
 

@@ -17,10 +17,10 @@ from typing import Any
 
 import pytest
 
-from cairn.memory.embeddings import HashingEmbedder
+from cairn.memory.embed.embeddings import HashingEmbedder
 from cairn.memory.models import Memory
-from cairn.memory.sqlite_store import SQLiteStore
-from cairn.memory.store import MemoryStore
+from cairn.memory.store.protocol import MemoryStore
+from cairn.memory.store.sqlite_store import SQLiteStore
 
 try:
     from agent_framework import Agent, AgentSession, FileSessionStore, Message, SessionContext

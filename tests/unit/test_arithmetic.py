@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from cairn.tasks.arithmetic import worked
+from cairn.tasks.grounding.arithmetic import worked
 
 
 @pytest.mark.parametrize(

@@ -100,8 +100,12 @@ def test_distill_static_says_in_one_line_what_it_needs() -> None:
     sys.path.insert(0, str(ROOT))
     from bench.distill_static import quantised, sif_weights
 
-    shipped = np.load(ROOT / "memory" / "static_minilm" / "table.npz")
-    vocab = (ROOT / "memory" / "static_minilm" / "vocab.txt").read_text(encoding="utf-8").splitlines()
+    shipped = np.load(ROOT / "cairn" / "memory" / "embed" / "static_minilm" / "table.npz")
+    vocab = (
+        (ROOT / "cairn" / "memory" / "embed" / "static_minilm" / "vocab.txt")
+        .read_text(encoding="utf-8")
+        .splitlines()
+    )
     assert shipped["table"].dtype == np.int8 and shipped["table"].shape[0] == len(vocab)
     weights = sif_weights(len(vocab))
     assert 0 < weights[0] < weights[-1] <= 1  # frequent (early) tokens weigh least

@@ -16,15 +16,15 @@ from litellm import Usage
 from litellm.llms.custom_llm import CustomLLM
 from litellm.types.utils import ModelResponse
 
-from cairn.tasks.cassette import CassetteError, CassettePlayer, forget_cassettes, load_cassette
-from cairn.tasks.llm import LLMResult, ModelClient, block_network_models, context_window
-from cairn.tasks.schemas import (
+from cairn.tasks.messages.schemas import (
     CompressInput,
     DetectTaskTypeInput,
     ExtractConstraintInput,
     PlanInput,
     SynthesizeInput,
 )
+from cairn.tasks.model.cassette import CassetteError, CassettePlayer, forget_cassettes, load_cassette
+from cairn.tasks.model.llm import LLMResult, ModelClient, block_network_models, context_window
 
 GOAL = "How big is the Alder Creek reservoir?"
 

@@ -5,12 +5,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from cairn.flows.results import _keep_full_output
+from cairn.flows.loop.results import _keep_full_output
 from cairn.flows.settings import Settings
 from cairn.memory.models import CallCost, PlannedCall
 from cairn.tasks import compress as comp
-from cairn.tasks.llm import LLMResult
-from cairn.tasks.schemas import CompressBatchInput, CompressBatchOutput, CompressInput, CompressOutput
+from cairn.tasks.messages.schemas import (
+    CompressBatchInput,
+    CompressBatchOutput,
+    CompressInput,
+    CompressOutput,
+)
+from cairn.tasks.model.llm import LLMResult
 from cairn.tasks.tools.base import ToolOutput
 
 KEY = "sk-proj-" + "a1b2c3d4e5f6g7h8i9j0k1l2"

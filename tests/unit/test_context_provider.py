@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from cairn.memory.context import DAY, MemoryContextProvider, new_messages
-from cairn.memory.embeddings import HashingEmbedder
-from cairn.memory.extract import ChatMessage, Extracted, heuristic_facts
+from cairn.memory.context.extract import ChatMessage, Extracted, heuristic_facts
+from cairn.memory.context.provider import DAY, MemoryContextProvider, new_messages
+from cairn.memory.embed.embeddings import HashingEmbedder
 from cairn.memory.models import now
-from cairn.memory.sqlite_store import SQLiteStore
+from cairn.memory.store.sqlite_store import SQLiteStore
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -1,7 +1,7 @@
 """A scripted 50-iteration run through the iteration's own steps (no Prefect engine).
 
-The planner, compressor and synthesizer see the real prompts `cairn.tasks.prompts` renders; the scripted
-model keeps them. Tool outputs are scripted: source files, a test run whose checks fail and are
+The planner, compressor and synthesizer see the real prompts `cairn.tasks.messages.prompts` renders;
+the scripted model keeps them. Tool outputs are scripted: source files, a test run whose checks fail and are
 fixed, a lint failure, search results. Feedback arrives mid-run and one rule is retired.
 """
 
@@ -13,17 +13,17 @@ from pathlib import Path
 
 import pytest
 
-from cairn.flows.rules import give_feedback, list_rules, retire_rule
+from cairn.flows.loop.standing_rules import give_feedback, list_rules, retire_rule
+from cairn.memory.context.reasoning import approx_tokens
+from cairn.memory.log.state import HotIssue, TaskState, update_hot_issues
 from cairn.memory.models import CheckOutcome, PlannedCall, main_argument
-from cairn.memory.reasoning import approx_tokens
-from cairn.memory.state import HotIssue, TaskState, update_hot_issues
-from cairn.tasks.llm import ModelClient
-from cairn.tasks.schemas import Candidate, PlanInput
+from cairn.tasks.messages.schemas import Candidate, PlanInput
+from cairn.tasks.model.llm import ModelClient
 from cairn.tasks.tools.base import ToolOutput
 from tests.unit.scripted import ScriptedModel, create_task, drive_iteration, register, workspace_config
 
 ROOT = Path(__file__).resolve().parents[2]
-SOURCES = sorted((ROOT / "memory").glob("*.py"))
+SOURCES = sorted((ROOT / "cairn" / "memory").rglob("*.py"))
 GOAL = "Fix the payment module so its tests pass. Never use requirements.txt; use pyproject.toml instead."
 FEEDBACK_RULE = "From now on, always add type hints to new functions."
 BUDGET = 700

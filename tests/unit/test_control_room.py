@@ -10,14 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from cairn.flows.deployment import crash_message
-from cairn.flows.loop import NoArtifacts, run_loop
-from cairn.flows.outcome import REPORT_CHARS, report_excerpt, result_markdown, totals
-from cairn.flows.policy import Decision
-from cairn.flows.review import PrefectReviewer, ReviewInput, record_review, review_due, review_prompt
-from cairn.flows.session import Session, open_session
-from cairn.flows.story import NarratingRecorder, plan_lines, story_line
-from cairn.memory.events import PlanRecorded, ReviewDecided, TaskFinished, ToolCallRecorded, UserMessage
+from cairn.flows.loop.cycle import NoArtifacts, run_loop
+from cairn.flows.loop.outcome import REPORT_CHARS, report_excerpt, result_markdown, totals
+from cairn.flows.loop.policy import Decision
+from cairn.flows.prefect.deployment import crash_message
+from cairn.flows.prefect.review import PrefectReviewer, ReviewInput, record_review, review_due, review_prompt
+from cairn.flows.prefect.story import NarratingRecorder, plan_lines, story_line
+from cairn.flows.steps.session import Session, open_session
+from cairn.memory.log.events import PlanRecorded, ReviewDecided, TaskFinished, ToolCallRecorded, UserMessage
+from cairn.memory.log.state import TaskState
 from cairn.memory.models import (
     CallCost,
     FileReference,
@@ -27,8 +28,7 @@ from cairn.memory.models import (
     ToolCall,
     Verdict,
 )
-from cairn.memory.state import TaskState
-from cairn.tasks.schemas import Candidate, PlanInput
+from cairn.tasks.messages.schemas import Candidate, PlanInput
 from cairn.tasks.tools.base import ToolOutput
 from tests.unit.scripted import (
     ScriptedModel,

@@ -7,16 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from cairn.flows.files import search_hits
-from cairn.flows.rules import give_feedback
+from cairn.flows.cli.files import search_hits
+from cairn.flows.loop.standing_rules import give_feedback
+from cairn.memory.context.relevant import search_snippets
 from cairn.memory.dialog import speaker_of
-from cairn.memory.indexer import SHARED, reindex
-from cairn.memory.relevant import search_snippets
-from cairn.memory.store import SearchFilter
-from cairn.memory.workspace import TaskRepo
+from cairn.memory.index.indexer import SHARED, reindex
+from cairn.memory.log.workspace import TaskRepo
+from cairn.memory.store.protocol import SearchFilter
 from cairn.tasks.deps import deps_for
-from cairn.tasks.llm import ModelClient
-from cairn.tasks.schemas import Candidate, PlanInput
+from cairn.tasks.messages.schemas import Candidate, PlanInput
+from cairn.tasks.model.llm import ModelClient
 from tests.unit.scripted import ScriptedModel, create_task, register, workspace_config
 
 SAID = "The staging database is Postgres 16 on port 6543, not the default port."

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from cairn.memory.dialog import Turn, turn_memories, turn_vectors
-from cairn.memory.embeddings import HashingEmbedder
-from cairn.memory.sqlite_store import SQLiteStore
-from cairn.memory.store import SearchFilter, SearchQuery
+from cairn.memory.embed.embeddings import HashingEmbedder
+from cairn.memory.store.protocol import SearchFilter, SearchQuery
+from cairn.memory.store.sqlite_store import SQLiteStore
 
 
 def _turns() -> list[Turn]:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cairn.memory.directory import summarize_directory
+from cairn.memory.index.directory import summarize_directory
 from cairn.memory.models import PlannedCall
 from cairn.memory.tool_config import ToolsConfig
 from cairn.tasks.tools.base import ToolContext
-from cairn.tasks.tools.toolset import toolset_for
+from cairn.tasks.toolset import toolset_for
 
 SERVICE = '''"""Payment services: charges and refunds."""
 

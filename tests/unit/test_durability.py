@@ -9,18 +9,18 @@ from pathlib import Path
 
 import pytest
 
-from cairn.flows.artifacts import (
+from cairn.flows.prefect.liveness import TaskBusy, TaskLock, read_holder
+from cairn.flows.prefect.ui import (
     evidence_key,
     evidence_rows,
     iteration_key,
     iteration_markdown,
     progress_percent,
 )
-from cairn.flows.liveness import TaskBusy, TaskLock, read_holder
-from cairn.flows.server import _redact_url, read_info
+from cairn.flows.server.server import _redact_url, read_info
+from cairn.memory.log.state import TaskState
+from cairn.memory.log.workspace import BadTaskId
 from cairn.memory.models import Evidence, IterationRecord, ToolCall, Verdict
-from cairn.memory.state import TaskState
-from cairn.memory.workspace import BadTaskId
 
 
 def test_a_second_runner_is_refused_and_named(tmp_path: Path) -> None:

@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from cairn.flows.ephemeral import configured_api_url
+from cairn.flows.server.ephemeral import configured_api_url
 
 # A stand-in for `cairn run`: starts a long sleep the way prepare() starts the server, says its pid.
 PARENT = """
 import subprocess, sys, time
-from cairn.flows.ephemeral import dying_with_this_process
+from cairn.flows.server.ephemeral import dying_with_this_process
 child = subprocess.Popen(dying_with_this_process(["/bin/sleep", "300"]))
 print(child.pid, flush=True)
 time.sleep(300)

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cairn.memory.embeddings import HashingEmbedder
-from cairn.memory.events import (
+from cairn.memory.embed.embeddings import HashingEmbedder
+from cairn.memory.index.indexer import reindex
+from cairn.memory.index.recorder import TaskRecorder
+from cairn.memory.log.events import (
     ConstraintExtracted,
     EvidenceRecorded,
     FileRecorded,
@@ -13,12 +15,10 @@ from cairn.memory.events import (
     TaskCreated,
     ToolCallRecorded,
 )
-from cairn.memory.indexer import reindex
+from cairn.memory.log.workspace import Workspace
 from cairn.memory.models import CheckOutcome, ToolCall
-from cairn.memory.recorder import TaskRecorder
-from cairn.memory.sqlite_store import SQLiteStore
-from cairn.memory.store import SearchFilter, SearchQuery
-from cairn.memory.workspace import Workspace
+from cairn.memory.store.protocol import SearchFilter, SearchQuery
+from cairn.memory.store.sqlite_store import SQLiteStore
 from cairn.tasks.evidence import cites, evidence_for, register_file
 from cairn.tasks.tools.base import WrittenFile
 

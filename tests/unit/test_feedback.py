@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from cairn.flows.rules import give_feedback
-from cairn.memory.events import ConstraintExtracted, IterationStarted, UserMessage
+from cairn.flows.loop.standing_rules import give_feedback
+from cairn.memory.log.events import ConstraintExtracted, IterationStarted, UserMessage
+from cairn.memory.log.workspace import TaskRepo
 from cairn.memory.models import PlannedCall
-from cairn.memory.workspace import TaskRepo
-from cairn.tasks.llm import ModelClient
-from cairn.tasks.schemas import Candidate, PlanInput
+from cairn.tasks.messages.schemas import Candidate, PlanInput
+from cairn.tasks.model.llm import ModelClient
 from cairn.tasks.tools.base import ToolOutput
 from tests.unit.scripted import ScriptedModel, create_task, drive_iteration, register, workspace_config
 

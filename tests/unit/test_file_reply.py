@@ -7,13 +7,13 @@ from typing import Any
 
 import pytest
 
-from cairn.flows.writing import examples_write, goal_path, stubs
-from cairn.memory.state import TaskState
-from cairn.tasks.file_reply import file_blocks, file_list, files_reply
+from cairn.flows.steps.write import examples_write, goal_path, stubs
+from cairn.memory.log.state import TaskState
 from cairn.tasks.goal_examples import TEST_FILE
-from cairn.tasks.llm import ModelClient, response_format_for
-from cairn.tasks.prompts import render
-from cairn.tasks.schemas import Candidate, WriteInput
+from cairn.tasks.messages.file_reply import file_blocks, file_list, files_reply
+from cairn.tasks.messages.prompts import render
+from cairn.tasks.messages.schemas import Candidate, WriteInput
+from cairn.tasks.model.llm import ModelClient, response_format_for
 from tests.unit.test_llm import no_network_models, scripted  # noqa: F401  (fixtures: autouse, provider)
 
 WRITE = WriteInput(goal="Write the Python function `add` in add.py, with pytest tests in test_add.py.")

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from cairn.memory.fusion import (
+from cairn.memory.store.fusion import (
     bm25_idf,
     bm25_scores,
     minmax,

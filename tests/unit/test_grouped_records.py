@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from cairn.flows.start import start_task
-from cairn.memory.events import (
+from cairn.flows.loop.start import start_task
+from cairn.memory.log.events import (
     ConstraintExtracted,
     Event,
     FileRecorded,
@@ -22,8 +22,8 @@ from cairn.memory.events import (
     ToolCallRecorded,
     UserMessage,
 )
-from cairn.memory.history import HistoryLog
-from cairn.memory.workspace import Workspace
+from cairn.memory.log.history import HistoryLog
+from cairn.memory.log.workspace import Workspace
 from cairn.tasks.deps import RunConfig
 from tests.conftest import CORPUS, QUESTION_FILE
 from tests.unit.scripted import executor_for, run_whole_task

@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from cairn.flows.liveness import TaskLock
-from cairn.flows.reopen import ready_to_continue
-from cairn.memory.events import UserMessage
-from cairn.memory.history import GENESIS, HistoryTampered
-from cairn.memory.workspace import Workspace
+from cairn.flows.loop.reopen import ready_to_continue
+from cairn.flows.prefect.liveness import TaskLock
+from cairn.memory.log.events import UserMessage
+from cairn.memory.log.history import GENESIS, HistoryTampered
+from cairn.memory.log.workspace import Workspace
 from tests.conftest import BIN, CORPUS
 from tests.unit.cli_runs import cli_env, cli_here, one_line
 from tests.unit.offline_run import config_for, run_offline, start_offline

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from cairn.memory.log.state import Constraint, TaskState
 from cairn.memory.models import IterationRecord, PlannedCall, ToolCall
-from cairn.memory.state import Constraint, TaskState
 from cairn.memory.tool_config import ToolsConfig
 from cairn.tasks.tools.base import ToolContext
-from cairn.tasks.tools.toolset import toolset_for
+from cairn.tasks.toolset import toolset_for
 
 
 def test_registered_and_reads_the_task_state(tmp_path: Path) -> None:

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cairn.memory.embeddings import HashingEmbedder
-from cairn.memory.events import Envelope, TaskCreated, ToolCallRecorded
-from cairn.memory.indexer import records_for
+from cairn.memory.context.relevant import rules_block
+from cairn.memory.embed.embeddings import HashingEmbedder
+from cairn.memory.index.indexer import records_for
+from cairn.memory.log.events import Envelope, TaskCreated, ToolCallRecorded
+from cairn.memory.log.state import TaskState, replay
 from cairn.memory.models import CheckOutcome, Outcome, ToolCall
-from cairn.memory.relevant import rules_block
-from cairn.memory.sqlite_store import SQLiteStore
-from cairn.memory.state import TaskState, replay
+from cairn.memory.store.sqlite_store import SQLiteStore
 
 
 def run(n: int, tool: str, outcome: Outcome, **checks: bool) -> ToolCall:

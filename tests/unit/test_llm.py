@@ -18,7 +18,8 @@ from litellm import Usage
 from litellm.llms.custom_llm import CustomLLM
 from litellm.types.utils import ModelResponse
 
-from cairn.tasks.llm import (
+from cairn.tasks.messages.schemas import CompressInput, DetectTaskTypeInput, ExtractConstraintInput
+from cairn.tasks.model.llm import (
     ModelClient,
     ModelOutputError,
     block_network_models,
@@ -26,7 +27,6 @@ from cairn.tasks.llm import (
     count_tokens,
     parse_model_json,
 )
-from cairn.tasks.schemas import CompressInput, DetectTaskTypeInput, ExtractConstraintInput
 
 Script = list[str | tuple[str, str] | Exception]
 

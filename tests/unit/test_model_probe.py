@@ -9,15 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from cairn.flows.preflight import learnt, record_probe
-from cairn.memory.events import ModelProbed
+from cairn.flows.loop.preflight import learnt, record_probe
+from cairn.memory.log.events import ModelProbed
+from cairn.memory.log.workspace import Workspace
 from cairn.memory.models import ModelProbe
-from cairn.memory.workspace import Workspace
 from cairn.tasks.calls import model_client
 from cairn.tasks.deps import RunConfig
-from cairn.tasks.llm import PROMPT_SECONDS, REPLY_TOKENS, ModelClient, ModelUnavailable, reply_timeout
-from cairn.tasks.model_probe import candidates, probe
-from cairn.tasks.schemas import ExtractConstraintInput
+from cairn.tasks.messages.schemas import ExtractConstraintInput
+from cairn.tasks.model.llm import PROMPT_SECONDS, REPLY_TOKENS, ModelClient, ModelUnavailable, reply_timeout
+from cairn.tasks.model.probe import candidates, probe
 from tests.model_server import ModelServer
 from tests.unit.scripted import create_task
 

@@ -15,23 +15,23 @@ from pathlib import Path
 
 import pytest
 
-from cairn.flows.durable import run_name
-from cairn.flows.executor import InProcessExecutor
-from cairn.flows.iteration import run_iteration
-from cairn.flows.session import open_session
-from cairn.flows.start import start_task
-from cairn.memory.events import ToolCallRecorded, UserMessage
+from cairn.flows.loop.iteration import run_iteration
+from cairn.flows.loop.start import start_task
+from cairn.flows.prefect.durable import run_name
+from cairn.flows.steps.executor import InProcessExecutor
+from cairn.flows.steps.session import open_session
 from cairn.memory.fsnames import displayable, from_displayable
-from cairn.memory.history import HistoryLog, envelope_line
+from cairn.memory.index.sources import index_source
+from cairn.memory.log.events import ToolCallRecorded, UserMessage
+from cairn.memory.log.history import HistoryLog, envelope_line
+from cairn.memory.log.workspace import Workspace
 from cairn.memory.models import PlannedCall
-from cairn.memory.sources import index_source
-from cairn.memory.store import SearchFilter, SearchQuery
+from cairn.memory.store.protocol import SearchFilter, SearchQuery
 from cairn.memory.tool_config import ToolsConfig
-from cairn.memory.workspace import Workspace
 from cairn.tasks.deps import deps_for
-from cairn.tasks.llm import ModelClient
-from cairn.tasks.schemas import Candidate
-from cairn.tasks.tools.toolset import toolset_for
+from cairn.tasks.messages.schemas import Candidate
+from cairn.tasks.model.llm import ModelClient
+from cairn.tasks.toolset import toolset_for
 from tests.conftest import CORPUS
 from tests.unit.cli_runs import cli_here
 from tests.unit.offline_run import QUESTION, config_for, run_offline

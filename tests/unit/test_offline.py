@@ -15,12 +15,8 @@ import litellm
 import pytest
 
 from cairn.memory.models import PlannedCall
-from cairn.tasks.llm import ModelClient, block_network_models
-from cairn.tasks.offline import register_offline, respond
-from cairn.tasks.offline.reading import compress, synthesize
-from cairn.tasks.offline.rules import detect_task_type, extract_constraint
-from cairn.tasks.prompts import DATA_LABEL, PromptError, parse_request, render
-from cairn.tasks.schemas import (
+from cairn.tasks.messages.prompts import DATA_LABEL, PromptError, parse_request, render
+from cairn.tasks.messages.schemas import (
     CompressBatchInput,
     CompressInput,
     DetectTaskTypeInput,
@@ -31,6 +27,10 @@ from cairn.tasks.schemas import (
     SynthesizeInput,
     ToolSpec,
 )
+from cairn.tasks.model.llm import ModelClient, block_network_models
+from cairn.tasks.offline import register_offline, respond
+from cairn.tasks.offline.classifier import detect_task_type, extract_constraint
+from cairn.tasks.offline.reading import compress, synthesize
 
 CORPUS = Path(__file__).resolve().parents[2] / "examples" / "corpus"
 QUESTION = "How many days of water does the Alder Creek reservoir hold at current daily consumption?"

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
 
-from cairn.memory.potion_embedding import PotionEmbedder
+from cairn.memory.embed.potion_embedding import PotionEmbedder
 
 VOCAB = ["[PAD]", "[UNK]", "kid", "##s", "child", "tax", "the"]
 

@@ -3,7 +3,7 @@
 - history replay: a log written by Cairn, then cut anywhere and/or followed by junk (a crash, a
   full disk, a stray write), is read as a prefix of what was written, and folds into a state;
 - memory keys: deterministic, `{domain}:{task_type}:{16 hex}`, whatever the domain and type say;
-- the chunkers (`memory/chunking.py`) and the chunk records the indexer writes: every word of a
+- the chunkers (`cairn/memory/index/chunking.py`) and the chunk records the indexer writes: every word of a
   file lands, in order, in one of its non-empty chunks;
 - the model-JSON parser: arbitrary replies give a value or `ModelOutputError`, nothing else, and
   any JSON object survives being wrapped in prose and fences.
@@ -24,8 +24,9 @@ from typing import Any
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from cairn.memory.chunking import CHUNK_CHARS, MAX_CHUNK_CHARS, chunk_text
-from cairn.memory.events import (
+from cairn.memory.index.chunking import CHUNK_CHARS, MAX_CHUNK_CHARS, chunk_text
+from cairn.memory.index.indexer import records_for
+from cairn.memory.log.events import (
     ConstraintExtracted,
     ConstraintRetired,
     Envelope,
@@ -36,11 +37,10 @@ from cairn.memory.events import (
     TaskFinished,
     UserMessage,
 )
-from cairn.memory.history import HistoryError, HistoryLog
-from cairn.memory.indexer import records_for
+from cairn.memory.log.history import HistoryError, HistoryLog
+from cairn.memory.log.state import TaskState, replay
 from cairn.memory.models import FileReference, content_hash, memory_key
-from cairn.memory.state import TaskState, replay
-from cairn.tasks.llm import ModelOutputError, parse_model_json
+from cairn.tasks.model.llm import ModelOutputError, parse_model_json
 
 BOUNDED = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

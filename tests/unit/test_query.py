@@ -1,4 +1,4 @@
-"""Queryable context: files, functions, classes and evidence through `cairn.memory.query` and the CLI."""
+"""Queryable context: files, functions, classes, evidence (`cairn.memory.context.query`) and the CLI."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from cairn.flows.cli import app
-from cairn.memory import query
-from cairn.memory.events import EvidenceRecorded, FileRecorded, TaskCreated, ToolCallRecorded
+from cairn.flows.cli.app import app
+from cairn.memory.context import query
+from cairn.memory.index.recorder import TaskRecorder
+from cairn.memory.log.events import EvidenceRecorded, FileRecorded, TaskCreated, ToolCallRecorded
 from cairn.memory.models import Evidence, ToolCall
-from cairn.memory.recorder import TaskRecorder
 from cairn.tasks.deps import RunConfig, deps_for
 from cairn.tasks.evidence import evidence_for, register_file
 from cairn.tasks.tools.base import ToolContext

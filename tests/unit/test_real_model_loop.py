@@ -14,15 +14,13 @@ import pytest
 from litellm.llms.custom_llm import CustomLLM
 from litellm.types.utils import ModelResponse
 
-from cairn.flows.executor import InProcessExecutor
-from cairn.flows.policy import BUDGET, MODEL_UNAVAILABLE
-from cairn.flows.start import start_task
-from cairn.memory.workspace import Workspace
+from cairn.flows.loop.policy import BUDGET, MODEL_UNAVAILABLE
+from cairn.flows.loop.start import start_task
+from cairn.flows.steps.executor import InProcessExecutor
+from cairn.memory.log.workspace import Workspace
 from cairn.tasks.deps import RunConfig
-from cairn.tasks.llm import ModelClient
-from cairn.tasks.offline import respond
-from cairn.tasks.prompts import parse_request
-from cairn.tasks.schemas import (
+from cairn.tasks.messages.prompts import parse_request
+from cairn.tasks.messages.schemas import (
     CalculateOutput,
     Candidate,
     DeliverInput,
@@ -37,6 +35,8 @@ from cairn.tasks.schemas import (
     WriteInput,
     WriteOutput,
 )
+from cairn.tasks.model.llm import ModelClient
+from cairn.tasks.offline import respond
 from tests.model_server import ModelServer
 from tests.unit.scripted import create_task, run_whole_task
 

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from cairn.memory.models import IterationRecord, Relevance, ToolCall
-from cairn.memory.reasoning import (
+from cairn.memory.context.reasoning import (
     LineCounter,
     approx_tokens,
     context_budget,
@@ -11,7 +10,8 @@ from cairn.memory.reasoning import (
     key_decisions,
     reasoning_lines,
 )
-from cairn.memory.state import Constraint, HotIssue, TaskState
+from cairn.memory.log.state import Constraint, HotIssue, TaskState
+from cairn.memory.models import IterationRecord, Relevance, ToolCall
 from cairn.tasks.compress import line_counter
 
 RELEVANCE: tuple[Relevance, ...] = ("high", "medium", "low", "low", "medium")

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cairn.memory.redact import redact, redact_value, secrets_from_env
+from cairn.redact import redact, redact_value, secrets_from_env
 
 OPENAI = "sk-proj-" + "Ab3" * 12
 ANTHROPIC = "sk-ant-api03-" + "Xy9_" * 10

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cairn.flows.commands import reindex_sources
-from cairn.memory.embeddings import HashingEmbedder
-from cairn.memory.sources import source_tenant
-from cairn.memory.sqlite_store import SQLiteStore
-from cairn.memory.store import SearchFilter
+from cairn.flows.cli.commands import reindex_sources
+from cairn.memory.embed.embeddings import HashingEmbedder
+from cairn.memory.index.sources import source_tenant
+from cairn.memory.store.protocol import SearchFilter
+from cairn.memory.store.sqlite_store import SQLiteStore
 from tests.conftest import CORPUS
 
 

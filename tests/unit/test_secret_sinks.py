@@ -12,15 +12,15 @@ from pathlib import Path
 
 import pytest
 
-from cairn.flows.results import _keep_full_output
+from cairn import redact as redaction
+from cairn.flows.loop.results import _keep_full_output
 from cairn.flows.runtime import protect_secrets
-from cairn.memory import redact as redaction
-from cairn.memory.indexer import records_for
-from cairn.memory.state import TaskState
+from cairn.memory.index.indexer import records_for
+from cairn.memory.log.state import TaskState
 from cairn.memory.tool_config import PythonToolConfig, ToolsConfig
 from cairn.tasks.calls import ToolCrashed, redact_result, run_tool_call
-from cairn.tasks.llm import LLMResult
-from cairn.tasks.schemas import CompressOutput
+from cairn.tasks.messages.schemas import CompressOutput
+from cairn.tasks.model.llm import LLMResult
 from cairn.tasks.tools import tool
 from cairn.tasks.tools.base import ToolContext
 from tests.unit.test_properties import file_envelope

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from cairn.memory.embeddings import HashingEmbedder
+from cairn.memory.embed.embeddings import HashingEmbedder
 from cairn.memory.models import Memory
-from cairn.memory.sqlite_rows import tenant_tag
-from cairn.memory.sqlite_store import SQLiteStore
-from cairn.memory.store import SearchFilter, SearchMode, SearchQuery, StoreError
+from cairn.memory.store.protocol import SearchFilter, SearchMode, SearchQuery, StoreError
+from cairn.memory.store.sqlite_rows import tenant_tag
+from cairn.memory.store.sqlite_store import SQLiteStore
 
 DIM = 16
 # The layout Cairn wrote before records had a `context` (schema version 1), as it wrote it.

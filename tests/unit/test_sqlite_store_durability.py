@@ -8,9 +8,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from cairn.memory.embeddings import HashingEmbedder
-from cairn.memory.sqlite_store import SQLiteStore
-from cairn.memory.store import SearchFilter
+from cairn.memory.embed.embeddings import HashingEmbedder
+from cairn.memory.store.protocol import SearchFilter
+from cairn.memory.store.sqlite_store import SQLiteStore
 from tests.unit.store_writer import DIM
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cairn.memory.events import (
+from cairn.memory.log.events import (
     ConstraintExtracted,
     ConstraintRetired,
     EvidenceRecorded,
@@ -12,8 +12,8 @@ from cairn.memory.events import (
     ToolCallRecorded,
     UserMessage,
 )
+from cairn.memory.log.state import replay
 from cairn.memory.models import CheckOutcome, Evidence, IterationRecord, ToolCall
-from cairn.memory.state import replay
 
 CREATED = TaskCreated(task_id="t1", goal="fix the bug", task_type="coding_task")
 

@@ -12,7 +12,7 @@ from cairn.tasks.calls import run_tool_call
 from cairn.tasks.tools import ToolContext
 from cairn.tasks.tools.config import ToolFileError, load_file, parse_mcp_option, resolve_tools
 from cairn.tasks.tools.python_tools import ToolDefinitionError, load_python_tool
-from cairn.tasks.tools.toolset import ToolConfigError, build, cap, toolset_for
+from cairn.tasks.toolset import ToolConfigError, build, cap, toolset_for
 
 FIXTURES = "tests.unit.tool_fixtures"
 

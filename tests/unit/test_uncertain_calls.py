@@ -3,26 +3,34 @@ interrupted before its record is asked about, skipped or run again — never re-
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from functools import partial
 from pathlib import Path
 
 import pytest
 
-from cairn.flows.executor import InProcessExecutor, ToolResult, ToolRun
-from cairn.flows.iteration import run_iteration
-from cairn.flows.session import open_session
-from cairn.flows.task_tools import record_tools
-from cairn.flows.uncertain import UncertainCalls, check_before_run
-from cairn.memory.events import ToolCallRecorded, ToolCallStarted, ToolsConfigured, UncertainCallResolved
+from cairn.flows.loop.iteration import run_iteration
+from cairn.flows.loop.task_tools import record_tools
+from cairn.flows.loop.uncertain import UncertainCalls, check_before_run
+from cairn.flows.prefect.task_defaults import has_cached_result
+from cairn.flows.steps.executor import InProcessExecutor, ToolResult, ToolRun
+from cairn.flows.steps.session import open_session
+from cairn.memory.log.events import ToolCallRecorded, ToolCallStarted, ToolsConfigured, UncertainCallResolved
 from cairn.memory.tool_config import PythonToolConfig, ToolsConfig
+from cairn.tasks.call_key import CallKey
 from cairn.tasks.deps import RunConfig
-from cairn.tasks.llm import ModelClient
-from cairn.tasks.schemas import Candidate, PlanInput
+from cairn.tasks.messages.schemas import Candidate, PlanInput
+from cairn.tasks.model.llm import ModelClient
 from cairn.tasks.tools.base import ToolContext
 from tests.unit import tool_fixtures
 from tests.unit.scripted import ScriptedModel, create_task, register, workspace_config
 
 TOOLS = ToolsConfig(python=[PythonToolConfig(function="tests.unit.tool_fixtures:bump")])
+
+
+def kept(config: RunConfig) -> Callable[[CallKey], bool]:
+    """Whether Prefect kept a call's result in the workspace."""
+    return partial(has_cached_result, config.workspace)
 
 
 def plan(payload: PlanInput) -> list[Candidate]:
@@ -89,7 +97,7 @@ def test_ask_stops_with_one_line_and_runs_nothing(tmp_path: Path, scripted: Scri
     config = interrupted(tmp_path)
     before = len(events(config))
     with pytest.raises(UncertainCalls, match=r"bump \(call 1/2\).*--on-uncertain skip.*--on-uncertain rerun"):
-        check_before_run(config, open_session(config, "t").state)
+        check_before_run(config, open_session(config, "t").state, kept(config))
     with pytest.raises(UncertainCalls):
         iterate(config)
     assert tool_fixtures.CALLS == ["it-1"] and len(events(config)) == before
@@ -97,7 +105,7 @@ def test_ask_stops_with_one_line_and_runs_nothing(tmp_path: Path, scripted: Scri
 
 def test_skip_records_the_call_as_not_run_and_goes_on(tmp_path: Path, scripted: ScriptedModel) -> None:
     config = interrupted(tmp_path).model_copy(update={"on_uncertain": "skip"})
-    check_before_run(config, open_session(config, "t").state)  # nothing to ask
+    check_before_run(config, open_session(config, "t").state, kept(config))  # nothing to ask
     iterate(config)
     assert tool_fixtures.CALLS == ["it-1"]  # never run again
     log = events(config)
@@ -116,7 +124,7 @@ def test_rerun_runs_it_again_once_and_a_second_crash_asks_again(
     assert tool_fixtures.CALLS == ["it-1", "it-1"]
     asking = config.model_copy(update={"on_uncertain": "ask"})
     with pytest.raises(UncertainCalls):  # the rerun started again and was interrupted again
-        check_before_run(asking, open_session(config, "t").state)
+        check_before_run(asking, open_session(config, "t").state, kept(config))
     iterate(config)
     assert tool_fixtures.CALLS == ["it-1", "it-1", "it-1"]
     log = events(config)

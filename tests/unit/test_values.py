@@ -6,12 +6,12 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from cairn.memory.embeddings import HashingEmbedder
-from cairn.memory.levels import apply_promotions, remember, retrieve_by_domain, retrieve_by_task_type
+from cairn.memory.context.levels import apply_promotions, remember, retrieve_by_domain, retrieve_by_task_type
+from cairn.memory.context.values import TDLambda, ValueTable, rerank
+from cairn.memory.embed.embeddings import HashingEmbedder
 from cairn.memory.models import Memory
-from cairn.memory.sqlite_store import SQLiteStore
-from cairn.memory.store import SearchHit
-from cairn.memory.values import TDLambda, ValueTable, rerank
+from cairn.memory.store.protocol import SearchHit
+from cairn.memory.store.sqlite_store import SQLiteStore
 
 KEYS = [f"sql:report:{i:016x}" for i in range(8)]
 GOOD = set(KEYS[:2])

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cairn.memory.embeddings import HashingEmbedder
+from cairn.memory.context.relevant import search_snippets
+from cairn.memory.context.values import TDLambda, ValueTable
+from cairn.memory.embed.embeddings import HashingEmbedder
+from cairn.memory.log.state import TaskState
 from cairn.memory.models import Memory
-from cairn.memory.relevant import search_snippets
-from cairn.memory.sqlite_store import SQLiteStore
-from cairn.memory.state import TaskState
-from cairn.memory.values import TDLambda, ValueTable
+from cairn.memory.store.sqlite_store import SQLiteStore
 
 
 def _chunk(key: str, text: str) -> Memory:

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from cairn.memory.events import TaskCreated, UserMessage
-from cairn.memory.workspace import Workspace
+from cairn.memory.log.events import TaskCreated, UserMessage
+from cairn.memory.log.workspace import Workspace
 from tests.conftest import BIN
 
 TASK = "dam-history-0001"

@@ -1,0 +1,29 @@
+"""Cairn flows: the task loop, one BFS iteration, loop policy, the CLI.
+
+>>> from cairn.flows import RunConfig, run_task
+>>> result = run_task("How big is the reservoir?", RunConfig(workspace="ws"))  # doctest: +SKIP
+
+Names are imported on first use: Prefect takes seconds to import.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from cairn.flows.prefect.flow import TaskResult, run_task
+    from cairn.tasks.deps import RunConfig
+
+__all__ = ["RunConfig", "TaskResult", "run_task"]
+_WHERE = {
+    "run_task": "cairn.flows.prefect.flow",
+    "TaskResult": "cairn.flows.prefect.flow",
+    "RunConfig": "cairn.tasks.deps",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _WHERE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(import_module(_WHERE[name]), name)

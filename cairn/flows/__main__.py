@@ -1,0 +1,3 @@
+from cairn.flows.cli.app import main
+
+main()

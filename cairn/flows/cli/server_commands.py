@@ -1,0 +1,157 @@
+"""What `cairn server`, `cairn worker`, `cairn ui` and `cairn serve` do, once their options are parsed.
+
+Errors are raised (`ServerError`, `WorkerError`, `UsageError`) and printed by the CLI's handler.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from cairn.errors import NotFound
+from cairn.flows.console import emit
+from cairn.flows.prefect.worker import DEFAULT_POOL, resolve_api_url, start_worker, stop_worker
+from cairn.flows.server.server import ServerError, start_server, status_payload, stop_server
+from cairn.flows.settings import cairn_home
+from cairn.tasks.deps import RunConfig
+
+
+def server_command(
+    action: str,
+    port: int = 4200,
+    host: str = "127.0.0.1",
+    database_url: str | None = None,
+    as_json: bool = False,
+    worker: bool = True,
+) -> None:
+    home = cairn_home()
+    if action == "start":
+        info = start_server(home, host=host, port=port, database_url=database_url)
+        payload: dict[str, object] = {"running": True, **json.loads(info.model_dump_json())}
+        text = f"Prefect server running (pid {info.pid}, {info.database})\nUI: {info.ui_url}"
+        if worker:  # Retry in the UI and submitted review forms need something to run them
+            running = start_worker(home, DEFAULT_POOL, info.api_url, env=local_worker_env(home, info.ui_url))
+            payload["worker"] = running.model_dump()
+            text += f"\nworker for pool {DEFAULT_POOL} running (pid {running.pid}; log {running.log})"
+    elif action == "stop":
+        gone = stop_worker(home, DEFAULT_POOL)
+        stopped = stop_server(home)
+        payload = {"running": False, "stopped": stopped is not None, "worker_stopped": gone is not None}
+        text = f"stopped the server (pid {stopped.pid})" if stopped else "no server was running"
+    else:
+        payload = status_payload(home)
+        text = (
+            f"running (pid {payload['pid']}, healthy: {payload['healthy']})\nUI: {payload['ui_url']}"
+            if payload["running"]
+            else "no server running (`cairn server start` starts one)"
+        )
+    _answer(payload, text, as_json)
+
+
+def worker_command(
+    action: str, pool: str = DEFAULT_POOL, limit: int | None = None, as_json: bool = False
+) -> None:
+    home = cairn_home()
+    if action == "start":
+        info = start_worker(home, pool, resolve_api_url(home), limit=limit)
+        payload: dict[str, object] = {"running": True, **info.model_dump()}
+        text = f"worker for pool {pool} running (pid {info.pid}, server {info.api_url})\nlog: {info.log}"
+    else:
+        stopped = stop_worker(home, pool)
+        payload = {"running": False, "stopped": stopped is not None, "pool": pool}
+        text = (
+            f"stopped the worker of pool {pool} (pid {stopped.pid})"
+            if stopped
+            else f"no worker was running for pool {pool}"
+        )
+    _answer(payload, text, as_json)
+
+
+def local_worker_env(home: Path, ui_url: str) -> dict[str, str]:
+    """The environment of the worker `cairn server start` starts: Cairn's quiet settings, the
+    server's Prefect home, and a short poll so a Retry starts within seconds."""
+    import os
+
+    from cairn.flows.runtime import QUIET
+
+    return {
+        **os.environ,
+        **QUIET,
+        "PREFECT_HOME": str(home / "prefect"),
+        "PREFECT_UI_URL": ui_url,
+        "PREFECT_WORKER_QUERY_SECONDS": "2",
+        "PREFECT_RESULTS_PERSIST_BY_DEFAULT": "true",
+    }
+
+
+def _answer(payload: dict[str, object], text: str, as_json: bool) -> None:
+    if as_json:
+        emit(payload)
+    else:
+        print(text)
+
+
+def task_flow_run_url(task_id: str) -> str | None:
+    """The UI page of the task's latest `cairn-{task_id}` flow run, or None if the server has none."""
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterName
+    from prefect.client.schemas.sorting import FlowRunSort
+    from prefect.settings import PREFECT_UI_URL
+
+    with get_client(sync_client=True) as client:
+        runs = client.read_flow_runs(
+            flow_run_filter=FlowRunFilter(name=FlowRunFilterName(any_=[f"cairn-{task_id}"])),
+            sort=FlowRunSort.START_TIME_DESC,
+            limit=1,
+        )
+    base = (PREFECT_UI_URL.value() or "").rstrip("/")
+    return f"{base}/runs/flow-run/{runs[0].id}" if runs and base else None
+
+
+def ui_command(config: RunConfig, task_id: str, open_browser: bool) -> None:
+    from cairn.flows.cli.arguments import check_workspace
+    from cairn.flows.runtime import prepare
+    from cairn.memory.log.workspace import Workspace
+
+    workspace = check_workspace(Path(config.workspace), write=False)
+    Workspace(workspace).task(task_id)  # a bad id or no such task: one line, before Prefect
+    where = prepare(workspace)
+    if "ephemeral" in where:
+        raise ServerError(
+            "no Prefect server is running: start one with `cairn server start`, then run or resume the task"
+        )
+    import httpx  # Prefect's HTTP client
+
+    try:
+        url = task_flow_run_url(task_id)
+    except (OSError, httpx.TransportError) as exc:
+        raise ServerError(f"cannot reach the Prefect server ({where}): {exc}") from None
+    if url is None:
+        raise NotFound(f"the server has no flow run for task {task_id!r}")
+    print(url)
+    if open_browser:
+        import webbrowser
+
+        webbrowser.open(url)
+
+
+def serve_command(
+    config: RunConfig,
+    goal: str,
+    sources: list[str],
+    cron: str | None,
+    interval: float | None,
+    name: str | None,
+    model: str | None,
+    max_iterations: int | None,
+) -> None:
+    from cairn.flows.runtime import prepare
+
+    where = prepare(Path(config.workspace))  # before Prefect's import: it reads PREFECT_API_URL then
+    if "ephemeral" in where:
+        raise ServerError("`cairn serve` needs a Prefect server: `cairn server start` (or PREFECT_API_URL)")
+    from cairn.flows.prefect.serve import deployment_name, serve_task
+
+    print(f"serving {deployment_name(goal)} · {where} · Ctrl-C to stop", flush=True)
+    schedule = {"cron": cron, "interval": interval, "name": name}
+    serve_task(goal, sources, config.workspace, model, max_iterations, **schedule)  # type: ignore[arg-type]

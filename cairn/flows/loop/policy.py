@@ -1,0 +1,141 @@
+"""Loop policy: when to stop, and how the next iteration should run (ARCHITECTURE §3).
+
+Pure functions of the task state, each rule giving a human reason.
+
+>>> decide(TaskState(max_iterations=1, iterations=[IterationRecord(iteration=1)])).stop
+'iteration cap of 1 reached'
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from pydantic import BaseModel, ConfigDict
+
+from cairn.flows.steps.frontier import RERUN_AFTER_WRITE
+from cairn.memory.log.state import TaskState
+from cairn.memory.models import IterationMode, IterationRecord, PlannedCall
+
+
+class LoopPolicy(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    same_call_limit: int = 3
+    validation_limit: int = 5
+    no_evidence_iterations: int = 5
+    stuck_iterations: int = 3
+    model_failures: int = 3  # failed model calls in a row that stop the task
+
+
+class Decision(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    stop: str | None = None
+    mode: IterationMode = "fast"
+    recovery: bool = False
+
+
+DEFAULT_POLICY = LoopPolicy()
+MODEL_UNAVAILABLE = "model_unavailable"  # stop reasons a caller acts on start with these words
+BUDGET = "budget"
+AWAITING_REVIEW = "awaiting_review"
+
+
+def awaiting_review(iteration: int) -> str:
+    """The stop reason of a task whose review point found no server to hold a form
+    (`cairn/flows/prefect/review.py`).
+
+    >>> awaiting_review(4)
+    'awaiting_review: a review of iteration 4, with no Prefect server to hold a form'
+    """
+    return f"{AWAITING_REVIEW}: a review of iteration {iteration}, with no Prefect server to hold a form"
+
+
+def decide(state: TaskState, policy: LoopPolicy = DEFAULT_POLICY) -> Decision:
+    if state.verdict is not None and state.verdict.complete:
+        return Decision(stop="complete: every requirement of the suite is met")
+    for rule in (_model_unavailable, _budget, _cap, _same_call, _validations, _no_evidence):
+        reason = rule(state, policy)
+        if reason:
+            return Decision(stop=reason)
+    return _stuck(state, policy)
+
+
+def _model_unavailable(state: TaskState, policy: LoopPolicy) -> str | None:
+    """The model keeps failing: stop (resumable) rather than iterate on nothing."""
+    failed = state.failed_calls_in_a_row
+    if failed >= policy.model_failures:
+        last = state.model_calls[-1]
+        return f"{MODEL_UNAVAILABLE}: {failed} model calls failed in a row (last, {last.kind}: {last.error})"
+    return None
+
+
+def _budget(state: TaskState, policy: LoopPolicy) -> str | None:
+    """Spent, counted from the log: a resume does not reset it, `--max-usd` on a resume raises it."""
+    spent = state.model_cost
+    if state.max_usd is not None and spent.usd >= state.max_usd:
+        return f"{BUDGET}: ${spent.usd:.4f} of ${state.max_usd:.4f} spent on model calls"
+    if state.max_tokens is not None and spent.tokens >= state.max_tokens:
+        return f"{BUDGET}: {spent.tokens} of {state.max_tokens} tokens spent on model calls"
+    return None
+
+
+def _cap(state: TaskState, policy: LoopPolicy) -> str | None:
+    if len(state.iterations) >= state.max_iterations:
+        return f"iteration cap of {state.max_iterations} reached"
+    return None
+
+
+def _same_call(state: TaskState, policy: LoopPolicy) -> str | None:
+    """The same call with nothing changed in between; a check re-run after a file write is new work."""
+    counts: Counter[str] = Counter()
+    for call in state.calls:
+        if call.tool == "write_file" and call.outcome == "success":
+            for signature in [s for s in counts if s.split(":", 1)[0] in RERUN_AFTER_WRITE]:
+                del counts[signature]
+        counts[PlannedCall(tool=call.tool, params=call.params).signature] += 1
+    if counts:
+        signature, n = counts.most_common(1)[0]
+        if n >= policy.same_call_limit:
+            return f"the same call ran {n} times: {signature[:80]}"
+    return None
+
+
+def _validations(state: TaskState, policy: LoopPolicy) -> str | None:
+    failed = [v for v in state.verdicts if not v.complete]
+    if len(failed) >= policy.validation_limit:
+        return f"{len(failed)} validations without completion; still missing: {', '.join(failed[-1].missing)}"
+    return None
+
+
+def _no_evidence(state: TaskState, policy: LoopPolicy) -> str | None:
+    n = policy.no_evidence_iterations
+    if len(state.iterations) < n:
+        return None
+    recent = {it.iteration for it in state.iterations[-n:]}
+    if not any(ev.iteration in recent for ev in state.evidence):
+        return f"no new evidence for {n} iterations"
+    return None
+
+
+def _stuck(state: TaskState, policy: LoopPolicy) -> Decision:
+    streak = _streak(state.iterations)
+    n = policy.stuck_iterations
+    if streak >= n + 1 and _had_recovery(state.iterations[-streak:]):
+        return Decision(stop=f"{streak} iterations stuck or regressing, recovery did not help")
+    if streak >= n:
+        return Decision(mode="deep", recovery=True)
+    return Decision(mode="deep" if streak >= 2 else "fast")
+
+
+def _streak(iterations: list[IterationRecord]) -> int:
+    count = 0
+    for it in reversed(iterations):
+        if it.progress_assessment == "advancing":
+            break
+        count += 1
+    return count
+
+
+def _had_recovery(iterations: list[IterationRecord]) -> bool:
+    return any(it.mode == "deep" for it in iterations[-2:])

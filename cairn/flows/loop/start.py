@@ -1,0 +1,164 @@
+"""Opening a task: create it (task type, goal, the goal's constraint) or reopen it to resume."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+from cairn.errors import NotFound, UsageError
+from cairn.flows.loop.reopen import ready_to_continue
+from cairn.flows.loop.standing_rules import constraint_event
+from cairn.flows.steps.executor import Executor
+from cairn.flows.steps.model_calls import ask, record_model_call
+from cairn.flows.steps.session import Session, open_session
+from cairn.memory.log.events import BudgetSet, ConstraintExtracted, GoalSplit, TaskCreated, UserMessage
+from cairn.memory.models import TaskType
+from cairn.tasks.call_key import CallKey
+from cairn.tasks.deps import Deps, RunConfig, deps_for
+from cairn.tasks.grounding import split_goal
+from cairn.tasks.messages.schemas import (
+    DetectTaskTypeInput,
+    DetectTaskTypeOutput,
+    ExtractConstraintInput,
+    ExtractConstraintOutput,
+)
+from cairn.tasks.model.llm import LLMResult
+from cairn.tasks.offline.classifier import detect_task_type as rule_based_type
+
+log = logging.getLogger("cairn.task")
+
+
+def start_task(
+    config: RunConfig,
+    task_id: str,
+    goal: str,
+    sources: list[Path],
+    task_type: TaskType | None,
+    related: list[str] | None,
+    executor: Executor,
+) -> Session:
+    """`related`: earlier tasks whose evidence and memories this task's searches include (labelled)."""
+    deps = deps_for(config)
+    if task_id in deps.workspace.task_ids():
+        return _reopened(config, task_id, executor)  # resume: the log says where we are
+    related_ids = check_related(deps, related or [])  # before any model call: a typo fails fast
+    detection = None
+    if task_type is None:
+        task_type, detection = detect_task_type(executor, task_id, goal)
+    else:
+        log.info("task type: %s (given)", task_type)
+    created = TaskCreated(
+        task_id=task_id,
+        goal=goal,
+        task_type=task_type,
+        sources=name_sources(sources),
+        model=config.model,
+        max_iterations=config.max_iterations,
+        related=related_ids,
+        max_usd=config.max_usd,
+        max_tokens=config.max_tokens,
+    )
+    deps.workspace.create_task(created)
+    session = open_session(config, task_id)
+    if detection is not None:  # the first model call, recorded once the task has a history
+        record_model_call(session, _detect_key(task_id), detection)
+    record_goal(session, executor)
+    return session
+
+
+def record_goal(session: Session, executor: Executor) -> None:
+    """The goal as the first user message, with the rule it states and the parts it asks: in one
+    write, so a kill keeps all or none (a resume records them when none is there). A task made
+    before goals were split gets its parts when it resumes."""
+    state = session.state
+    parts = [] if state.parts else [GoalSplit(parts=split_goal(state.goal))]
+    if any(m.role == "goal" for m in state.messages):
+        if parts:
+            session.recorder.record(*parts)
+        return
+    rule = extract_constraint(session, executor, state.goal, index=0)
+    session.recorder.record(UserMessage(text=state.goal, role="goal"), rule, *parts)
+
+
+def _reopened(config: RunConfig, task_id: str, executor: Executor) -> Session:
+    """The task as its log left it; a budget given to this run replaces the recorded one. Refused
+    if its history was tampered with (unless accepted); a missing `.git` is rebuilt."""
+    ready_to_continue(deps_for(config).workspace.task(task_id), config.accept_tampered)
+    session = open_session(config, task_id)
+    state = session.state
+    if config.max_usd is not None or config.max_tokens is not None:
+        usd = config.max_usd if config.max_usd is not None else state.max_usd
+        tokens = config.max_tokens if config.max_tokens is not None else state.max_tokens
+        if (usd, tokens) != (state.max_usd, state.max_tokens):
+            session.recorder.record(BudgetSet(max_usd=usd, max_tokens=tokens))
+    record_goal(session, executor)  # killed before the goal was recorded
+    return session
+
+
+def check_related(deps: Deps, related: list[str]) -> list[str]:
+    """Related task ids, each once; an unknown id is refused (a typo would silently search nothing)."""
+    known = set(deps.workspace.task_ids())
+    for task_id in related:
+        if task_id not in known:
+            raise NotFound(f"related task {task_id!r} does not exist in this workspace")
+    return list(dict.fromkeys(related))
+
+
+def name_sources(sources: list[Path]) -> dict[str, str]:
+    """Name each source directory by its folder name, made unique; refuse what is not a directory."""
+    named: dict[str, str] = {}
+    for source in sources:
+        path = source.expanduser().resolve()
+        if not path.is_dir():
+            raise UsageError(f"source is not a directory: {source}")
+        name, n = path.name or "source", 2
+        while name in named:
+            name, n = f"{path.name}-{n}", n + 1
+        named[name] = str(path)
+    return named
+
+
+def _detect_key(task_id: str) -> CallKey:
+    return CallKey(task_id=task_id, iteration=0, index=0, kind="detect_task_type")
+
+
+def detect_task_type(executor: Executor, task_id: str, goal: str) -> tuple[TaskType, LLMResult[Any]]:
+    """The model's reading of the goal, checked against the goal's own words (`checked_type`)."""
+    log.info("detecting the task type (a model call)")
+    payload = DetectTaskTypeInput(goal=goal)
+    result = executor.ask(_detect_key(task_id), "detect_task_type", payload, "detect-task-type")
+    out = result.output if result.ok and isinstance(result.output, DetectTaskTypeOutput) else None
+    task_type, why = checked_type(goal, out.task_type if out else None)
+    log.info("task type: %s (%s)", task_type, why if out else f"detection failed: {result.error}; {why}")
+    return task_type, result
+
+
+def checked_type(goal: str, detected: TaskType | None) -> tuple[TaskType, str]:
+    """The task type to use, and why. A model's `coding_task` stands only if the goal asks for
+    code; when detection failed, the goal's words decide (`cairn.tasks.offline.classifier`).
+
+    >>> checked_type("How many days of water does the reservoir hold?", "coding_task")[0]
+    'simple_question'
+    """
+    by_words = rule_based_type(goal)
+    if detected is None:
+        return by_words.task_type, f"from the goal's words: {by_words.rationale}"
+    if detected == "coding_task" and by_words.task_type != "coding_task":
+        return (
+            by_words.task_type,
+            f"the model said coding_task, but the goal asks for no code ({by_words.rationale})",
+        )
+    return detected, "detected by the model"
+
+
+def extract_constraint(session: Session, executor: Executor, message: str, index: int) -> ConstraintExtracted:
+    """Only people make rules: this runs on user messages (the goal, feedback), never tool output."""
+    key = CallKey(task_id=session.task_id, iteration=0, index=index, kind="extract_constraint")
+    payload = ExtractConstraintInput(message=message)
+    result = ask(session, executor, key, "extract_constraint", payload, f"extract-constraint-{index}")
+    out = result.output if result.ok and isinstance(result.output, ExtractConstraintOutput) else None
+    event = constraint_event(out, message)
+    if event.rule:
+        log.info("rule from the user: %s", event.rule)
+    return event

@@ -1,0 +1,119 @@
+"""At most once: calls with side effects across crashes.
+
+Before a batch runs, each of its calls to a tool with side effects (`read_only` false) is recorded
+as started (`ToolCallStarted`, appended and fsync'd). Its `ToolCallRecorded` follows once it
+finished. A process that dies between the two leaves the call *uncertain*: it may or may not have
+taken effect. On the next run of the iteration (a resume, a Retry from the UI) such a call is
+run again only if someone says so; `RunConfig.on_uncertain` decides:
+
+- `ask` (the default): stop before anything runs, with one line saying how to decide;
+- `skip`: record it as not run (a failed call the planner sees) and go on;
+- `rerun`: run it again.
+
+A call whose tool finished and whose result Prefect persisted is not uncertain: running it again
+reads the kept result back and the tool does not run. `resolve` is the decision point a review
+form (the UI) can call with a person's answer; the decision is recorded in the history.
+
+>>> UncertainCalls.exit_code
+4
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Literal
+
+from cairn.errors import CairnError
+from cairn.flows.loop.results import record_call
+from cairn.flows.steps.executor import Executor, ToolRun
+from cairn.flows.steps.session import Session
+from cairn.memory.log.events import ToolCallStarted, UncertainCallResolved
+from cairn.memory.log.state import CallStart, TaskState
+from cairn.memory.models import CallCost, Compression
+from cairn.tasks.call_key import CallKey
+from cairn.tasks.deps import RunConfig
+from cairn.tasks.tools.base import failure
+
+Decision = Literal["skip", "rerun"]
+
+
+class UncertainCalls(CairnError):
+    """Calls with side effects were interrupted and nobody has said whether to run them again."""
+
+    exit_code = 6  # not 4: "the model is down" and "your decision is needed" call for different acts
+
+
+def uncertain(state: TaskState, cached: Callable[[CallKey], bool]) -> list[CallStart]:
+    """Started side-effecting calls of the unfinished iteration, with no record and no kept result."""
+    return [s for s in state.uncertain_calls if not cached(call_key(state, s.index))]
+
+
+def check_before_run(config: RunConfig, state: TaskState, cached: Callable[[CallKey], bool]) -> None:
+    """With `ask`, refuse to continue a task that has uncertain calls (before any flow starts).
+    `cached` says whether a call's result was kept (Prefect's result store knows)."""
+    if config.on_uncertain != "ask":
+        return
+    found = uncertain(state, cached)
+    if found:
+        raise UncertainCalls(ask_message(state, found, config.workspace))
+
+
+def settle_calls(session: Session, executor: Executor, runs: list[ToolRun]) -> list[ToolRun]:
+    """Decide the batch's uncertain calls, then record the start of each call with side effects.
+    Returns the calls still to run (skipped ones are recorded as not run)."""
+    found = uncertain(session.state, executor.cached)
+    policy = session.config.on_uncertain
+    if found:
+        if policy == "ask":
+            raise UncertainCalls(ask_message(session.state, found, session.config.workspace))
+        resolve(session, found, policy)
+    skipped = {s.index for s in found} if policy == "skip" else set()
+    runs = [(key, call) for key, call in runs if key.index not in skipped]
+    tools = session.toolset()
+    for key, call in runs:
+        start = session.state.call_starts.get(key.index)
+        if not tools.read_only(call.tool) and (start is None or start.decision is not None):
+            session.recorder.record(
+                ToolCallStarted(
+                    iteration=key.iteration, index=key.index, tool=call.tool, signature=call.signature
+                )
+            )
+    return runs
+
+
+def resolve(session: Session, calls: list[CallStart], decision: Decision) -> None:
+    """Record a person's decision on uncertain calls; a skipped call is recorded as not run."""
+    state = session.state
+    for start in calls:
+        session.recorder.record(
+            UncertainCallResolved(iteration=state.current, index=start.index, decision=decision)
+        )
+        if decision == "skip":
+            _record_skipped(session, start)
+
+
+def _record_skipped(session: Session, start: CallStart) -> None:
+    state = session.state
+    planned = state.plan[start.index - 1]
+    why = (
+        f"not run again: {start.tool} has side effects and was interrupted before its result was "
+        "recorded; it may or may not have taken effect (skipped by decision)"
+    )
+    output = failure(why, "error")
+    compression = Compression(insights=why, relevance="high")
+    key = call_key(state, start.index)
+    record_call(session, key, planned, output, compression, CallCost())
+
+
+def call_key(state: TaskState, index: int) -> CallKey:
+    return CallKey(task_id=state.task_id, iteration=state.current, index=index, kind="tool")
+
+
+def ask_message(state: TaskState, calls: list[CallStart], workspace: str) -> str:
+    which = ", ".join(f"{s.tool} (call {state.current}/{s.index})" for s in calls)
+    resume = f"cairn resume {state.task_id} --workspace {workspace} --on-uncertain"
+    return (
+        f"task {state.task_id} stopped: {which} has side effects and was interrupted before its "
+        f"result was recorded, so it may or may not have taken effect; decide with "
+        f"`{resume} skip` (record it as not run) or `{resume} rerun` (run it again)"
+    )

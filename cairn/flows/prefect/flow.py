@@ -1,0 +1,189 @@
+"""The task loop: `run_task` is the parent flow run (`cairn-{task_id}`), each BFS iteration its
+own subflow run, validation after each iteration that produced evidence, and the loop policy
+deciding when to stop.
+
+Durability: the run holds the task's lock (`cairn.flows.prefect.liveness`), so one process runs a task at a
+time and runs left RUNNING by a killed process are marked Crashed. Where to continue comes from
+`history.jsonl`: finished iterations are never called again, an unfinished one continues from its
+first unfinished call, and the call results Prefect persisted under the workspace's `results/`
+cover a call whose tool finished but whose record was not yet written. The same holds whoever
+runs it: `cairn run` in the foreground, a worker after Retry in the UI or a submitted review form
+(`cairn.flows.prefect.deployment`), or a Python caller.
+
+>>> result = run_task("How big is the reservoir?", config=RunConfig(workspace="ws"))  # doctest: +SKIP
+>>> result.complete  # doctest: +SKIP
+True
+"""
+
+# No `from __future__ import annotations` here: Prefect builds run_task's parameter model from its
+# annotations, and a worker that loads the flow from its entrypoint cannot resolve them as strings.
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from prefect import flow, get_run_logger, tags
+from prefect.runtime import flow_run
+from prefect.settings import PREFECT_API_URL
+from prefect.utilities.annotations import quote
+
+from cairn.flows.loop.cycle import TaskResult, has_new_evidence, run_loop
+from cairn.flows.loop.outcome import report_excerpt, result_markdown, totals
+from cairn.flows.loop.preflight import learnt, record_probe
+from cairn.flows.loop.start import start_task
+from cairn.flows.loop.task_tools import record_tools
+from cairn.flows.loop.uncertain import check_before_run
+from cairn.flows.prefect.durable import PrefectExecutor, bfs_iteration, fresh_task_run_keys
+from cairn.flows.prefect.liveness import TaskLock, mark_stale_runs
+from cairn.flows.prefect.review import PrefectReviewer
+from cairn.flows.prefect.story import NarratingRecorder, rules_line, telling
+from cairn.flows.prefect.task_defaults import has_cached_result, task_run_settings
+from cairn.flows.prefect.ui import TaskArtifacts
+from cairn.flows.server.ephemeral import owns
+from cairn.flows.steps.session import Session
+from cairn.memory.models import IterationMode, TaskType
+from cairn.memory.tool_config import ToolsConfig
+from cairn.tasks.deps import RunConfig
+
+__all__ = ["TaskResult", "run_task"]
+
+
+def _run_name() -> str:
+    params = flow_run.parameters
+    return f"cairn-{params.get('task_id') or _derived_id(params.get('goal', ''))}"
+
+
+def _derived_id(goal: str) -> str:
+    from cairn.memory.log.workspace import new_task_id
+
+    run_id = str(flow_run.id or "")
+    return new_task_id(goal, suffix=run_id.replace("-", "")[:4] or None)
+
+
+# validate_parameters=False: callers pass a RunConfig instance; a worker running the deployment
+# passes the JSON the flow run stores, which `_config` turns back into one (a worker process could
+# not resolve the RunConfig annotation when Prefect built its parameter model).
+@flow(name="cairn", flow_run_name=_run_name, log_prints=False, validate_parameters=False)
+def run_task(
+    goal: str,
+    config: RunConfig,
+    task_id: str | None = None,
+    sources: list[str] | None = None,
+    task_type: TaskType | None = None,
+    related: list[str] | None = None,
+    tools: ToolsConfig | None = None,
+) -> TaskResult:
+    """Run a task (or resume it, when `task_id` names one the workspace holds) to its end.
+    `tools`: Python tools and MCP servers beyond the built-ins (None: what the task has)."""
+    from cairn.flows.runtime import protect_secrets
+
+    protect_secrets()  # a worker's process did not come through the CLI
+    fresh_task_run_keys()  # a continued run must not be handed the previous attempt's calls
+    config = learnt(_config(config))  # a library caller's run has not been through the preflight
+    tools = _tools(tools)
+    task_id = task_id or _derived_id(goal)
+    executor = PrefectExecutor(config)
+    logger = get_run_logger()
+    with _claim(config, task_id), tags(f"task:{task_id}"), task_run_settings(config.workspace):
+        _say_where_from(logger)
+        paths = [Path(s) for s in sources or []]
+        session = start_task(config, task_id, goal, paths, task_type, related, executor)
+        record_probe(session, config)
+        if (probe := config.model_probe) is not None:
+            speed = f"{probe.tokens_per_s:g} tokens/s" if probe.tokens_per_s else "speed unknown"
+            logger.info("Model %s: replies asked for as %s (%s)", probe.model, probe.reason, speed)
+        record_tools(session, tools)
+        # uncertain calls wait for a person's decision
+        check_before_run(config, session.state, lambda key: has_cached_result(config.workspace, key))
+        session.recorder = NarratingRecorder(session.recorder, logger.info)
+        state = session.state
+        logger.info("Task %s: %s; %s", task_id, state.task_type, rules_line(state))
+        _tag_parent([f"task:{task_id}", f"type:{state.task_type}"])
+        with tags(f"type:{state.task_type}"), telling(logger):
+            return _loop(session, executor, logger)
+
+
+def _loop(session: Session, executor: PrefectExecutor, logger: Any) -> TaskResult:
+    artifacts = TaskArtifacts(session.task_id)
+    config, task_id = session.config, session.task_id
+    reviewer = PrefectReviewer(config.review, executor, logger)
+
+    previous: list[Any] = []  # the last iteration's state: the graph draws iterations as a chain
+
+    def iterate(n: int, mode: IterationMode, recovery: bool) -> None:
+        state = bfs_iteration(
+            quote(config), task_id, n, mode=mode, recovery=recovery, return_state=True, wait_for=previous[-1:]
+        )
+        previous.append(state)
+        artifacts.iteration_run(n, state.state_details.flow_run_id)
+        state.result()  # raises what the iteration raised, as a plain call would
+        if has_new_evidence(session.recorder.refresh()):
+            logger.info("Validating iteration %d's evidence against the %s suite", n, session.state.task_type)
+
+    try:
+        result = run_loop(session, iterate, artifacts, reviewer)
+    except Exception as exc:
+        logger.error(
+            "Task %s failed: %s. Nothing finished is lost: continue with `cairn resume %s "
+            "--workspace %s`, or press Retry on this run in the Prefect UI (a worker continues it).",
+            task_id,
+            exc,
+            task_id,
+            config.workspace,
+        )
+        raise
+    _publish_result(session, artifacts)
+    return result
+
+
+def _publish_result(session: Session, artifacts: TaskArtifacts) -> None:
+    state = session.state
+    history = session.recorder.repo.read().envelopes
+    started = history[0].ts if history else time.time()
+    report = report_excerpt(Path(state.report_path) if state.report_path else None)
+    run = totals(state, started=started, finished=time.time())
+    artifacts.publish_result(result_markdown(state, run, report, session.recorder.repo.artifacts))
+
+
+def _config(config: RunConfig | dict[str, Any]) -> RunConfig:
+    """The run's configuration, from a caller's RunConfig or a flow run's stored JSON."""
+    return config if isinstance(config, RunConfig) else RunConfig.model_validate(config)
+
+
+def _tools(tools: ToolsConfig | dict[str, Any] | None) -> ToolsConfig | None:
+    """The task's tool configuration, from a caller's ToolsConfig or a flow run's stored JSON."""
+    return ToolsConfig.model_validate(tools) if isinstance(tools, dict) else tools
+
+
+def _say_where_from(logger: Any) -> None:
+    """A resumed task's new flow run names the run it continues (its tag `resumed-from:ID`)."""
+    for tag in flow_run.tags or []:
+        if tag.startswith("resumed-from:"):
+            logger.info("Continues the task from flow run %s (which stopped early)", tag.split(":", 1)[1])
+
+
+def _tag_parent(wanted: list[str]) -> None:
+    """Tags on the parent run itself (`with tags` reaches only the runs started inside it)."""
+    have = list(flow_run.tags or [])
+    missing = [t for t in wanted if t not in have]
+    run_id = flow_run.id
+    if not missing or not run_id or not PREFECT_API_URL.value():
+        return
+    from prefect.client.orchestration import get_client
+
+    with get_client(sync_client=True) as client:
+        client.update_flow_run(run_id, tags=[*have, *missing])
+
+
+@contextmanager
+def _claim(config: RunConfig, task_id: str) -> Iterator[None]:
+    """Hold the task for this run: refuse a second runner, retire runs a dead one left RUNNING."""
+    run_id = str(flow_run.id or "")
+    with TaskLock(Path(config.workspace), task_id, flow_run_id=run_id) as lock:
+        reason = f"superseded: task {task_id} was continued by flow run {run_id}; its previous runner died"
+        mark_stale_runs(task_id, keep={run_id}, reason=reason)
+        api = PREFECT_API_URL.value()
+        if api and not owns(api):  # an ephemeral server dies with this process: the next run marks the rest
+            lock.watch(api)
+        yield

@@ -1,0 +1,199 @@
+"""The deliver step: the answer written from the files' own words, checked before it is delivered.
+
+Once the task has read something, the model is asked one focused question (`deliver`): the goal,
+the words of the files read (plain text, not a JSON string: escaping doubled the prompt and the
+1.5B reasoned worse through it) and its one reply field, the answer. Small models answered
+multi-part questions right this way where a reply of several fields (figures, arithmetic,
+sources, a judgement) made them copy schema examples and drop a part.
+
+Cairn then checks the draft against what the task read (`cairn.tasks.grounding`): when a part
+asks for a number the answer does not ground, the model is asked for the calculation alone
+(`calculate`); Cairn works it out over the files' figures only, and asks for the answer again with
+the result in `worked`. The answer's Sources are the files that state its claims: citations come
+from the check, not from the model's say-so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cairn.flows.steps import frontier as planning
+from cairn.flows.steps.executor import Executor
+from cairn.flows.steps.model_calls import ask
+from cairn.flows.steps.session import Session, deliverable, deliverable_text
+from cairn.memory.context.relevant import rules_block
+from cairn.memory.log.state import TaskState
+from cairn.memory.models import PlannedCall
+from cairn.tasks.call_key import CallKey
+from cairn.tasks.grounding import Grounding, ReadIndex, answer_body, check_answer, split_goal
+from cairn.tasks.grounding.arithmetic import worked
+from cairn.tasks.grounding.claims import answer_clauses
+from cairn.tasks.grounding.figures import figures
+from cairn.tasks.grounding.parts import wanted_unit, wants
+from cairn.tasks.grounding.reads import Support
+from cairn.tasks.grounding.relative_dates import dated_text
+from cairn.tasks.grounding.text import terms
+from cairn.tasks.messages.schemas import CalculateInput, CalculateOutput, DeliverInput, DeliverOutput
+from cairn.tasks.model.llm import context_window
+from cairn.tasks.opening import words_budget
+from cairn.tasks.task_grounding import full_output_reader, given_text, lines_to_answer_from, task_reads
+
+READS = ("read_file", "search_memory", "run_python", "summarize_directory")
+ORIGIN_SHARE = 0.6  # of a sentence's own words a line must hold to be where it comes from
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """The `answer` call, and the arithmetic Cairn worked out for it (`1260000 / 8400 = 150`)."""
+
+    call: PlannedCall
+    worked: list[str]
+
+
+def delivery(
+    session: Session,
+    executor: Executor,
+    iteration: int,
+    missing: list[str],
+    context: str,
+    force: bool = False,
+) -> Delivery | None:
+    """The `answer` call, once the task has read something new (or, `force`, when the planner has
+    nothing new to propose); None for a coding task, which delivers code and passing tests."""
+    state = session.state
+    if state.task_type == "coding_task" or not planning.notes(state) or not (force or worth_asking(state)):
+        return None
+    if "answer" not in session.toolset().names():
+        return None
+    payload = _payload(session, missing)
+    name = f"deliver-{iteration}" + ("-after-plan" if force else "")
+    key = CallKey(task_id=session.task_id, iteration=iteration, index=int(force), kind="deliver")
+    answer = _answer(session, executor, key, payload, name)
+    if not answer:
+        return None
+    reads = ReadIndex(task_reads(state, full_output_reader(session.recorder.repo.root)))
+    done: list[str] = []
+    if (sum_ := _arithmetic(session, executor, key, payload, answer, reads)) is not None:
+        again = payload.model_copy(update={"worked": [sum_]})
+        key = key.model_copy(update={"index": 2 + int(force)})
+        answer = _answer(session, executor, key, again, f"{name}-worked") or answer
+        done.append(sum_)
+    found = _check(state, answer, reads, done)
+    call = PlannedCall(
+        tool="answer",
+        params={"answer": answer, "sources": _sources(found, reads, answer, state.goal)},
+        rationale="The files read answer the goal: deliver it.",
+        expected_evidence=["synthesis", "file_creation", "documentation"],
+    )
+    return Delivery(call=call, worked=done)
+
+
+def _payload(session: Session, missing: list[str]) -> DeliverInput:
+    state = session.state
+    reader = full_output_reader(session.recorder.repo.root)
+    excerpts = [
+        e.model_copy(update={"text": dated_text(e.text)})  # "yesterday" comes with the day it means
+        for e in planning.excerpts(state, words_budget(context_window(session.config.model)), reader)
+    ]
+    quoted = {e.source for e in excerpts}
+    unmet = state.verdict.unmet if state.verdict else []
+    return DeliverInput(
+        goal=state.goal,
+        task_type=state.task_type,
+        deliverable=deliverable(state.task_type),
+        # A file's own words beat a small model's paraphrase of them, which may describe the
+        # file instead of stating its facts, or pin the goal's answer on the wrong file.
+        notes=[n for n in planning.notes(state) if n.source not in quoted],
+        excerpts=excerpts,
+        missing=missing,
+        context=rules_block(state, session.deps.store),
+        previous=answer_body(deliverable_text(state, session.recorder.repo.artifacts)) if unmet else "",
+        unmet=unmet,
+        lines=lines_to_answer_from(state, reader),
+    )
+
+
+def _answer(session: Session, executor: Executor, key: CallKey, payload: DeliverInput, name: str) -> str:
+    result = ask(session, executor, key, "deliver", payload, name)
+    out = result.output if result.ok and isinstance(result.output, DeliverOutput) else None
+    return out.answer.strip() if out else ""
+
+
+def _arithmetic(
+    session: Session,
+    executor: Executor,
+    key: CallKey,
+    payload: DeliverInput,
+    answer: str,
+    reads: ReadIndex,
+) -> str | None:
+    """`expression = value` when a part asks for a number the answer does not ground and the
+    model names a calculation over figures the files state; else None (no call when none is
+    needed)."""
+    state = session.state
+    found = _check(state, answer, reads, [])
+    if not any(not p.answered and _asks_number(p.part) for p in found.parts):
+        return None
+    ask_key = key.model_copy(update={"kind": "calculate"})
+    request = CalculateInput(goal=state.goal, excerpts=payload.excerpts, answer=answer)
+    result = ask(session, executor, ask_key, "calculate", request, f"calculate-{key.iteration}")
+    out = result.output if result.ok and isinstance(result.output, CalculateOutput) else None
+    line = worked(out.calculation) if out else None
+    return line if line is not None and grounded_arithmetic(line, reads) else None
+
+
+def grounded_arithmetic(line: str, reads: ReadIndex) -> bool:
+    """Arithmetic worth using: an operation over numbers the files read state (the 1.5B copied
+    `36000 / 1200` from an example into a question about a latency budget).
+
+    >>> from cairn.tasks.grounding import Read
+    >>> reads = ReadIndex([Read("a.md", "1,260,000 m³; 8,400 m³ a day")])
+    >>> grounded_arithmetic("1260000 / 8400 = 150", reads), grounded_arithmetic("36000 / 1200 = 30", reads)
+    (True, False)
+    """
+    operands = figures(line.rpartition(" = ")[0])
+    return len(operands) >= 2 and all(reads.number(f.value) for f in operands)
+
+
+def _asks_number(part: str) -> bool:
+    kinds = wants(part)
+    return wanted_unit(part) is not None or (kinds is not None and "figure" in kinds and "name" not in kinds)
+
+
+def _check(state: TaskState, answer: str, reads: ReadIndex, done: list[str]) -> Grounding:
+    parts = state.parts or split_goal(state.goal)
+    return check_answer(answer, parts, reads, given_text(state), [*state.worked, *done])
+
+
+def _sources(found: Grounding, reads: ReadIndex, answer: str, goal: str) -> list[str]:
+    """The files that state the answer's claims (a computed figure's operands for it), and the
+    file each of its sentences comes from (the line holding most of its own words), in the order
+    the answer uses them."""
+    files = [
+        s.source for clause in answer_clauses(answer_body(answer)) if (s := _origin(clause, goal, reads))
+    ]
+    for claim in found.claims:
+        if claim.status == "supported":
+            files.append(claim.where)
+        elif claim.status == "computed":
+            operands = figures(claim.where.rpartition(" = ")[0])
+            files += [s.source for f in operands if (s := reads.figure(f)) is not None]
+    return [f for f in dict.fromkeys(files) if f.startswith("source:")]
+
+
+def _origin(clause: str, goal: str, reads: ReadIndex) -> Support | None:
+    """The line a clause was taken from: the one holding most of its words beyond the goal's."""
+    own = terms(clause) - terms(goal)
+    return reads.best_line(own, ORIGIN_SHARE) if len(own) >= 2 else None
+
+
+def worth_asking(state: TaskState) -> bool:
+    """The last iteration read something (a model that was not ready may be now), or delivered
+    an answer the validator found wanting (the model may fix it)."""
+    last = state.iterations[-1] if state.iterations else None
+    if last is None:
+        return False
+    if any(c.tool in READS and c.outcome == "success" for c in last.tool_calls):
+        return True
+    answered = any(c.tool == "answer" for c in last.tool_calls)
+    return answered and bool(state.verdict and state.verdict.missing)

@@ -1,0 +1,134 @@
+"""One task's live session inside a flow run: its recorder, tools and the steps between them.
+
+The iteration flow reads as the algorithm; the bookkeeping of each step lives here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from cairn.memory.context.reasoning import context_budget
+from cairn.memory.context.relevant import relevant_context
+from cairn.memory.context.values import TDLambda, ValueTable
+from cairn.memory.index.recorder import TaskRecorder
+from cairn.memory.index.sources import ensure_sources
+from cairn.memory.log.state import TaskState
+from cairn.memory.models import Memory, TaskType
+from cairn.memory.store.protocol import SearchFilter, SearchQuery
+from cairn.memory.tool_config import ToolsConfig
+from cairn.tasks import compress as comp
+from cairn.tasks.deps import Deps, RunConfig, deps_for
+from cairn.tasks.goal_examples import TEST_FILE
+from cairn.tasks.model.llm import context_window
+from cairn.tasks.tools.base import ToolContext
+from cairn.tasks.toolset import Toolset, toolset_for
+
+
+@dataclass
+class Session:
+    config: RunConfig
+    deps: Deps
+    recorder: TaskRecorder
+
+    @property
+    def state(self) -> TaskState:
+        return self.recorder.state
+
+    @property
+    def task_id(self) -> str:
+        return self.recorder.repo.task_id
+
+    def toolset(self) -> Toolset:
+        """The task's tools in this process, rebuilt from the configuration its history holds."""
+        return toolset_for(self.state.tools or ToolsConfig())
+
+    def tool_context(self) -> ToolContext:
+        return ToolContext(
+            task_id=self.task_id,
+            artifacts=self.recorder.repo.artifacts,
+            sources={name: Path(path) for name, path in self.state.sources.items()},
+            workspace=self.deps.workspace.root,
+            search=self.search_lines,
+            task_state=lambda: self.recorder.state,
+            deliverable=deliverable(self.state.task_type),
+            tools=self.state.tools or ToolsConfig(),
+        )
+
+    def search_lines(self, query: str, k: int) -> list[str]:
+        sources = ensure_sources(self.deps.store, self.state.sources)  # indexed once, on first use
+        tenants = [self.task_id, "shared", *self.state.related, *sources]
+        hits = self.deps.store.search(SearchQuery(text=query, k=k, filter=SearchFilter(tenants=tenants)))
+        related = set(self.state.related)
+        return [f"{_label(h.memory.tenant, related)}{_line(h.memory)}" for h in hits]
+
+    def context(self) -> str:
+        """The CONTEXT block; the history budget is RunConfig.context_tokens or 25% of the model's window."""
+        budget = self.config.context_tokens or context_budget(context_window(self.config.model))
+        counter = comp.line_counter(self.config.model)
+        ensure_sources(self.deps.store, self.state.sources)  # the snippets search the sources' index
+        learner = learner_for(self.deps, self.state)
+        return relevant_context(
+            self.state, self.deps.store, budget_tokens=budget, count=counter, learner=learner
+        )
+
+
+_LEARNERS: dict[tuple[str, str], TDLambda] = {}
+
+
+@lru_cache(maxsize=8)
+def _value_table(db_path: str) -> ValueTable:
+    return ValueTable(db_path)
+
+
+def learner_for(deps: Deps, state: TaskState) -> TDLambda:
+    """The task's TD(lambda) episode in this process; its goal is the task type, so what one
+    research task learns about a memory ranks it for the next research task. Traces of a process
+    that died are lost: the episode then updates from what its resumed part used."""
+    key = (str(deps.workspace.db_path), state.task_id)
+    if key not in _LEARNERS:
+        _LEARNERS[key] = TDLambda(_value_table(str(deps.workspace.db_path)), goal=state.task_type)
+    return _LEARNERS[key]
+
+
+def deliverable(task_type: TaskType) -> str:
+    """The file a task's answer goes to."""
+    return "answer.md" if task_type == "simple_question" else "report.md"
+
+
+def _label(tenant: str, related: set[str]) -> str:
+    """Hits from a related task say so: the agent must not take them for its own work."""
+    return f"[related:{tenant}] " if tenant in related else ""
+
+
+def _line(memory: Memory) -> str:
+    return f"[{memory.kind}{_where(memory.file_path)}] {memory.content[:300]}"
+
+
+def _where(path: str | None) -> str:
+    return f" {path}" if path else ""
+
+
+def open_session(config: RunConfig, task_id: str) -> Session:
+    deps = deps_for(config)
+    recorder = TaskRecorder(deps.workspace.task(task_id), deps.store)
+    return Session(config=config, deps=deps, recorder=recorder)
+
+
+def deliverable_text(state: TaskState, artifacts: Path) -> str:
+    """The text of the task's deliverable as it is on disk now ("" when there is none)."""
+    path = report_path(state, artifacts)
+    try:
+        return Path(path).read_text(encoding="utf-8", errors="replace") if path else ""
+    except OSError:
+        return ""
+
+
+def report_path(state: TaskState, artifacts: Path) -> str | None:
+    """The last documentation file that cites sources (the report or answer), else the last file
+    the task wrote for its goal (the goal's examples test is Cairn's own, not a deliverable)."""
+    docs = [e.metadata.file_path for e in state.evidence if e.type == "synthesis" and e.metadata.file_path]
+    written = [f.path for f in sorted(state.files.values(), key=lambda f: f.modified_at)]
+    files = docs or [path for path in written if path != TEST_FILE] or written
+    return str(artifacts / files[-1]) if files else None

@@ -1,0 +1,261 @@
+"""The coding task's explicit step: when the planner has nothing new to propose, write the files
+(or, when code changed since the tests last ran, run them).
+
+A small model that has read a spec proposes reading it again, re-asked or not (Qwen2.5-Coder-1.5B
+on `bench/agent_tasks/slugify`, five iterations); asked for the files alone, it writes them. This
+is to a coding task what `deliver` is to a question.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path, PurePosixPath
+
+from cairn.flows.steps import frontier as planning
+from cairn.flows.steps.executor import Executor
+from cairn.flows.steps.model_calls import ask
+from cairn.flows.steps.session import Session
+from cairn.memory.context.relevant import rules_block
+from cairn.memory.log.state import TaskState
+from cairn.memory.models import PlannedCall
+from cairn.tasks.call_key import CallKey
+from cairn.tasks.goal_examples import TEST_FILE, examples_test
+from cairn.tasks.grounding.functions import named_files, named_functions
+from cairn.tasks.messages.prompts import BODY_ASKS
+from cairn.tasks.messages.schemas import Candidate, Excerpt, WriteInput, WriteOutput
+from cairn.tasks.task_grounding import FullOutput, full_output_reader
+
+TESTS_WHY = "The code changed since the tests last ran."
+EXAMPLES_WHY = "The goal's own examples, run against the code as a test."
+FILES_REQUIREMENT = "every file the goal names written"  # validators/coding_task.json
+
+
+def coding_step(session: Session, executor: Executor, iteration: int, missing: list[str]) -> list[Candidate]:
+    """What a coding task does next when its planner is out of ideas: nothing for other tasks."""
+    state = session.state
+    if state.task_type != "coding_task":
+        return []
+    names = session.toolset().names()
+    if "run_tests" in names and untested(state):
+        return [
+            Candidate(
+                tool="run_tests",
+                rationale=TESTS_WHY,
+                expected_evidence=["execution", "validation"],
+            )
+        ]
+    if "write_file" not in names:
+        return []
+    drafts = _drafts(session, executor, iteration, missing)
+    return [*drafts, *examples_write(state, drafts)]
+
+
+def _drafts(session: Session, executor: Executor, iteration: int, missing: list[str]) -> list[Candidate]:
+    """The files the model writes when asked for them alone (with what failed, when fixing),
+    asked again at once, in other words each time, while a function the goal names comes back
+    without a body."""
+    state = session.state
+    payload = _write_input(session, missing)
+    key = CallKey(task_id=session.task_id, iteration=iteration, index=0, kind="write")
+    drafts = _files(session, executor, key, payload)
+    for phrasing in range(BODY_ASKS):
+        if not (empty := stubs(drafts, named_functions(state.goal))):
+            break
+        # Shown the stub it wrote (and its failing run), the 1.5B wrote it back once more.
+        again = payload.model_copy(update={"bodies": empty, "phrasing": phrasing, "current": [], "tests": ""})
+        key = CallKey(task_id=session.task_id, iteration=iteration, index=1 + phrasing, kind="write")
+        drafts = _files(session, executor, key, again) or drafts
+    return [
+        Candidate(
+            tool="write_file",
+            params={"path": path, "content": content},
+            rationale="The files the goal asks for, written when asked for alone.",
+            expected_evidence=["file_creation", "code_implementation"],
+        )
+        for path, content in drafts.items()
+        if path != TEST_FILE and (not payload.wanted or path in payload.wanted)
+    ]
+
+
+def _write_input(session: Session, missing: list[str]) -> WriteInput:
+    state = session.state
+    reader = full_output_reader(session.recorder.repo.root)
+    return WriteInput(
+        goal=state.goal,
+        excerpts=planning.excerpts(state, full_output=reader),
+        notes=planning.notes(state),
+        written=sorted(state.files),
+        missing=missing,
+        context=rules_block(state, session.deps.store),
+        unmet=state.verdict.unmet if state.verdict else [],
+        current=_current_code(state, session.recorder.repo.artifacts),
+        tests=_failing_run(state, reader),
+        wanted=_only_missing_files(state),
+    )
+
+
+def _files(session: Session, executor: Executor, key: CallKey, payload: WriteInput) -> dict[str, str]:
+    """Path -> content of the files a `write` reply holds (a block no line names goes where the
+    goal says; one that cannot be placed is dropped)."""
+    name = f"write-{key.iteration}" + (f"-again-{key.index}" if key.index else "")
+    result = ask(session, executor, key, "write", payload, name)
+    if not (result.ok and isinstance(result.output, WriteOutput)):
+        return {}
+    found: dict[str, str] = {}
+    for draft in result.output.files:
+        path = (draft.path.strip() or goal_path(payload.goal, draft.content)).removeprefix("./")
+        if path and draft.content.strip():
+            found.setdefault(path, unfenced(path, draft.content))  # the first of a name wins
+    return found
+
+
+def stubs(files: dict[str, str], names: list[str]) -> list[str]:
+    """The functions the goal names that a file defines with no body (a docstring, `pass`, `...`
+    at most): the 1.5B, given a HumanEval signature and docstring, often wrote them back as they were.
+
+    >>> stubs({"a.py": "def f(x):\\n    'Double.'\\n", "b.py": "def g():\\n    return 1\\n"}, ["f", "g"])
+    ['f in a.py']
+    """
+    found: list[str] = []
+    for path, content in files.items():
+        if not path.endswith(".py"):
+            continue
+        try:
+            tree = ast.parse(content)
+        except SyntaxError:
+            continue
+        functions = (n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef))
+        found += [f"{f.name} in {path}" for f in functions if f.name in names and _empty(f)]
+    return found
+
+
+def _empty(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    body = function.body[1:] if ast.get_docstring(function) is not None else function.body
+    return all(
+        isinstance(statement, ast.Pass)
+        or (isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant))
+        for statement in body
+    )
+
+
+def _only_missing_files(state: TaskState) -> list[str]:
+    """The files the goal names that are not written, when they are all the last verdict missed:
+    asked for the tests file alone, the 1.5B rewrote the passing solution instead (and broke it),
+    so only the files asked for are taken."""
+    verdict = state.verdict
+    if verdict is None or verdict.missing != [FILES_REQUIREMENT]:
+        return []
+    return [part.part for part in verdict.parts if not part.answered]
+
+
+def goal_path(goal: str, code: str) -> str:
+    """Where a block of code the model named no file for goes: the test file the goal names when
+    the code is tests, else the one other Python file it names ("" when that is not clear).
+
+    >>> goal = "Write `add` in solution.py, with pytest tests in test_solution.py"
+    >>> goal_path(goal, "def add(a, b):"), goal_path(goal, "def test_add():")
+    ('solution.py', 'test_solution.py')
+    """
+    named = [p for p in named_files(goal) if p.endswith(".py")]
+    tests = _tests(named)
+    code_files = [p for p in named if p not in tests]
+    wanted = tests if "def test_" in code else code_files
+    return wanted[0] if len(wanted) == 1 else ""
+
+
+def examples_write(state: TaskState, drafts: list[Candidate]) -> list[Candidate]:
+    """The goal's own examples as a test of the module that defines what the goal names, written
+    once (`cairn.tasks.goal_examples`): into the tests file the goal names when the model wrote
+    none (asked for one, the 1.5B repeated assertions until its cap, or rewrote the code), else
+    beside the model's."""
+    if any(c.tool_selection_rationale == EXAMPLES_WHY and c.outcome == "success" for c in state.calls):
+        return []  # written once, wherever it went
+    path = _examples_path(state, drafts)
+    module = next((m for d in drafts if (m := _module_naming(d, named_functions(state.goal)))), None)
+    test = examples_test(state.goal, module) if module else None
+    if test is None:
+        return []
+    return [Candidate(tool="write_file", params={"path": path, "content": test}, rationale=EXAMPLES_WHY)]
+
+
+def _tests(paths: list[str]) -> list[str]:
+    return [p for p in paths if PurePosixPath(p).name.startswith("test_")]
+
+
+def _examples_path(state: TaskState, drafts: list[Candidate]) -> str:
+    tests = _tests([p for p in named_files(state.goal) if p.endswith(".py")])
+    drafted = {str(d.params.get("path", "")) for d in drafts}
+    if len(tests) == 1 and tests[0] not in state.files and tests[0] not in drafted:
+        return tests[0]
+    return TEST_FILE
+
+
+def _module_naming(draft: Candidate, names: list[str]) -> str | None:
+    """The module a draft writes, when it defines a function the goal names (tests aside)."""
+    path, content = str(draft.params.get("path", "")), str(draft.params.get("content", ""))
+    module = PurePosixPath(path).stem
+    defines = any(f"def {name}(" in content for name in names)
+    return module if path.endswith(".py") and not module.startswith("test_") and defines else None
+
+
+def _current_code(state: TaskState, artifacts: Path, limit: int = 6000) -> list[Excerpt]:
+    """The code files the task wrote, as they are now (what a fix starts from); the goal's
+    examples test aside (Cairn writes it, the failing run says what it found)."""
+    found: list[Excerpt] = []
+    for path in sorted(state.files):
+        if path.endswith(".py") and path != TEST_FILE and (artifacts / path).is_file() and limit > 0:
+            text = (artifacts / path).read_text(encoding="utf-8", errors="replace")[:limit]
+            found.append(Excerpt(source=path, text=text))
+            limit -= len(text)
+    return found
+
+
+def _failing_run(state: TaskState, reader: FullOutput, limit: int = 3000) -> str:
+    """The output of the last test run, when it failed: what the fix must answer."""
+    runs = [c for c in state.calls if c.tool == "run_tests"]
+    if not runs or runs[-1].outcome == "success":
+        return ""
+    return reader(runs[-1])[-limit:]
+
+
+def with_tests(session: Session, batch: list[PlannedCall]) -> list[PlannedCall]:
+    """The batch, plus a test run when a coding task's code changed since its tests last ran and
+    the batch writes nothing (tests beside a write would race it): the 1.5B wrote the files, then
+    planned reading them back and never ran the tests."""
+    state = session.state
+    tools = {call.tool for call in batch}
+    if state.task_type != "coding_task" or not untested(state) or tools & {"write_file", "run_tests"}:
+        return batch
+    if "run_tests" not in session.toolset().names():
+        return batch
+    return [
+        *batch,
+        PlannedCall(tool="run_tests", rationale=TESTS_WHY, expected_evidence=["execution", "validation"]),
+    ]
+
+
+def unfenced(path: str, content: str) -> str:
+    """A code file's content without the Markdown fence a model wrapped it in (the 1.5B wrote
+    slug.py as "```python ... ```"); Markdown files are left as they are.
+
+    >>> unfenced("slug.py", "```python\nimport re\n```\n"), unfenced("a.md", "```\nx\n```")
+    ('import re\n', '```\nx\n```')
+    """
+    text = content.strip()
+    if path.endswith((".md", ".markdown")) or not (text.startswith("```") and text.endswith("```")):
+        return content
+    _language, _, body = text[3:-3].partition("\n")
+    if "```" in body:
+        return content  # several fenced blocks: not one wrapped file
+    return body.rstrip("\n") + "\n"
+
+
+def untested(state: TaskState) -> bool:
+    """A file was written since the last test run (or tests never ran after a write). A run whose
+    tests failed ran them (its outcome is `failure`): the next step is a fix, not the same run."""
+    last: dict[str, int] = {}
+    for position, call in enumerate(state.calls):
+        ran = call.outcome == "success" or (call.tool == "run_tests" and call.outcome == "failure")
+        if ran and call.tool in ("write_file", "run_tests"):
+            last[call.tool] = position
+    return "write_file" in last and last["write_file"] > last.get("run_tests", -1)

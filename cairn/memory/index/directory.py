@@ -1,0 +1,112 @@
+"""`summarize_directory(path)`: a "virtual README" of a folder, built without a model
+(seed: state-and-context §2.2, "generate a virtual README for a directory it has never seen").
+
+For each text file: its size, its purpose (a module docstring's first line, else the first
+Markdown heading or first line) and, for Python, its public functions and classes with the first
+line of their docstrings. Folders are listed with their file counts; hidden and tool folders are
+skipped, and the listing stops at `max_files`.
+
+>>> import tempfile, pathlib
+>>> root = pathlib.Path(tempfile.mkdtemp())
+>>> source = "'Arithmetic helpers.'\\ndef add(a, b):\\n    'Sum.'\\n    return a + b\\n"
+>>> _ = (root / "calc.py").write_text(source)
+>>> print(summarize_directory(root).render(title="calc"))
+# calc (virtual README)
+1 file
+<BLANKLINE>
+## calc.py — Arithmetic helpers. (65 bytes)
+- def add(a, b) — Sum.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from pydantic import Field
+
+from cairn.memory.index.code_docs import document_python
+from cairn.memory.index.file_index import purpose_of, signature
+from cairn.memory.models import CodeReference, Frozen
+
+MAX_FILES = 200
+MAX_BYTES = 500_000
+KEY_ITEMS = 8  # functions and classes shown per file
+_SKIP_DIRS = {".git", "__pycache__", ".venv", "node_modules", ".pytest_cache", ".mypy_cache"}
+
+
+class FileSummary(Frozen):
+    path: str
+    size: int
+    purpose: str = ""
+    key_items: list[str] = Field(default_factory=list)  # "def f(x) — what it does"
+
+
+class DirectorySummary(Frozen):
+    root: str
+    files: list[FileSummary] = Field(default_factory=list)
+    folders: dict[str, int] = Field(default_factory=dict)  # sub-folder -> files under it
+    truncated: int = 0  # files not summarized (over max_files)
+
+    def render(self, title: str | None = None) -> str:
+        """Markdown: the folder's outline, then one section per file."""
+        count = len(self.files) + self.truncated
+        lines = [f"# {title or self.root} (virtual README)", f"{count} file{'s' * (count != 1)}"]
+        if self.folders:
+            lines += ["", "Folders: " + ", ".join(f"{name}/ ({n})" for name, n in self.folders.items())]
+        for f in self.files:
+            purpose = f" — {f.purpose}" if f.purpose else ""
+            lines += ["", f"## {f.path}{purpose} ({f.size} bytes)", *(f"- {item}" for item in f.key_items)]
+        if self.truncated:
+            lines += ["", f"[... {self.truncated} more files not summarized]"]
+        return "\n".join(lines)
+
+
+def summarize_directory(path: str | Path, max_files: int = MAX_FILES) -> DirectorySummary:
+    """Summarize the text files under `path` (see the module docstring)."""
+    root = Path(path)
+    if not root.is_dir():
+        raise NotADirectoryError(f"not a directory: {path}")
+    found = _files(root)
+    folders: dict[str, int] = {}
+    for rel, _ in found:
+        if "/" in rel:
+            top = rel.split("/", 1)[0]
+            folders[top] = folders.get(top, 0) + 1
+    summaries = [_summary(rel, full) for rel, full in found[:max_files]]
+    return DirectorySummary(
+        root=str(path), files=summaries, folders=folders, truncated=max(0, len(found) - max_files)
+    )
+
+
+def _summary(rel: str, full: Path) -> FileSummary:
+    size = full.stat().st_size
+    data = full.read_bytes()[:MAX_BYTES]
+    if b"\x00" in data[:8192]:
+        return FileSummary(path=rel, size=size, purpose="(binary)")
+    text = data.decode("utf-8", errors="replace")
+    code = document_python(text, rel) if rel.endswith(".py") else None
+    return FileSummary(path=rel, size=size, purpose=purpose_of(text, code), key_items=_key_items(code))
+
+
+def _key_items(code: CodeReference | None) -> list[str]:
+    if code is None:
+        return []
+    items = [(f.line_start, signature(f), f.description) for f in code.functions if _public(f.name)]
+    items += [(c.line_start, f"class {c.name}", c.description) for c in code.classes if _public(c.name)]
+    return [f"{sig} — {doc.splitlines()[0]}" if doc else sig for _, sig, doc in sorted(items)[:KEY_ITEMS]]
+
+
+def _public(name: str) -> bool:
+    return not name.startswith("_")
+
+
+def _files(root: Path) -> list[tuple[str, Path]]:
+    found: list[tuple[str, Path]] = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS and not d.startswith("."))
+        for name in sorted(filenames):
+            full = Path(dirpath) / name
+            if not name.startswith(".") and not full.is_symlink() and full.is_file():
+                found.append((full.relative_to(root).as_posix(), full))
+    return sorted(found)

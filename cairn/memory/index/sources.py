@@ -1,0 +1,124 @@
+"""Indexing `--source` directories: once, lazily, shared by every task that reads the same folder.
+
+A source is read-only material, so its index does not belong to one task: its records live in the
+tenant `source:{folder}:{hash of its absolute path}` (`source_tenant`), which every task naming
+that directory searches. Each file's records carry `source="sha256:{checksum}"`; indexing again
+compares checksums and re-chunks only files that changed (and drops files that are gone), so a
+second task, or a second search in the same task, costs a directory walk and no embedding.
+Within one process `ensure_sources` remembers what it already checked.
+
+>>> source_tenant("/data/corpus")[:14]
+'source:corpus:'
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+from cairn.memory.fsnames import displayable
+from cairn.memory.index.file_index import file_records
+from cairn.memory.index.transcript import transcript_records
+from cairn.memory.models import Memory, content_hash, now
+from cairn.memory.store.protocol import MemoryStore, SearchFilter
+from cairn.redact import redact
+
+MAX_FILES = 2000
+MAX_FILE_BYTES = 1_000_000
+_SKIP_DIRS = {".git", "__pycache__", ".venv", "node_modules", ".pytest_cache"}
+_checked: set[tuple[int, str]] = set()  # (id(store), tenant) checked by this process
+
+
+def source_tenant(path: str | Path) -> str:
+    """The tenant holding a source directory's records."""
+    resolved = Path(path).expanduser().resolve()
+    return f"source:{resolved.name or 'root'}:{content_hash(str(resolved), 8)}"
+
+
+def source_tenants(sources: Mapping[str, str]) -> list[str]:
+    """The tenants of a task's sources (name -> directory), in the task's order."""
+    return [source_tenant(path) for path in sources.values()]
+
+
+def ensure_sources(store: MemoryStore, sources: Mapping[str, str]) -> list[str]:
+    """Index the task's sources unless this process already did; returns their tenants."""
+    tenants = []
+    for path in sources.values():
+        tenant = source_tenant(path)
+        if (id(store), tenant) not in _checked:
+            index_source(store, Path(path))
+            _checked.add((id(store), tenant))
+        tenants.append(tenant)
+    return tenants
+
+
+def index_source(store: MemoryStore, root: Path) -> int:
+    """Bring a source's records up to date with its files; returns how many files were (re)indexed."""
+    tenant = source_tenant(root)
+    known = {
+        m.file_path: m.source
+        for m in store.list(
+            SearchFilter(tenants=[tenant], kinds=["document_chunk"], subtypes=["file"]), 100_000
+        )
+        if m.file_path
+    }
+    label = f"source:{root.resolve().name}"
+    seen: set[str] = set()
+    changed = 0
+    for rel, text in _text_files(root):
+        path = displayable(f"{label}/{rel}")  # as the index holds it (a name that is not UTF-8: \xNN)
+        seen.add(path)
+        checksum = f"sha256:{content_hash(text, 64)}"
+        if known.get(path) == checksum:
+            continue
+        _replace_file(store, tenant, path, source_records(path, redact(text), _base(tenant), checksum))
+        changed += 1
+    for gone in set(known) - seen:
+        _replace_file(store, tenant, gone, [])
+    return changed
+
+
+def source_records(path: str, text: str, base: dict[str, object], checksum: str) -> list[Memory]:
+    """A source file's records: its registry entry, then a record per turn when it is a
+    conversation transcript (`cairn.memory.index.transcript`), else its chunks."""
+    records = file_records(path, text, base, checksum)
+    turns = transcript_records(text, base, path)
+    if turns is None:
+        return records
+    return [*(r for r in records if r.subtype == "file"), *turns]
+
+
+def _base(tenant: str) -> dict[str, object]:
+    at = now()
+    return {"tenant": tenant, "created_at": at, "updated_at": at, "level": "semantic"}
+
+
+def _replace_file(store: MemoryStore, tenant: str, path: str, records: list[Memory]) -> None:
+    keep = {r.key for r in records}
+    old = store.list(SearchFilter(tenants=[tenant], file_path=path), 100_000)
+    stale = [m.key for m in old if m.key not in keep]
+    if stale:
+        store.delete(stale, tenant)
+    if records:
+        store.upsert(records)
+
+
+def _text_files(root: Path) -> list[tuple[str, str]]:
+    """(relative path, text) of the readable text files under root, hidden and binary ones skipped."""
+    found: list[tuple[str, str]] = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS and not d.startswith("."))
+        for name in sorted(filenames):
+            full = Path(dirpath) / name
+            if name.startswith(".") or full.is_symlink() or not full.is_file():
+                continue
+            if full.stat().st_size > MAX_FILE_BYTES or len(found) >= MAX_FILES:
+                continue
+            data = full.read_bytes()
+            if b"\x00" in data[:8192]:
+                continue  # binary
+            text = data.decode("utf-8", errors="replace")
+            if text.strip():
+                found.append((full.relative_to(root).as_posix(), text))
+    return found

@@ -1,0 +1,265 @@
+"""What a task read, indexed for the question "does any of it state this?".
+
+A `Read` is one text the task took in from outside itself: a source file it read, the source
+passages a memory search returned, another tool's output. Text the task wrote, or a model's
+notes about what it read, is never a `Read`: a claim cannot support itself.
+
+>>> index = ReadIndex([Read("source:docs/slo.md", "| billing | 180 | 99.9 |\\n| search | 250 | 99.5 |")])
+>>> index.lines_about({"bill"}, 1)
+['source:docs/slo.md: | billing | 180 | 99.9 |']
+>>> ReadIndex([Read("a.md", "| service | ms |\\n|---|---|\\n| billing | 180 |")]).lines_about({"bill"}, 1)
+['a.md: - service: billing; ms: 180']
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator, Sequence, Set
+from dataclasses import dataclass
+from functools import cached_property
+
+from cairn.memory.embed.words import FUNCTION_WORDS
+from cairn.memory.models import Claim
+from cairn.tasks.grounding import figures as fig
+from cairn.tasks.grounding.relative_dates import anchor_spans, resolved
+from cairn.tasks.grounding.text import terms
+
+RARE = 3  # a word in at most this many lines can link two of them (a name, a service)
+NEAR = 60  # characters either side of a claim that speak of it (about ten words)
+Locate = Callable[["_Line"], tuple[int, int] | None]
+_STARTS_UNIT = re.compile(r"[-*+>|]\s|\d+[.)]\s|[A-Z][\w'.-]*(?: [A-Z][\w'.-]*){0,2}: ")
+_HEADED = " — "  # `context_lines` puts a line's heading before this
+_CLAUSE_END = re.compile(r";\s*|[.!?](?:\s+|$)|:\s+(?=\S)")
+_WORDS = re.compile(r"[a-z0-9]+")
+_SPACE = re.compile(r"\s+")
+_RULE = re.compile(r"\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?")
+_SEPARATOR = re.compile(r"(?<=\d)[,\u202f\u2009](?=\d{3}\b)")
+_FUNCTION_STEMS = frozenset(t for w in FUNCTION_WORDS for t in terms(w))
+
+
+@dataclass(frozen=True)
+class Read:
+    source: str  # the file path as the tools name it, or the call that returned it
+    text: str
+    about: str = ""  # what the text answers (a tool call and its arguments): every line's heading
+
+
+def normal(text: str) -> str:
+    """Lowercase, one space between words, no thousands separators: how quotes are compared."""
+    return _SPACE.sub(" ", _SEPARATOR.sub("", text.lower())).strip()
+
+
+def context_lines(text: str, about: str = "") -> list[str]:
+    """The text as units that mean something alone: a paragraph wrapped over several lines is
+    one unit, a list item, a table row (spelled out with its columns) or a `Name: words` line is
+    its own, and a unit under a Markdown heading is prefixed with the heading (or with `about`,
+    what the whole text answers, above its first heading).
+
+    >>> context_lines("## Falcon\\nOwns billing\\nand web.\\n\\n| team | ms |\\n|---|---|\\n| F | 18 |")[1:]
+    ['Falcon — Owns billing and web.', '| team | ms |', 'Falcon — - team: F; ms: 18']
+    """
+    units: list[str] = []
+    heading = about
+    joinable = False  # the last unit is prose that a wrapped line continues
+    for line in spelled_tables(text).splitlines():
+        stripped = line.strip()
+        if not stripped:
+            joinable = False
+        elif stripped.startswith("#"):
+            heading, joinable = stripped.lstrip("#").strip(), False
+            units.append(stripped)
+        elif joinable and not _STARTS_UNIT.match(stripped):
+            units[-1] += " " + stripped
+        else:
+            units.append(f"{heading} — {stripped}" if heading and not stripped.startswith("|") else stripped)
+            joinable = not stripped.startswith("|")
+    return units
+
+
+def spelled_tables(text: str) -> str:
+    """The text with each Markdown table row below a header written as a list item of `column:
+    value` pairs (a row read alone says which figure is which); separator rows dropped, all else
+    as it was.
+
+    >>> spelled_tables("| service | ms |\\n|---|---|\\n| billing | 180 |")
+    '| service | ms |\\n- service: billing; ms: 180'
+    """
+    out: list[str] = []
+    header: list[str] = []
+    for line in text.splitlines():
+        stripped = line.strip()
+        if not stripped.startswith("|"):
+            header = []
+            out.append(line)
+        elif _RULE.fullmatch(stripped):
+            continue
+        elif not header:
+            header = [cell.strip() for cell in stripped.strip("|").split("|")]
+            out.append(line)
+        else:
+            cells = [cell.strip() for cell in stripped.strip("|").split("|")]
+            pairs = (f"{h}: {c}" if h else c for h, c in zip(header, cells, strict=False))
+            out.append("- " + "; ".join(pairs))
+    return "\n".join(out)
+
+
+@dataclass(frozen=True)
+class Support:
+    """Where a claim is stated: the source and the line (with its context) that states it."""
+
+    source: str
+    line: str
+
+
+class _Line:
+    """One line of a read text with what look-ups compare: words, figures, dates, stems."""
+
+    def __init__(self, raw: str) -> None:
+        text = self.text = resolved(raw)  # "yesterday" with the day it means: Cairn's arithmetic
+        self.words = set(_WORDS.findall(text.lower()))
+        self.dates = fig.dates(text)
+        anchors = anchor_spans(raw)  # before every insertion: the same spans in `text`
+        self.event_dates = [d for d in self.dates if (d.start, d.end) not in anchors]
+        self.figures = fig.figures(text, skip=[(d.start, d.end) for d in self.dates])
+        self.normal = normal(text)
+
+    @cached_property
+    def stems(self) -> set[str]:
+        return terms(self.text)
+
+
+class ReadIndex:
+    """Look-ups over everything a task read: each answers with the `Support` (source and line)
+    that states the thing, or None."""
+
+    def __init__(self, reads: Iterable[Read]) -> None:
+        self._lines = [
+            (read.source, _Line(line))
+            for read in reads
+            if read.text.strip()
+            for line in context_lines(read.text, read.about)
+        ]
+
+    def __bool__(self) -> bool:
+        return bool(self._lines)
+
+    def _first(self, test: Callable[[_Line], bool]) -> Support | None:
+        return next((Support(source, line.text) for source, line in self._lines if test(line)), None)
+
+    def covering(
+        self, stated: Locate, wanted: set[str], share: float, bridges: Set[str] = frozenset()
+    ) -> Support | None:
+        """A line that states the thing (`stated` finds where) with at least `share` of the
+        stemmed words `wanted` near it, alone or with one more line that shares a rare word of
+        `bridges` with it: the claim said of what the question asks about, not of something else
+        the same line mentions."""
+        need = max(1, round(share * len(wanted) + 0.49)) if wanted else 0
+        for source, line in self._lines:
+            span = stated(line)
+            if span is None:
+                continue
+            held = wanted & terms(_near(line.text, span))
+            hops = self._linked(line, bridges, wanted)
+            if len(held) >= need or any(len(held | more) >= need for more in hops):
+                return Support(source, line.text)
+        return None
+
+    def _linked(self, line: _Line, bridges: Set[str], wanted: set[str]) -> Iterator[set[str]]:
+        """The words of `wanted` held by each other line sharing a rare bridge word with `line`."""
+        for word in (bridges - _FUNCTION_STEMS) & line.stems:
+            holders = [other for _, other in self._lines if word in other.stems]
+            if len(holders) <= RARE:
+                yield from (wanted & other.stems for other in holders if other is not line)
+
+    def locate(self, claim: Claim) -> Locate:
+        """Where in a line `claim` is stated (a character span), for each kind of claim."""
+        text = claim.text
+        if claim.kind == "figure" and (found := fig.figures(text)):
+            return lambda line: _figure_span(line, found[0])
+        if claim.kind == "date" and (when := fig.dates(text)):
+            return lambda line: next(((d.start, d.end) for d in line.event_dates if when[0].matches(d)), None)
+        if claim.kind == "name":
+            wanted = _WORDS.findall(text.lower())
+            return lambda line: _words_span(line, wanted)
+        if claim.kind == "phrase":
+            own = terms(text)
+            return lambda line: (0, len(line.text)) if own <= line.stems else None
+        value = normal(text)
+        return lambda line: (0, len(line.text)) if value in line.normal else None
+
+    def figure(self, claim: fig.Figure) -> Support | None:
+        """A line stating the same number, in the same unit where both give one."""
+        return self._first(lambda line: _figure_span(line, claim) is not None)
+
+    def number(self, value: float) -> bool:
+        """Whether any source states this number, whatever its unit (for arithmetic operands)."""
+        return self._first(lambda line: any(fig.same_value(f.value, value) for f in line.figures)) is not None
+
+    def date(self, claim: fig.Date) -> Support | None:
+        return self._first(lambda line: any(claim.matches(d) for d in line.dates))
+
+    def words(self, words: Sequence[str]) -> Support | None:
+        """A line holding every word (a name: `Team Falcon`, `Falcon team`)."""
+        wanted = {w for word in words for w in _WORDS.findall(word.lower())}
+        return self._first(lambda line: wanted <= line.words)
+
+    def quote(self, value: str) -> Support | None:
+        wanted = normal(value)
+        return self._first(lambda line: wanted in line.normal)
+
+    def phrase(self, stems: set[str]) -> Support | None:
+        """A line holding every stemmed word of a short answer."""
+        return self._first(lambda line: stems <= line.stems)
+
+    def best_line(self, wanted: set[str], share: float) -> Support | None:
+        """The line holding the most of the stemmed words `wanted`, if it holds `share` of them:
+        where a sentence of an answer comes from."""
+        if not wanted:
+            return None
+        held, source, line = max(
+            ((len(wanted & line.stems), source, line) for source, line in self._lines),
+            key=lambda found: found[0],
+            default=(0, "", None),
+        )
+        return Support(source, line.text) if line is not None and held >= share * len(wanted) else None
+
+    def lines_about(self, wanted: set[str], k: int = 6) -> list[str]:
+        """The `k` lines holding most of the stemmed words `wanted` (a goal's, a part's), shorter
+        first among equals, each as `source: line`: what the next attempt should answer from."""
+        scored = [
+            (len(wanted & line.stems), len(line.text), source, line.text) for source, line in self._lines
+        ]
+        best = sorted((s for s in scored if s[0] > 0), key=lambda s: (-s[0], s[1]))
+        return [f"{source}: {text[:300]}" for _, _, source, text in best[:k]]
+
+
+def _figure_span(line: _Line, claim: fig.Figure) -> tuple[int, int] | None:
+    for found in line.figures:
+        units_agree = claim.unit == found.unit or (
+            (claim.unit is None or found.unit is None) and "clock" not in (claim.unit, found.unit)
+        )
+        if units_agree and fig.same_value(found.value, claim.value):
+            return (found.start, found.end)
+    return None
+
+
+def _words_span(line: _Line, words: list[str]) -> tuple[int, int] | None:
+    if not set(words) <= line.words:
+        return None
+    lowered = line.text.lower()
+    spans = [m.span() for w in words if (m := re.search(rf"\b{re.escape(w)}\b", lowered))]
+    return (min(s for s, _ in spans), max(e for _, e in spans)) if spans else None
+
+
+def _near(text: str, span: tuple[int, int]) -> str:
+    """What a line says of the thing at `span`: the clause around it (between semicolons or
+    sentence ends, at most NEAR characters either side), with the line's heading.
+
+    >>> _near("Incidents — March 21: web ran at 640 ms for 45 minutes; the budget was exceeded.", (44, 54))
+    'Incidents web ran at 640 ms for 45 minutes'
+    """
+    heading, _, _ = text.partition(_HEADED) if _HEADED in text else ("", "", "")
+    start = max((m.end() for m in _CLAUSE_END.finditer(text, 0, span[0])), default=0)
+    end = next((m.start() for m in _CLAUSE_END.finditer(text, span[1])), len(text))
+    start, end = max(start, span[0] - NEAR), min(end, span[1] + NEAR)
+    return f"{heading} {text[start:end].strip()}".strip()

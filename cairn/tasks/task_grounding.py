@@ -1,0 +1,124 @@
+"""A task's deliverable checked against what the task read: the rows its suite judges.
+
+What counts as read: the source files it read (`read_file`, listings and summaries of a
+`source:` folder), the source passages its memory searches returned, and the output of the
+user's own tools (Python functions, MCP servers). What does not: files the task wrote, its notes,
+code it ran (`run_python` prints whatever the model wrote).
+
+>>> from cairn.memory.log.state import TaskState
+>>> state = TaskState(goal="Who owns billing?", task_type="simple_question", parts=["Who owns billing?"])
+>>> checked_for(state, "", str).parts[0].answered
+False
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path, PurePosixPath
+
+from cairn.memory.log.state import TaskState
+from cairn.memory.models import CodeReference, ToolCall
+from cairn.tasks.grounding import ReadIndex, check_answer, split_goal
+from cairn.tasks.grounding.functions import check_files, check_functions, named_files, named_functions
+from cairn.tasks.grounding.reads import Read
+from cairn.tasks.grounding.text import terms
+from cairn.tasks.tools.builtins import BUILTIN_NAMES
+from cairn.tasks.validate import Checked
+
+FullOutput = Callable[[ToolCall], str]  # a call's whole output (its record keeps only the start)
+_SOURCE_TOOLS = frozenset({"read_file", "list_directory", "summarize_directory"})
+_SEARCH_HIT = "[document_chunk source:"
+_FRAME_TERMS = terms("who whom whose what which when where why how many much is are was were does did")
+
+
+def full_output_reader(task_root: Path) -> FullOutput:
+    """Read a call's whole output from the task's `outputs/` folder, or its record when short."""
+
+    def read(call: ToolCall) -> str:
+        if call.output_path:
+            try:
+                return (task_root / call.output_path).read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                pass
+        return call.raw_output
+
+    return read
+
+
+def task_reads(state: TaskState, full_output: FullOutput) -> list[Read]:
+    """Everything the task read from outside itself (see the module docstring)."""
+    return list(_reads(state.calls, full_output))
+
+
+def _reads(calls: list[ToolCall], full_output: FullOutput) -> Iterator[Read]:
+    for call in calls:
+        if call.outcome != "success":
+            continue
+        path = str(call.params.get("path", ""))
+        if call.tool in _SOURCE_TOOLS and path.startswith("source:"):
+            yield Read(path, full_output(call))
+        elif call.tool == "search_memory":
+            yield from _hits(full_output(call))
+        elif call.tool not in BUILTIN_NAMES:
+            yield Read(call.call_id, full_output(call), about=_asked(call))
+
+
+def _asked(call: ToolCall) -> str:
+    """A tool call as the question its output answers: `time.convert_time Europe/London 12:00
+    Asia/Tokyo` (the output's JSON says `21:00` without saying where or of what)."""
+    values = " ".join(str(v)[:80] for v in call.params.values() if isinstance(v, str | int | float))
+    return f"{call.tool} {values}".strip()
+
+
+def _hits(output: str) -> Iterator[Read]:
+    """The source passages of a memory search's output, each named by the file it is from."""
+    for line in output.splitlines():
+        if line.startswith(_SEARCH_HIT):
+            head, _, text = line.partition("] ")
+            yield Read(head.removeprefix("[document_chunk ").strip(), text)
+
+
+def given_text(state: TaskState) -> str:
+    """What people said: the goal and their feedback (an answer may repeat it without a source)."""
+    return "\n".join([state.goal, *state.feedback])
+
+
+def checked_for(state: TaskState, deliverable: str, full_output: FullOutput) -> Checked:
+    """The claim, part and function rows of the task's deliverable (its Markdown text)."""
+    if state.task_type == "coding_task":
+        defined = {name for code in state.code.values() for name in _defined(code)}
+        functions = check_functions(named_functions(state.goal), defined, state.calls)
+        return Checked(functions=functions, parts=check_files(named_files(state.goal), _present(state)))
+    reads = ReadIndex(task_reads(state, full_output))
+    parts = state.parts or split_goal(state.goal)
+    found = check_answer(deliverable, parts, reads, given_text(state), state.worked)
+    return Checked(claims=found.claims, parts=found.parts)
+
+
+def _present(state: TaskState) -> Callable[[str], bool]:
+    """Whether a file the goal names is there: written by the task, or in one of its sources."""
+    written = set(state.files) | {PurePosixPath(path).name for path in state.files}
+    roots = [Path(folder) for folder in state.sources.values()]
+
+    def present(name: str) -> bool:
+        base = PurePosixPath(name).name
+        return name in written or any(next(root.rglob(base), None) for root in roots if root.is_dir())
+
+    return present
+
+
+def _defined(code: CodeReference) -> Iterator[str]:
+    yield from (function.name for function in code.functions)
+    yield from (method.name for cls in code.classes for method in cls.methods)
+
+
+def lines_to_answer_from(state: TaskState, full_output: FullOutput, k: int = 6) -> list[str]:
+    """After a verdict that found the answer wanting: the lines of what the task read that hold
+    the words of the parts still unanswered (of the goal, when every part was answered but a
+    claim was not supported), each as `source: line`."""
+    verdict = state.verdict
+    if verdict is None or not verdict.unmet:
+        return []
+    open_parts = [p.part for p in verdict.parts if not p.answered] or [state.goal]
+    wanted = set().union(*(terms(part) for part in open_parts)) - _FRAME_TERMS
+    return ReadIndex(task_reads(state, full_output)).lines_about(wanted, k)

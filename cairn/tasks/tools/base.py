@@ -1,0 +1,55 @@
+"""What every tool receives and returns.
+
+A tool is a plain function `(ctx: ToolContext, **params) -> ToolOutput`; failures of the *agent's*
+request (a bad path, a missing file) come back as an output with `outcome="failure"`, while a tool
+that cannot run at all raises, so a Prefect retry can try it again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from cairn.memory.log.state import TaskState
+from cairn.memory.models import CheckOutcome, Frozen, Outcome
+from cairn.memory.tool_config import ToolsConfig
+
+
+class ToolContext(BaseModel):
+    """Where a tool may act: the task's artifacts (read-write) and the sources (read-only)."""
+
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+
+    task_id: str
+    artifacts: Path
+    sources: dict[str, Path] = Field(default_factory=dict)
+    workspace: Path | None = None
+    timeout_s: float = 120.0  # wall-clock limit of one call (the toolset sets each tool's own)
+    deliverable: str = "answer.md"  # the file `answer` writes (report.md unless a simple question)
+    tools: ToolsConfig = ToolsConfig()  # the task's tools: each process builds its toolset from it
+    # search_memory's backend: (query, k) -> formatted hits. A live client, never part of a cache key.
+    search: Callable[[str, int], list[str]] | None = None
+    # summarize_history's source: the task's current state. Also live, also never in a cache key.
+    task_state: Callable[[], TaskState] | None = None
+
+
+class WrittenFile(Frozen):
+    path: str  # relative to artifacts/
+    content: str
+
+
+class ToolOutput(Frozen):
+    text: str
+    outcome: Outcome = "success"
+    error: str | None = None
+    paths: list[str] = Field(default_factory=list)
+    written: WrittenFile | None = None
+    checks: list[CheckOutcome] = Field(default_factory=list)
+    seconds: float = 0.0  # the tool's own run time (set by `cairn.tasks.calls.run_tool_call`)
+    exercised: list[str] = Field(default_factory=list)  # workspace functions a test run called
+
+
+def failure(message: str, outcome: Outcome = "failure") -> ToolOutput:
+    return ToolOutput(text=message, outcome=outcome, error=message)

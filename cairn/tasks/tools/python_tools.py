@@ -1,0 +1,209 @@
+"""Python functions as tools: the JSON schema from the signature and docstring, through pydantic.
+
+    from cairn.tasks.tools import tool
+
+    @tool(read_only=True)
+    def word_count(text: str, unique: bool = False) -> int:
+        \"\"\"Count the words of a text.
+
+        Args:
+            text: the text to count
+            unique: count each distinct word once
+        \"\"\"
+        words = text.split()
+        return len(set(words)) if unique else len(words)
+
+`@tool` leaves the function as it is (it can still be called and tested directly) and attaches
+its definition; a configuration names it as `module:function`. A plain function without `@tool`
+works too and is taken to have side effects. A parameter annotated `ToolContext` receives the
+call's context (the task's artifacts folder, its sources) and is not shown to the model. Arguments
+are validated against the signature before the call; what the function returns becomes the
+output (text as it is, anything else as JSON). A call that outlives its timeout is reported as a
+`timeout` (Python cannot stop a thread: the function runs on, its result is dropped).
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import re
+import sys
+import threading
+from collections.abc import Callable
+from typing import Any, TypeVar, get_type_hints, overload
+
+from pydantic import ConfigDict, Field, ValidationError, create_model
+
+from cairn.errors import UsageError
+from cairn.memory.models import JsonValue
+from cairn.memory.tool_config import PythonToolConfig
+from cairn.tasks.tools.base import ToolContext, ToolOutput, failure
+from cairn.tasks.tools.definition import Runner, Tool, ToolKind, make_spec, to_output
+
+F = TypeVar("F", bound=Callable[..., Any])
+ATTRIBUTE = "__cairn_tool__"
+_ARGS_HEADER = re.compile(r"^\s*(Args|Arguments|Parameters):\s*$", re.M)
+_ARG_LINE = re.compile(r"^\s+(\*{0,2}\w+)\s*(?:\([^)]*\))?\s*:\s*(.+)$")
+
+
+class ToolDefinitionError(UsageError):
+    """A function that cannot be a tool, or a `module:function` that cannot be imported."""
+
+
+@overload
+def tool(fn: F, /) -> F: ...
+@overload
+def tool(
+    *, name: str | None = None, read_only: bool = False, timeout_s: float | None = None
+) -> Callable[[F], F]: ...
+def tool(
+    fn: F | None = None,
+    /,
+    *,
+    name: str | None = None,
+    read_only: bool = False,
+    timeout_s: float | None = None,
+) -> F | Callable[[F], F]:
+    """Mark a typed function as a Cairn tool (see the module docstring); `read_only=True` declares
+    that calling it changes nothing, so a crash mid-call may simply run it again."""
+
+    def mark(f: F) -> F:
+        setattr(f, ATTRIBUTE, function_tool(f, name=name, read_only=read_only, timeout_s=timeout_s))
+        return f
+
+    return mark(fn) if fn is not None else mark
+
+
+def function_tool(
+    fn: Callable[..., Any],
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    read_only: bool = False,
+    params: dict[str, str] | None = None,
+    kind: ToolKind = "python",
+    timeout_s: float | None = None,
+) -> Tool:
+    """The `Tool` of a typed function; `params` replaces the descriptions read from the docstring."""
+    tool_name = name or fn.__name__
+    model, context_param = _arguments_model(fn, tool_name)
+    schema = model.model_json_schema()
+    schema.pop("title", None)
+    spec = make_spec(tool_name, description or summary(fn.__doc__) or tool_name, schema, read_only)
+    if params is not None:
+        spec = spec.model_copy(update={"params": params})
+    run = _runner(fn, model, context_param, tool_name, threaded=kind == "python")
+    return Tool(spec=spec, run=run, input_schema=schema, kind=kind, timeout_s=timeout_s)
+
+
+def load_python_tool(config: PythonToolConfig) -> Tool:
+    """Import `module:function` (from `config.path` when set) and make it a tool."""
+    module_name, _, attr = config.function.partition(":")
+    if config.path and config.path not in sys.path:
+        sys.path.insert(0, config.path)
+    try:
+        fn = getattr(importlib.import_module(module_name), attr)
+    except (ImportError, AttributeError) as exc:
+        raise ToolDefinitionError(f"Python tool {config.function}: cannot import it ({exc})") from None
+    if not callable(fn):
+        raise ToolDefinitionError(f"Python tool {config.function}: {attr} is not a function")
+    found = getattr(fn, ATTRIBUTE, None)
+    made = found if isinstance(found, Tool) else function_tool(fn)
+    read_only = made.read_only if config.read_only is None else config.read_only
+    spec = made.spec.model_copy(update={"read_only": read_only})
+    return Tool(
+        spec=spec,
+        run=made.run,
+        input_schema=made.input_schema,
+        kind="python",
+        timeout_s=config.timeout_s or made.timeout_s,
+        max_output_chars=config.max_output_chars,
+    )
+
+
+def summary(doc: str | None) -> str:
+    """A docstring's text before its `Args:` section, on one line."""
+    text = inspect.cleandoc(doc or "")
+    text = _ARGS_HEADER.split(text, maxsplit=1)[0]
+    return " ".join(text.split())
+
+
+def param_docs(doc: str | None) -> dict[str, str]:
+    """`name: description` lines of a docstring's `Args:` section (Google style).
+
+    >>> param_docs("Count.\\n\\n    Args:\\n        text: the text\\n        n (int): how many\\n")
+    {'text': 'the text', 'n': 'how many'}
+    """
+    parts = _ARGS_HEADER.split(inspect.cleandoc(doc or ""), maxsplit=1)
+    if len(parts) < 3:
+        return {}
+    found: dict[str, str] = {}
+    for line in parts[2].splitlines():
+        if line.strip() and not line.startswith((" ", "\t")):
+            break  # the next section
+        match = _ARG_LINE.match(line)
+        if match:
+            found[match.group(1).lstrip("*")] = match.group(2).strip()
+    return found
+
+
+def _arguments_model(fn: Callable[..., Any], name: str) -> tuple[Any, str | None]:
+    try:
+        hints = get_type_hints(fn)
+        signature = inspect.signature(fn)
+    except (NameError, TypeError, ValueError) as exc:
+        raise ToolDefinitionError(f"tool {name}: cannot read its signature ({exc})") from None
+    docs = param_docs(fn.__doc__)
+    fields: dict[str, Any] = {}
+    context_param = None
+    for param in signature.parameters.values():
+        annotation = hints.get(param.name, Any)
+        if annotation is ToolContext:
+            context_param = param.name
+            continue
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD, param.POSITIONAL_ONLY):
+            raise ToolDefinitionError(f"tool {name}: parameter {param.name} must be a named parameter")
+        default = ... if param.default is param.empty else param.default
+        fields[param.name] = (annotation, Field(default, description=docs.get(param.name)))
+    model = create_model(f"{name}_arguments", __config__=ConfigDict(extra="forbid"), **fields)
+    return model, context_param
+
+
+def _runner(
+    fn: Callable[..., Any], model: Any, context_param: str | None, name: str, *, threaded: bool
+) -> Runner:
+    def run(ctx: ToolContext, params: dict[str, JsonValue]) -> ToolOutput:
+        try:
+            args = model.model_validate(params)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"]) or "arguments"
+            return failure(f"bad arguments for {name}: {where}: {first['msg']}", "error")
+        kwargs = {key: getattr(args, key) for key in type(args).model_fields}
+        if context_param:
+            kwargs[context_param] = ctx
+        if not threaded:  # built-ins keep their own limits (subprocess timeouts, size caps)
+            return to_output(fn(**kwargs))
+        return _with_timeout(lambda: fn(**kwargs), ctx.timeout_s, name)
+
+    return run
+
+
+def _with_timeout(call: Callable[[], Any], timeout_s: float, name: str) -> ToolOutput:
+    box: dict[str, Any] = {}
+    done = threading.Event()
+
+    def target() -> None:
+        try:
+            box["value"] = call()
+        except BaseException as exc:  # handed to the caller's thread below
+            box["error"] = exc
+        finally:
+            done.set()
+
+    threading.Thread(target=target, name=f"cairn-tool-{name}", daemon=True).start()
+    if not done.wait(timeout_s):
+        return failure(f"{name} did not finish within {timeout_s:g} s", "timeout")
+    if "error" in box:
+        raise box["error"]
+    return to_output(box.get("value"))

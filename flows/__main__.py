@@ -1,3 +1,0 @@
-from cairn.flows.cli import main
-
-main()
