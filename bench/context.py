@@ -36,6 +36,7 @@ from litellm.llms.custom_llm import CustomLLM  # noqa: E402
 from litellm.types.utils import ModelResponse  # noqa: E402
 
 from cairn.flows.loop.iteration import run_iteration  # noqa: E402
+from cairn.flows.loop.request import TaskRequest  # noqa: E402
 from cairn.flows.loop.start import start_task  # noqa: E402
 from cairn.flows.steps.executor import InProcessExecutor, ToolResult, ToolRun  # noqa: E402
 from cairn.flows.steps.session import Session  # noqa: E402
@@ -168,7 +169,7 @@ def run(config: RunConfig, iterations: int) -> tuple[Session, list[str]]:
     bootstrap = InProcessExecutor(ModelClient(config.model, max_attempts=1))
     # A general task: a coding one with nothing to read is written and tested without a planner,
     # and this bench measures what a planner's calls leave in the context.
-    session = start_task(config, TASK, GOAL, [], "general_task", None, bootstrap)
+    session = start_task(TaskRequest.new(GOAL, config, task_id=TASK, task_type="general_task"), bootstrap)
     tools = ScriptedTools(config, session)
     for n in range(1, iterations + 1):
         run_iteration(session, n, session.state.mode, False, tools)

@@ -21,7 +21,9 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
+from cairn.flows.settings import cairn_home
 from cairn.memory.fsnames import displayable, has_surrogates
+from cairn.redact import redact
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
@@ -58,8 +60,6 @@ def say(message: str) -> None:
 
 def crash_report(exc: BaseException) -> Path:
     """Write the traceback of an unexpected error to a file (redacted); returns its path."""
-    from cairn.flows.settings import cairn_home
-    from cairn.redact import redact
 
     text = redact("".join(traceback.format_exception(exc)))
     stamp = time.strftime("%Y%m%d-%H%M%S")

@@ -14,6 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from cairn.errors import UsageError
+from cairn.flows.server.ephemeral import START_TIMEOUT_S, configured_api_url, start_ephemeral
+from cairn.flows.server.server import SERVER_TUNING, healthy, read_info
+from cairn.flows.settings import cairn_home
+from cairn.redact import redact, register_secrets, registered_secrets, secrets_from_env
 
 QUIET = {
     "LITELLM_LOCAL_MODEL_COST_MAP": "True",  # no network fetch of the cost map at import
@@ -30,9 +34,6 @@ QUIET = {
 def prepare(workspace: Path) -> str:
     """Point Prefect at the workspace's result storage and at `cairn server`'s server when one is
     running (else ephemeral mode); returns where runs go, for the user."""
-    from cairn.flows.server.ephemeral import configured_api_url
-    from cairn.flows.server.server import SERVER_TUNING, healthy, read_info
-    from cairn.flows.settings import cairn_home
 
     for name, value in {**QUIET, **SERVER_TUNING}.items():  # the tuning reaches an ephemeral server too
         os.environ.setdefault(name, value)
@@ -59,8 +60,6 @@ def prepare(workspace: Path) -> str:
 def _start_ephemeral() -> str:
     """Prefect's ephemeral mode, with a server this process owns: it dies with us, however we die
     (`cairn.flows.server.ephemeral`)."""
-    from cairn.flows.server.ephemeral import START_TIMEOUT_S, start_ephemeral
-    from cairn.flows.settings import cairn_home
 
     try:
         timeout = float(os.environ.get("CAIRN_SERVER_START_TIMEOUT") or START_TIMEOUT_S)
@@ -80,7 +79,6 @@ def protect_secrets(env: Mapping[str, str] = os.environ) -> int:
     Called once at the entry point: after it, every `redact` call (history, results, outputs, the
     index) knows the values too, and no log line, Prefect's API log handler included, carries one.
     """
-    from cairn.redact import register_secrets, registered_secrets, secrets_from_env
 
     register_secrets(secrets_from_env(env))
     factory = logging.getLogRecordFactory()
@@ -92,7 +90,6 @@ def protect_secrets(env: Mapping[str, str] = os.environ) -> int:
 def _redacting(factory: Callable[..., logging.LogRecord]) -> Callable[..., logging.LogRecord]:
     # A record factory, not a handler filter: it sees every record of every logger, whichever
     # handlers Prefect (re)configures later, before any handler formats or ships it.
-    from cairn.redact import redact
 
     def make(*args: Any, **kwargs: Any) -> logging.LogRecord:
         record = factory(*args, **kwargs)

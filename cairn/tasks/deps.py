@@ -14,8 +14,10 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from cairn.memory.embed.embeddings import make_embedder
 from cairn.memory.log.workspace import Workspace
 from cairn.memory.models import ModelProbe
+from cairn.memory.store.backends import open_store
 from cairn.tasks.messages.schemas import ResponseFormat
 
 if TYPE_CHECKING:  # imported on first use: numpy alone costs a CLI that refuses an argument 0.2 s
@@ -77,8 +79,6 @@ _opened: list[Deps] = []  # every Deps `deps_for` made in this process, for `clo
 @lru_cache(maxsize=8)
 def deps_for(config: RunConfig) -> Deps:
     """One set of live services per configuration per process (closed by `close_all`)."""
-    from cairn.memory.embed.embeddings import make_embedder
-    from cairn.memory.store.backends import open_store
 
     workspace = Workspace(Path(config.workspace))
     workspace.root.mkdir(parents=True, exist_ok=True)

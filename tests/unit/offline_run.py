@@ -7,6 +7,7 @@ from pathlib import Path
 
 from cairn.flows.loop.cycle import TaskResult
 from cairn.flows.loop.iteration import run_iteration
+from cairn.flows.loop.request import TaskRequest
 from cairn.flows.loop.start import start_task
 from cairn.flows.steps.executor import InProcessExecutor
 from cairn.flows.steps.session import open_session
@@ -30,6 +31,8 @@ def run_offline(config: RunConfig, task_id: str, sources: list[Path]) -> TaskRes
 def start_offline(config: RunConfig, task_id: str, sources: list[Path], iterations: int) -> None:
     """Create the task and run its first `iterations` iterations only (an unfinished task)."""
     executor = InProcessExecutor(ModelClient(config.model))
-    start_task(config, task_id, QUESTION, sources, None, None, executor)
+    start_task(
+        TaskRequest.new(QUESTION, config, task_id=task_id, sources=[str(s) for s in sources]), executor
+    )
     for n in range(1, iterations + 1):
         run_iteration(open_session(config, task_id), n, "fast", False, executor)

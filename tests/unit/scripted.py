@@ -18,6 +18,7 @@ from litellm.types.utils import ModelResponse
 
 from cairn.flows.loop.cycle import NoArtifacts, TaskResult, run_loop
 from cairn.flows.loop.iteration import run_iteration
+from cairn.flows.loop.request import TaskRequest
 from cairn.flows.loop.start import start_task
 from cairn.flows.steps.executor import InProcessExecutor, ToolResult, ToolRun
 from cairn.flows.steps.session import Session, open_session
@@ -102,7 +103,9 @@ def workspace_config(root: Path, **overrides: Any) -> RunConfig:
 
 def create_task(config: RunConfig, task_id: str, goal: str) -> Session:
     """A new coding task, created as `run_task` creates one, with its model calls in process."""
-    return start_task(config, task_id, goal, [], "coding_task", None, executor_for(config))
+    return start_task(
+        TaskRequest.new(goal, config, task_id=task_id, task_type="coding_task"), executor_for(config)
+    )
 
 
 def run_whole_task(
@@ -115,7 +118,12 @@ def run_whole_task(
 ) -> TaskResult:
     """A task from start (or resume) to its end, as `run_task` runs it, in process without Prefect."""
     executor = executor or InProcessExecutor(ModelClient(config.model, retry_wait=0))
-    session = start_task(config, task_id, goal, sources or [], task_type, None, executor)
+    session = start_task(
+        TaskRequest.new(
+            goal, config, task_id=task_id, sources=[str(s) for s in sources or []], task_type=task_type
+        ),
+        executor,
+    )
 
     def iterate(n: int, mode: IterationMode, recovery: bool) -> None:
         run_iteration(session, n, mode, recovery, executor)

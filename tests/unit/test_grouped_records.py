@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from cairn.flows.loop.request import TaskRequest
 from cairn.flows.loop.start import start_task
 from cairn.memory.log.events import (
     ConstraintExtracted,
@@ -79,8 +80,8 @@ def test_a_task_killed_before_its_goal_was_recorded_gets_the_goal_and_its_rule_o
     created = TaskCreated(task_id="t", goal=goal, task_type="general_task", model="cairn/offline")
     Workspace(tmp_path).create_task(created)  # what a kill right after creating the task leaves
     config = RunConfig(workspace=str(tmp_path), model="cairn/offline")
-    session = start_task(config, "t", goal, [], None, None, executor_for(config))
+    session = start_task(TaskRequest.new(goal, config, task_id="t"), executor_for(config))
     assert [(m.role, m.text) for m in session.state.messages] == [("goal", goal)]
     assert [c.rule for c in session.state.constraints] == ["Never cite Wikipedia."]
-    again = start_task(config, "t", goal, [], None, None, executor_for(config))  # once only
+    again = start_task(TaskRequest.new(goal, config, task_id="t"), executor_for(config))  # once only
     assert len(again.state.messages) == 1

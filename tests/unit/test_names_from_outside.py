@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from cairn.flows.loop.iteration import run_iteration
+from cairn.flows.loop.request import TaskRequest
 from cairn.flows.loop.start import start_task
 from cairn.flows.prefect.durable import run_name
 from cairn.flows.steps.executor import InProcessExecutor
@@ -72,7 +73,10 @@ def listed(source: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     undo = register(ScriptedModel(lambda payload: [listing] if payload.iteration == 2 else []))
     try:
         executor = InProcessExecutor(ModelClient(config.model, max_attempts=1))
-        start_task(config, TASK, QUESTION, [source], "research_task", None, executor)
+        start_task(
+            TaskRequest.new(QUESTION, config, task_id=TASK, sources=[str(source)], task_type="research_task"),
+            executor,
+        )
         for n in (1, 2):
             run_iteration(open_session(config, TASK), n, "fast", False, executor)
     finally:

@@ -28,8 +28,9 @@ from cairn.tasks.messages.schemas import (
     ToolSpec,
 )
 from cairn.tasks.model.llm import ModelClient, block_network_models
-from cairn.tasks.offline import register_offline, respond
+from cairn.tasks.offline import respond
 from cairn.tasks.offline.classifier import detect_task_type, extract_constraint
+from cairn.tasks.offline.provider import register_offline
 from cairn.tasks.offline.reading import compress, synthesize
 
 CORPUS = Path(__file__).resolve().parents[2] / "examples" / "corpus"

@@ -15,6 +15,7 @@ from litellm.llms.custom_llm import CustomLLM
 from litellm.types.utils import ModelResponse
 
 from cairn.flows.loop.policy import BUDGET, MODEL_UNAVAILABLE
+from cairn.flows.loop.request import TaskRequest
 from cairn.flows.loop.start import start_task
 from cairn.flows.steps.executor import InProcessExecutor
 from cairn.memory.log.workspace import Workspace
@@ -347,7 +348,9 @@ def test_a_model_that_keeps_failing_stops_the_task_resumably(tmp_path: Path) -> 
             "openai/m", litellm_kwargs={"api_base": server.url, "api_key": "x"}, retry_wait=0
         )
         executor = InProcessExecutor(client)
-        start_task(config, "q", QUESTION, [CORPUS], None, None, executor)  # created while it answered
+        start_task(
+            TaskRequest.new(QUESTION, config, task_id="q", sources=[str(CORPUS)]), executor
+        )  # created while it answered
         server.mode = "fail"
         down = run_whole_task(config, "q", QUESTION, executor=executor)
         reason = down.stop_reason or ""

@@ -12,7 +12,7 @@ import pytest
 from cairn.flows.loop.iteration import run_iteration
 from cairn.flows.loop.task_tools import record_tools
 from cairn.flows.loop.uncertain import UncertainCalls, check_before_run
-from cairn.flows.prefect.task_defaults import has_cached_result
+from cairn.flows.prefect.internals import has_cached_result
 from cairn.flows.steps.executor import InProcessExecutor, ToolResult, ToolRun
 from cairn.flows.steps.session import open_session
 from cairn.memory.log.events import ToolCallRecorded, ToolCallStarted, ToolsConfigured, UncertainCallResolved

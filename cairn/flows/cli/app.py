@@ -20,8 +20,27 @@ except ImportError:  # pragma: no cover
     from click import exceptions as click_errors  # type: ignore[no-redef]
 
 from cairn.errors import CairnError, UsageError
-from cairn.flows.settings import Settings
+from cairn.flows.cli.commands import (
+    demo_command,
+    feedback_command,
+    reindex_command,
+    resume_command,
+    rules_command,
+    run_command,
+    search_command,
+    show_command,
+    verify_command,
+)
+from cairn.flows.cli.files import files_command
+from cairn.flows.cli.server_commands import serve_command, server_command, ui_command, worker_command
+from cairn.flows.cli.tools_commands import call_command, list_command, tools_from_options
+from cairn.flows.console import crash_report, printable
+from cairn.flows.runtime import protect_secrets
+from cairn.flows.settings import Settings, config_error, tool_list
 from cairn.memory.tool_config import ToolsConfig
+from cairn.redact import redact
+from cairn.tasks.deps import close_all
+from cairn.tasks.model.llm import one_line
 
 
 class CairnGroup(TyperGroup):
@@ -56,9 +75,6 @@ class CairnGroup(TyperGroup):
         except KeyboardInterrupt:
             _die("interrupted", 130)
         except Exception as exc:
-            from cairn.flows.console import crash_report
-            from cairn.tasks.model.llm import one_line
-
             _die(f"internal error: {one_line(exc)} (traceback in {crash_report(exc)})", 70)
 
 
@@ -104,14 +120,11 @@ def uncertain_policy(value: str | None) -> str | None:
 def settings(workspace: Path | None) -> Settings:
     """The settings, read once; every command comes here first, so this is where the process
     learns its secrets (and starts redacting its logs) before anything is written."""
-    from cairn.flows.runtime import protect_secrets
 
     protect_secrets()
     try:
         base = Settings()
     except ValidationError as exc:  # a CAIRN_ variable pydantic refuses: one line naming it
-        from cairn.flows.settings import config_error
-
         raise config_error(exc) from None
     return base.model_copy(update={"workspace": workspace}) if workspace else base
 
@@ -155,9 +168,6 @@ def run(
     as_json: JsonOpt = False,
 ) -> None:
     """Run a task until its validator says it is complete or the loop policy stops it."""
-    from cairn.flows.cli.commands import run_command
-    from cairn.flows.cli.tools_commands import tools_from_options
-    from cairn.flows.settings import tool_list
 
     if compress not in (None, "each", "batch"):
         raise UsageError(f"--compress must be 'each' or 'batch', not {compress!r}")
@@ -185,7 +195,6 @@ def demo(
     as_json: JsonOpt = False,
 ) -> None:
     """Run the demo task: the Alder Creek question over the corpus shipped with Cairn (works offline)."""
-    from cairn.flows.cli.commands import demo_command
 
     demo_command(settings(workspace).run_config(model=model), as_json)
 
@@ -207,7 +216,6 @@ def resume(
     as_json: JsonOpt = False,
 ) -> None:
     """Continue a stopped, failed or killed task from its first unfinished call (with a new budget)."""
-    from cairn.flows.cli.commands import resume_command
 
     conf = settings(workspace).run_config(
         max_usd=max_usd,
@@ -221,7 +229,6 @@ def resume(
 @app.command()
 def show(task_id: str, workspace: WorkspaceOpt = None, as_json: JsonOpt = False) -> None:
     """Iterations, calls with their insights, evidence and the verdict of a task."""
-    from cairn.flows.cli.commands import show_command
 
     show_command(settings(workspace).run_config(), task_id, as_json)
 
@@ -244,7 +251,6 @@ def search(
     as_json: JsonOpt = False,
 ) -> None:
     """Search the memory index: a task's own, related, source and shared memories, or everything."""
-    from cairn.flows.cli.commands import search_command
 
     search_command(
         settings(workspace).run_config(),
@@ -273,7 +279,6 @@ def files(
     as_json: JsonOpt = False,
 ) -> None:
     """A task's file registry, with each Python file's functions and classes."""
-    from cairn.flows.cli.files import files_command
 
     files_command(settings(workspace).run_config(), task_id, file_type, language, name, content, as_json)
 
@@ -286,7 +291,6 @@ def reindex(
     as_json: JsonOpt = False,
 ) -> None:
     """Rebuild a task's memory index from its history.jsonl."""
-    from cairn.flows.cli.commands import reindex_command
 
     reindex_command(settings(workspace).run_config(accept_tampered=accept_tampered), task_id, as_json)
 
@@ -300,7 +304,6 @@ def feedback(
 ) -> None:
     """Tell a task something while it runs: its next iteration takes it in, and any rule it states
     joins every prompt from then on."""
-    from cairn.flows.cli.commands import feedback_command
 
     feedback_command(settings(workspace).run_config(), task_id, message, as_json)
 
@@ -312,7 +315,6 @@ def rules(
     as_json: JsonOpt = False,
 ) -> None:
     """List the workspace's rules (constraints from user messages, shared by its tasks), or retire one."""
-    from cairn.flows.cli.commands import rules_command
 
     rules_command(settings(workspace).run_config(), retire, as_json)
 
@@ -321,7 +323,6 @@ def rules(
 def verify(task_id: str, workspace: WorkspaceOpt = None, as_json: JsonOpt = False) -> None:
     """Check a task's history.jsonl: every line parses and chains to the one before it.
     Exit code 0 if intact, 1 if a line was changed, removed or reordered."""
-    from cairn.flows.cli.commands import verify_command
 
     verify_command(settings(workspace).run_config(), task_id, as_json)
 
@@ -350,7 +351,6 @@ def server_start(
 ) -> None:
     """Start the server in the background (SQLite under ~/.cairn unless --database-url) and a worker
     for Cairn's work pool, so Retry in the UI continues a task; print the UI URL."""
-    from cairn.flows.cli.server_commands import server_command
 
     server_command(
         "start", port=port, host=host, database_url=database_url, as_json=as_json, worker=not no_worker
@@ -360,7 +360,6 @@ def server_start(
 @server_app.command("stop")
 def server_stop(as_json: JsonOpt = False) -> None:
     """Stop the server `cairn server start` started, and its worker."""
-    from cairn.flows.cli.server_commands import server_command
 
     server_command("stop", as_json=as_json)
 
@@ -368,7 +367,6 @@ def server_stop(as_json: JsonOpt = False) -> None:
 @server_app.command("status")
 def server_status(as_json: JsonOpt = False) -> None:
     """Whether the server runs, where, and its UI URL."""
-    from cairn.flows.cli.server_commands import server_command
 
     server_command("status", as_json=as_json)
 
@@ -386,7 +384,6 @@ def tools_list(
     as_json: JsonOpt = False,
 ) -> None:
     """The tools a task would have, with their parameters and whether they have side effects."""
-    from cairn.flows.cli.tools_commands import list_command, tools_from_options
 
     config = settings(workspace).run_config()
     list_command(tools_from_options(config, tools_file, mcp or [], allow_tools) or ToolsConfig(), as_json)
@@ -402,7 +399,6 @@ def tools_call(
     as_json: JsonOpt = False,
 ) -> None:
     """Call one tool outside any task (file tools act on the current directory)."""
-    from cairn.flows.cli.tools_commands import call_command, tools_from_options
 
     config = settings(workspace).run_config()
     tools = tools_from_options(config, tools_file, mcp or [], None) or ToolsConfig()
@@ -421,7 +417,6 @@ def worker_start(
     as_json: JsonOpt = False,
 ) -> None:
     """Start `prefect worker start --pool NAME --type process` in the background; print its pid."""
-    from cairn.flows.cli.server_commands import worker_command
 
     worker_command("start", pool=pool, limit=limit, as_json=as_json)
 
@@ -429,7 +424,6 @@ def worker_start(
 @worker_app.command("stop")
 def worker_stop(pool: PoolOpt = "cairn-local", as_json: JsonOpt = False) -> None:
     """Stop the worker `cairn worker start` started for the pool (and the runs it is executing)."""
-    from cairn.flows.cli.server_commands import worker_command
 
     worker_command("stop", pool=pool, as_json=as_json)
 
@@ -446,7 +440,6 @@ def serve(
     workspace: WorkspaceOpt = None,
 ) -> None:
     """Run GOAL as a new task on a schedule, from this machine, until stopped (needs `cairn server start`)."""
-    from cairn.flows.cli.server_commands import serve_command
 
     sources = [str(path.resolve()) for path in source or []]
     config = settings(workspace).run_config()
@@ -460,14 +453,12 @@ def ui(
     workspace: WorkspaceOpt = None,
 ) -> None:
     """Print the Prefect UI page of a task's latest flow run."""
-    from cairn.flows.cli.server_commands import ui_command
 
     ui_command(settings(workspace).run_config(), task_id, open_browser)
 
 
 def main() -> None:
     """The console script (`cairn`)."""
-    from cairn.tasks.deps import close_all
 
     try:
         app()
@@ -476,8 +467,6 @@ def main() -> None:
 
 
 def _die(message: str, code: int, exit_now: bool = False) -> NoReturn:
-    from cairn.flows.console import printable
-    from cairn.redact import redact
 
     first = " ".join(message.split()) or "failed"
     typer.echo(f"cairn: error: {printable(redact(first))}", err=True)

@@ -24,6 +24,7 @@ from cairn.memory.models import TASK_TYPES, TaskType
 from cairn.memory.tool_config import ToolsConfig
 from cairn.tasks.deps import RunConfig
 from cairn.tasks.model.cassette import CassetteError, load_cassette
+from cairn.tasks.toolset import toolset_for
 
 REPLAY = "replay:"
 
@@ -152,8 +153,6 @@ def check_tools(tools: ToolsConfig | None) -> None:
     that does not import, an MCP server that does not start is one line (`UsageError` or
     `McpUnavailable`). Prefect is not imported: it would freeze its settings before `prepare`."""
     if tools is not None:
-        from cairn.tasks.toolset import toolset_for  # the MCP SDK: seconds, only when needed
-
         toolset_for(tools, strict=True)  # kept for the run: each server starts once
 
 

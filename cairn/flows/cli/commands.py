@@ -1,9 +1,10 @@
-"""What each CLI command does, once its options are parsed (Prefect is imported only here)."""
+"""What each CLI command does, once its options are parsed. Prefect's room is imported inside the
+commands that run a task, so the others answer without importing Prefect."""
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -13,14 +14,23 @@ from rich.console import Console
 
 from cairn.errors import UsageError
 from cairn.flows.cli.arguments import check_run, check_tools, check_workspace, one_of
+from cairn.flows.cli.files import search_hits
+from cairn.flows.cli.result_view import print_hits, print_result, print_task, task_view
 from cairn.flows.console import emit, err, safe, say
 from cairn.flows.loop.policy import AWAITING_REVIEW, BUDGET, MODEL_UNAVAILABLE
+from cairn.flows.loop.preflight import preflight
 from cairn.flows.loop.reopen import check_untampered, ready_to_continue
-from cairn.flows.prefect.liveness import TaskLock
+from cairn.flows.loop.request import TaskRequest
+from cairn.flows.loop.standing_rules import give_feedback, list_rules, retire_rule
+from cairn.flows.loop.task_tools import ready_to_run
 from cairn.flows.runtime import prepare
 from cairn.memory.fsnames import displayable
+from cairn.memory.index.indexer import reindex
+from cairn.memory.index.sources import ensure_sources
 from cairn.memory.log.history import HistoryError
-from cairn.memory.log.workspace import TaskRepo, Workspace, new_task_id
+from cairn.memory.log.state import TaskState
+from cairn.memory.log.workspace import TaskRepo, Workspace
+from cairn.memory.store.protocol import SearchFilter
 from cairn.memory.tool_config import ToolsConfig
 from cairn.redact import redact
 from cairn.tasks.deps import RunConfig, deps_for
@@ -41,27 +51,20 @@ def run_command(
     tools: ToolsConfig | None = None,
 ) -> None:
     args = check_run(config, goal, sources, task_id, task_type, related or [])  # before anything is created
-    # The goal becomes a flow-run parameter, the run's name and every prompt: a key pasted into it
-    # must stop here, before Prefect or a model sees it.
-    goal = redact(args.goal)
-    from cairn.flows.loop.preflight import preflight  # imports the tools (MCP's SDK: 1 s), once args are fine
-
     config = preflight(config)  # an unknown model or a silent server: one line, nothing created
     check_tools(tools)  # Python tools import, MCP servers start: before anything is created
-    workspace = Path(config.workspace)
-    task_id = args.task_id or new_task_id(goal)
-    with TaskLock(workspace, task_id):  # a second runner of this task is refused here, in one line
-        if task_id in Workspace(workspace).task_ids():  # naming a task that exists continues it
-            ready_to_continue(Workspace(workspace).task(task_id), config.accept_tampered, say)
-        where = prepare(workspace)
-        from cairn.flows.loop.task_tools import ready_to_run  # after `prepare`: it imports Prefect
-        from cairn.flows.prefect.task_defaults import has_cached_result
-
-        cached = partial(has_cached_result, config.workspace)
-        tools = ready_to_run(config, task_id, tools, cached)  # uncertain calls nobody decided on: one line
-        err.print(f"[bold]cairn[/] task [cyan]{task_id}[/] · {where} · workspace {safe(config.workspace)}")
-        paths = [str(source) for source in args.sources]
-        _run(config, goal, task_id, paths, args.task_type, as_json, args.related, tools)
+    # The goal becomes a flow-run parameter, the run's name and every prompt: a key pasted into it
+    # must stop here, before Prefect or a model sees it.
+    request = TaskRequest.new(
+        redact(args.goal),
+        config,
+        task_id=args.task_id,
+        sources=[str(source) for source in args.sources],
+        task_type=args.task_type,
+        related=args.related,
+        tools=tools,
+    )
+    _claim_and_run(config, request.task_id, as_json, lambda state: request)
 
 
 def demo_command(config: RunConfig, as_json: bool) -> None:
@@ -75,51 +78,59 @@ def resume_command(config: RunConfig, task_id: str, as_json: bool) -> None:
     """Continue a task; refused in one line, its log untouched, when it cannot go on
     (`cairn.flows.loop.reopen`), its model cannot be called, its tools cannot work, it has uncertain
     calls nobody decided on, or another process runs it."""
-    workspace = check_workspace(Path(config.workspace), write=True)
-    repo = Workspace(workspace).task(task_id)
-    from cairn.flows.loop.preflight import preflight  # see run_command
+    check_workspace(Path(config.workspace), write=True)
+    Workspace(Path(config.workspace)).task(task_id)  # an unknown task: one line, before the claim
 
-    with TaskLock(workspace, task_id):
-        state = ready_to_continue(repo, config.accept_tampered, say)
-        config = config.model_copy(
-            update={"model": state.model if config.model == "cairn/offline" else config.model}
-        )
-        config = preflight(config)
+    def request_for(state: TaskState | None) -> TaskRequest:
+        assert state is not None
+        model = state.model if config.model == "cairn/offline" else config.model
+        checked = preflight(config.model_copy(update={"model": model}))
         check_tools(state.tools)
-        where = prepare(workspace)
-        from cairn.flows.loop.task_tools import ready_to_run  # after `prepare`: it imports Prefect
-        from cairn.flows.prefect.task_defaults import has_cached_result
-
-        ready_to_run(config, task_id, None, partial(has_cached_result, config.workspace))
-        err.print(
-            f"[bold]cairn[/] resuming [cyan]{task_id}[/] after {len(state.iterations)} iterations · {where}"
-        )
-        _run(
-            config,
-            state.goal,
-            task_id,
-            list(state.sources.values()),
-            state.task_type,
-            as_json,
-            resuming=True,
+        sources = tuple(state.sources.values())
+        return TaskRequest(
+            goal=state.goal, config=checked, task_id=task_id, sources=sources, task_type=state.task_type
         )
 
+    _claim_and_run(config, task_id, as_json, request_for, resuming=True)
 
-def _run(
+
+def _claim_and_run(
     config: RunConfig,
-    goal: str,
     task_id: str,
-    sources: list[str],
-    task_type: str | None,
     as_json: bool,
-    related: list[str] | None = None,
-    tools: ToolsConfig | None = None,
+    request_for: Callable[[TaskState | None], TaskRequest],
     resuming: bool = False,
 ) -> None:
+    """Claim the task for this process (a second runner is refused in one line), check once that
+    it can go on, then run it; the task's flow joins this claim and trusts this check."""
+    from cairn.flows.prefect.internals import has_cached_result
+    from cairn.flows.prefect.liveness import TaskLock
+
+    workspace = Path(config.workspace)
+    with TaskLock(workspace, task_id):
+        state = None
+        if task_id in Workspace(workspace).task_ids():  # naming a task that exists continues it
+            state = ready_to_continue(Workspace(workspace).task(task_id), config.accept_tampered, say)
+        request = request_for(state)
+        where = prepare(workspace)
+        cached = partial(has_cached_result, request.config.workspace)
+        tools = ready_to_run(request.config, task_id, request.tools, cached)  # uncertain calls: one line
+        request = request.model_copy(update={"tools": tools})
+        if resuming and state is not None:
+            done = len(state.iterations)
+            err.print(f"[bold]cairn[/] resuming [cyan]{task_id}[/] after {done} iterations · {where}")
+        else:
+            shown = safe(config.workspace)
+            err.print(f"[bold]cairn[/] task [cyan]{task_id}[/] · {where} · workspace {shown}")
+        _run(request, as_json, resuming)
+
+
+def _run(request: TaskRequest, as_json: bool, resuming: bool) -> None:
     from cairn.flows.prefect.launch import AwaitingReview, launch
 
+    config, task_id = request.config, request.task_id
     try:
-        result = launch(config, goal, task_id, sources, task_type, related, tools, resuming=resuming)
+        result = launch(request, resuming=resuming)
     except KeyboardInterrupt:
         err.print(f"\ninterrupted. task [cyan]{task_id}[/] is saved; continue with:")
         print(f"  cairn resume {task_id} --workspace {config.workspace}", file=sys.stderr)  # never wrapped
@@ -132,8 +143,6 @@ def _run(
     if as_json:
         emit(result.model_dump(mode="json"))
     else:
-        from cairn.flows.cli.result_view import print_result
-
         print_result(result)
     reason = result.stop_reason or ""
     if reason.startswith(MODEL_UNAVAILABLE):
@@ -182,7 +191,6 @@ def _review_at_the_command_line(task_id: str, iteration: int, config: RunConfig,
 
 
 def show_command(config: RunConfig, task_id: str, as_json: bool) -> None:
-    from cairn.flows.cli.result_view import print_task, task_view
 
     repo = Workspace(check_workspace(Path(config.workspace), write=False)).task(task_id)
     try:
@@ -200,7 +208,6 @@ def search_command(
     config: RunConfig, query: str, task: str | None, mode: str, k: int, as_json: bool, **filters: object
 ) -> None:
     """`filters`: kind, subtype, min_confidence, source (see `cairn.flows.cli.files.search_hits`)."""
-    from cairn.flows.cli.files import search_hits
 
     one_of(mode, ("hybrid", "vector", "keyword"), "--mode")
     if not 1 <= k <= 1000:
@@ -214,13 +221,11 @@ def search_command(
     if as_json:
         emit({"query": query, "mode": mode, "hits": [h.model_dump(mode="json") for h in hits]})
         return
-    from cairn.flows.cli.result_view import print_hits
 
     print_hits(query, hits)
 
 
 def feedback_command(config: RunConfig, task_id: str, message: str, as_json: bool) -> None:
-    from cairn.flows.loop.standing_rules import give_feedback
 
     if not message.strip():
         raise UsageError("the feedback message is empty")
@@ -237,7 +242,6 @@ def feedback_command(config: RunConfig, task_id: str, message: str, as_json: boo
 
 
 def rules_command(config: RunConfig, retire: str | None, as_json: bool) -> None:
-    from cairn.flows.loop.standing_rules import list_rules, retire_rule
 
     check_workspace(Path(config.workspace), write=True)  # the index is opened for writing
     if retire is not None:
@@ -260,7 +264,6 @@ def rules_command(config: RunConfig, retire: str | None, as_json: bool) -> None:
 
 
 def reindex_command(config: RunConfig, task_id: str, as_json: bool) -> None:
-    from cairn.memory.index.indexer import reindex
 
     repo = Workspace(check_workspace(Path(config.workspace), write=True)).task(task_id)
     replay = repo.read()  # junk in the middle: HistoryError naming the line
@@ -268,7 +271,6 @@ def reindex_command(config: RunConfig, task_id: str, as_json: bool) -> None:
     store = deps_for(config).store
     count = reindex(store, replay.envelopes, repo.artifacts)
     sources = reindex_sources(store, repo.state().sources)
-    from cairn.memory.store.protocol import SearchFilter
 
     records = store.count(SearchFilter(tenants=[task_id]))
     if as_json:
@@ -286,7 +288,6 @@ def reindex_sources(store: MemoryStore, sources: Mapping[str, str]) -> dict[str,
     """Index the task's `--source` folders in this store too (searches of the task reach them, and a
     store the task never ran on, as after a move to Weaviate, has none): name -> "indexed", or
     "missing" for a folder no longer there (its records stay as they were)."""
-    from cairn.memory.index.sources import ensure_sources
 
     present = {name: path for name, path in sources.items() if Path(path).is_dir()}
     ensure_sources(store, present)

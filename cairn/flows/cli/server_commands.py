@@ -9,10 +9,13 @@ import json
 from pathlib import Path
 
 from cairn.errors import NotFound
+from cairn.flows.cli.arguments import check_workspace
 from cairn.flows.console import emit
 from cairn.flows.prefect.worker import DEFAULT_POOL, resolve_api_url, start_worker, stop_worker
+from cairn.flows.runtime import QUIET, prepare
 from cairn.flows.server.server import ServerError, start_server, status_payload, stop_server
 from cairn.flows.settings import cairn_home
+from cairn.memory.log.workspace import Workspace
 from cairn.tasks.deps import RunConfig
 
 
@@ -72,8 +75,6 @@ def local_worker_env(home: Path, ui_url: str) -> dict[str, str]:
     server's Prefect home, and a short poll so a Retry starts within seconds."""
     import os
 
-    from cairn.flows.runtime import QUIET
-
     return {
         **os.environ,
         **QUIET,
@@ -91,27 +92,7 @@ def _answer(payload: dict[str, object], text: str, as_json: bool) -> None:
         print(text)
 
 
-def task_flow_run_url(task_id: str) -> str | None:
-    """The UI page of the task's latest `cairn-{task_id}` flow run, or None if the server has none."""
-    from prefect.client.orchestration import get_client
-    from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterName
-    from prefect.client.schemas.sorting import FlowRunSort
-    from prefect.settings import PREFECT_UI_URL
-
-    with get_client(sync_client=True) as client:
-        runs = client.read_flow_runs(
-            flow_run_filter=FlowRunFilter(name=FlowRunFilterName(any_=[f"cairn-{task_id}"])),
-            sort=FlowRunSort.START_TIME_DESC,
-            limit=1,
-        )
-    base = (PREFECT_UI_URL.value() or "").rstrip("/")
-    return f"{base}/runs/flow-run/{runs[0].id}" if runs and base else None
-
-
 def ui_command(config: RunConfig, task_id: str, open_browser: bool) -> None:
-    from cairn.flows.cli.arguments import check_workspace
-    from cairn.flows.runtime import prepare
-    from cairn.memory.log.workspace import Workspace
 
     workspace = check_workspace(Path(config.workspace), write=False)
     Workspace(workspace).task(task_id)  # a bad id or no such task: one line, before Prefect
@@ -121,6 +102,8 @@ def ui_command(config: RunConfig, task_id: str, open_browser: bool) -> None:
             "no Prefect server is running: start one with `cairn server start`, then run or resume the task"
         )
     import httpx  # Prefect's HTTP client
+
+    from cairn.flows.prefect.deployment import task_flow_run_url
 
     try:
         url = task_flow_run_url(task_id)
@@ -145,7 +128,6 @@ def serve_command(
     model: str | None,
     max_iterations: int | None,
 ) -> None:
-    from cairn.flows.runtime import prepare
 
     where = prepare(Path(config.workspace))  # before Prefect's import: it reads PREFECT_API_URL then
     if "ephemeral" in where:

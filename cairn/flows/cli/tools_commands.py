@@ -15,10 +15,13 @@ from rich.console import Console
 
 from cairn.errors import CairnError, NotFound, UsageError
 from cairn.flows.console import emit, printable, safe
+from cairn.flows.loop.task_tools import prepare_tools
 from cairn.flows.settings import tool_list
 from cairn.memory.models import JsonValue, PlannedCall
 from cairn.memory.tool_config import ToolsConfig
+from cairn.tasks.calls import run_tool_call
 from cairn.tasks.deps import RunConfig
+from cairn.tasks.tools.base import ToolContext
 from cairn.tasks.tools.config import CONFIG_FILE, resolve_tools
 from cairn.tasks.tools.definition import Tool
 
@@ -35,7 +38,6 @@ def tools_from_options(
 
 
 def list_command(tools: ToolsConfig, as_json: bool) -> None:
-    from cairn.flows.loop.task_tools import prepare_tools
 
     toolset = prepare_tools(tools)
     if as_json:
@@ -66,9 +68,6 @@ def tool_row(tool: Tool) -> dict[str, object]:
 
 
 def call_command(config: RunConfig, tools: ToolsConfig, name: str, arguments: str, as_json: bool) -> None:
-    from cairn.flows.loop.task_tools import prepare_tools
-    from cairn.tasks.calls import run_tool_call
-    from cairn.tasks.tools.base import ToolContext
 
     params = parse_arguments(arguments)
     toolset = prepare_tools(tools)

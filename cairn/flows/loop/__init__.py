@@ -23,6 +23,7 @@ from cairn.flows.loop.outcome import report_excerpt, result_markdown, totals
 from cairn.flows.loop.policy import AWAITING_REVIEW, BUDGET, MODEL_UNAVAILABLE, Decision, awaiting_review
 from cairn.flows.loop.preflight import learnt, preflight, record_probe
 from cairn.flows.loop.reopen import check_untampered, ready_to_continue
+from cairn.flows.loop.request import TaskRequest, task_id_for
 from cairn.flows.loop.standing_rules import give_feedback, list_rules, retire_rule
 from cairn.flows.loop.start import extract_constraint, start_task
 from cairn.flows.loop.task_tools import prepare_tools, ready_to_run, record_tools
@@ -39,6 +40,7 @@ __all__ = [
     "NoReview",
     "Publisher",
     "Reviewer",
+    "TaskRequest",
     "TaskResult",
     "awaiting_review",
     "check_before_run",
@@ -61,6 +63,7 @@ __all__ = [
     "run_iteration",
     "run_loop",
     "start_task",
+    "task_id_for",
     "totals",
     "validate_now",
 ]

@@ -8,6 +8,7 @@ from typing import Any
 
 from cairn.errors import NotFound, UsageError
 from cairn.flows.loop.reopen import ready_to_continue
+from cairn.flows.loop.request import TaskRequest
 from cairn.flows.loop.standing_rules import constraint_event
 from cairn.flows.steps.executor import Executor
 from cairn.flows.steps.model_calls import ask, record_model_call
@@ -29,20 +30,14 @@ from cairn.tasks.offline.classifier import detect_task_type as rule_based_type
 log = logging.getLogger("cairn.task")
 
 
-def start_task(
-    config: RunConfig,
-    task_id: str,
-    goal: str,
-    sources: list[Path],
-    task_type: TaskType | None,
-    related: list[str] | None,
-    executor: Executor,
-) -> Session:
-    """`related`: earlier tasks whose evidence and memories this task's searches include (labelled)."""
+def start_task(request: TaskRequest, executor: Executor, checked: bool = False) -> Session:
+    """Create the task the request asks for, or reopen it (the log says where it stopped).
+    `checked`: this process made sure the task can go on (`ready_to_continue`) under its claim."""
+    config, task_id, goal, task_type = request.config, request.task_id, request.goal, request.task_type
     deps = deps_for(config)
     if task_id in deps.workspace.task_ids():
-        return _reopened(config, task_id, executor)  # resume: the log says where we are
-    related_ids = check_related(deps, related or [])  # before any model call: a typo fails fast
+        return _reopened(config, task_id, executor, checked)
+    related_ids = check_related(deps, list(request.related))  # before any model call: a typo fails fast
     detection = None
     if task_type is None:
         task_type, detection = detect_task_type(executor, task_id, goal)
@@ -52,7 +47,7 @@ def start_task(
         task_id=task_id,
         goal=goal,
         task_type=task_type,
-        sources=name_sources(sources),
+        sources=name_sources([Path(source) for source in request.sources]),
         model=config.model,
         max_iterations=config.max_iterations,
         related=related_ids,
@@ -81,10 +76,11 @@ def record_goal(session: Session, executor: Executor) -> None:
     session.recorder.record(UserMessage(text=state.goal, role="goal"), rule, *parts)
 
 
-def _reopened(config: RunConfig, task_id: str, executor: Executor) -> Session:
+def _reopened(config: RunConfig, task_id: str, executor: Executor, checked: bool) -> Session:
     """The task as its log left it; a budget given to this run replaces the recorded one. Refused
     if its history was tampered with (unless accepted); a missing `.git` is rebuilt."""
-    ready_to_continue(deps_for(config).workspace.task(task_id), config.accept_tampered)
+    if not checked:  # a UI retry, a worker, a library caller: no command checked it
+        ready_to_continue(deps_for(config).workspace.task(task_id), config.accept_tampered)
     session = open_session(config, task_id)
     state = session.state
     if config.max_usd is not None or config.max_tokens is not None:

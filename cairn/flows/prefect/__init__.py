@@ -12,12 +12,12 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from cairn.flows.prefect.durable import fresh_task_run_keys
     from cairn.flows.prefect.flow import TaskResult, run_task
+    from cairn.flows.prefect.internals import fresh_task_run_keys, has_cached_result
     from cairn.flows.prefect.launch import AwaitingReview, ReviewPending, launch, review_at_the_command_line
     from cairn.flows.prefect.liveness import TaskLock
     from cairn.flows.prefect.serve import deployment_name, serve_task
-    from cairn.flows.prefect.task_defaults import cairn_task, has_cached_result, iteration_settings
+    from cairn.flows.prefect.task_defaults import cairn_task, iteration_settings
     from cairn.flows.prefect.worker import (
         DEFAULT_POOL,
         ensure_pool,
@@ -47,7 +47,7 @@ __all__ = [
     "stop_worker",
 ]
 _WHERE = {
-    "fresh_task_run_keys": "cairn.flows.prefect.durable",
+    "fresh_task_run_keys": "cairn.flows.prefect.internals",
     "TaskResult": "cairn.flows.prefect.flow",
     "run_task": "cairn.flows.prefect.flow",
     "AwaitingReview": "cairn.flows.prefect.launch",
@@ -58,7 +58,7 @@ _WHERE = {
     "deployment_name": "cairn.flows.prefect.serve",
     "serve_task": "cairn.flows.prefect.serve",
     "cairn_task": "cairn.flows.prefect.task_defaults",
-    "has_cached_result": "cairn.flows.prefect.task_defaults",
+    "has_cached_result": "cairn.flows.prefect.internals",
     "iteration_settings": "cairn.flows.prefect.task_defaults",
     "DEFAULT_POOL": "cairn.flows.prefect.worker",
     "ensure_pool": "cairn.flows.prefect.worker",

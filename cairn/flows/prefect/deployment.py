@@ -150,3 +150,20 @@ def log_crash(flow_run_id: str, task_id: str, pid: object, workspace: str) -> No
     )
     with get_client(sync_client=True) as client:
         client.create_logs([line])
+
+
+def task_flow_run_url(task_id: str) -> str | None:
+    """The UI page of the task's latest `cairn-{task_id}` flow run, or None if the server has none."""
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterName
+    from prefect.client.schemas.sorting import FlowRunSort
+    from prefect.settings import PREFECT_UI_URL
+
+    with get_client(sync_client=True) as client:
+        runs = client.read_flow_runs(
+            flow_run_filter=FlowRunFilter(name=FlowRunFilterName(any_=[f"cairn-{task_id}"])),
+            sort=FlowRunSort.START_TIME_DESC,
+            limit=1,
+        )
+    base = (PREFECT_UI_URL.value() or "").rstrip("/")
+    return f"{base}/runs/flow-run/{runs[0].id}" if runs and base else None

@@ -11,17 +11,15 @@ with side effects is not retried by Prefect: it runs at most once (`cairn.flows.
 # No `from __future__ import annotations`: Prefect validates flow parameters from the annotations.
 from collections.abc import Iterator, Sequence
 from typing import Any
-from uuid import uuid4
 
 from prefect import flow
-from prefect.context import FlowRunContext
 from prefect.futures import PrefectFuture
 from prefect.utilities.annotations import quote
 
 from cairn.flows.console import printable
 from cairn.flows.loop.iteration import IterationSummary, run_iteration
+from cairn.flows.prefect.internals import has_cached_result
 from cairn.flows.prefect.story import NarratingRecorder, story_logger
-from cairn.flows.prefect.task_defaults import has_cached_result
 from cairn.flows.prefect.tasks import ModelCallFailed, call_model, run_tool
 from cairn.flows.steps.executor import ToolResult, ToolRun
 from cairn.flows.steps.session import open_session
@@ -117,29 +115,3 @@ def tool_tags(tool: Tool | None, name: str) -> list[str]:
     """`tool:{name}`, and `mcp:{server}` for an MCP server's tool."""
     server = [f"mcp:{tool.server}"] if tool is not None and tool.server else []
     return [f"tool:{name}", *server]
-
-
-class _FreshKeys(dict[str, str | int]):
-    """Task-run keys counting from a number unique to this process (see `fresh_task_run_keys`)."""
-
-    def __init__(self, start: int) -> None:
-        super().__init__()
-        self.start = start
-
-    def __contains__(self, key: object) -> bool:
-        if isinstance(key, str) and not dict.__contains__(self, key):
-            self[key] = self.start  # Prefect asks before its first call of a task, then counts on
-        return True
-
-
-def fresh_task_run_keys() -> None:
-    """Make every task run and subflow this process starts in the current flow run a new one.
-
-    Prefect knows a flow run's task runs (and subflows) by call order: the n-th call of a task.
-    A continued run (Retry, `cairn resume`, a submitted review form) skips what the history holds,
-    so its n-th call is another call, and Prefect would hand back the earlier one's result: the
-    continued iteration 2 got iteration 1's finished subflow. With keys unique to the process each
-    call is a new run; what finished is still reused, through its cache key (shown Cached)."""
-    context = FlowRunContext.get()
-    if context is not None:
-        context.task_run_dynamic_keys = _FreshKeys(uuid4().int % 10**9 * 1000)

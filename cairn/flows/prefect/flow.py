@@ -20,10 +20,12 @@ True
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from prefect import flow, get_run_logger, tags
+from prefect.client.orchestration import get_client
 from prefect.runtime import flow_run
 from prefect.settings import PREFECT_API_URL
 from prefect.utilities.annotations import quote
@@ -31,15 +33,18 @@ from prefect.utilities.annotations import quote
 from cairn.flows.loop.cycle import TaskResult, has_new_evidence, run_loop
 from cairn.flows.loop.outcome import report_excerpt, result_markdown, totals
 from cairn.flows.loop.preflight import learnt, record_probe
+from cairn.flows.loop.request import TaskRequest, task_id_for
 from cairn.flows.loop.start import start_task
 from cairn.flows.loop.task_tools import record_tools
 from cairn.flows.loop.uncertain import check_before_run
-from cairn.flows.prefect.durable import PrefectExecutor, bfs_iteration, fresh_task_run_keys
+from cairn.flows.prefect.durable import PrefectExecutor, bfs_iteration
+from cairn.flows.prefect.internals import fresh_task_run_keys, has_cached_result
 from cairn.flows.prefect.liveness import TaskLock, mark_stale_runs
 from cairn.flows.prefect.review import PrefectReviewer
 from cairn.flows.prefect.story import NarratingRecorder, rules_line, telling
-from cairn.flows.prefect.task_defaults import has_cached_result, task_run_settings
+from cairn.flows.prefect.task_defaults import task_run_settings
 from cairn.flows.prefect.ui import TaskArtifacts
+from cairn.flows.runtime import protect_secrets
 from cairn.flows.server.ephemeral import owns
 from cairn.flows.steps.session import Session
 from cairn.memory.models import IterationMode, TaskType
@@ -51,19 +56,17 @@ __all__ = ["TaskResult", "run_task"]
 
 def _run_name() -> str:
     params = flow_run.parameters
-    return f"cairn-{params.get('task_id') or _derived_id(params.get('goal', ''))}"
+    return f"cairn-{task_id_for(params.get('goal', ''), params.get('task_id'), _run_suffix())}"
 
 
-def _derived_id(goal: str) -> str:
-    from cairn.memory.log.workspace import new_task_id
-
-    run_id = str(flow_run.id or "")
-    return new_task_id(goal, suffix=run_id.replace("-", "")[:4] or None)
+def _run_suffix() -> str | None:
+    """A task id's suffix when none was given: the flow run's own id, so its name says the task."""
+    return str(flow_run.id or "").replace("-", "")[:4] or None
 
 
 # validate_parameters=False: callers pass a RunConfig instance; a worker running the deployment
-# passes the JSON the flow run stores, which `_config` turns back into one (a worker process could
-# not resolve the RunConfig annotation when Prefect built its parameter model).
+# passes the JSON the flow run stores, which `TaskRequest.from_parameters` turns back into one (a
+# worker process could not resolve the RunConfig annotation when Prefect built its parameter model).
 @flow(name="cairn", flow_run_name=_run_name, log_prints=False, validate_parameters=False)
 def run_task(
     goal: str,
@@ -76,26 +79,30 @@ def run_task(
 ) -> TaskResult:
     """Run a task (or resume it, when `task_id` names one the workspace holds) to its end.
     `tools`: Python tools and MCP servers beyond the built-ins (None: what the task has)."""
-    from cairn.flows.runtime import protect_secrets
+    parameters = {"goal": goal, "config": config, "task_id": task_id, "sources": sources}
+    parameters |= {"task_type": task_type, "related": related, "tools": tools}
+    return run_request(TaskRequest.from_parameters(parameters, suffix=_run_suffix()))
 
+
+def run_request(request: TaskRequest) -> TaskResult:
+    """The task's run inside the current flow run (`run_task`'s, or a scheduled deployment's)."""
     protect_secrets()  # a worker's process did not come through the CLI
     fresh_task_run_keys()  # a continued run must not be handed the previous attempt's calls
-    config = learnt(_config(config))  # a library caller's run has not been through the preflight
-    tools = _tools(tools)
-    task_id = task_id or _derived_id(goal)
+    # A library caller's run has not been through the preflight.
+    request = request.model_copy(update={"config": learnt(request.config)})
+    config, task_id = request.config, request.task_id
     executor = PrefectExecutor(config)
     logger = get_run_logger()
-    with _claim(config, task_id), tags(f"task:{task_id}"), task_run_settings(config.workspace):
+    with _claim(config, task_id) as lock, tags(f"task:{task_id}"), task_run_settings(config.workspace):
         _say_where_from(logger)
-        paths = [Path(s) for s in sources or []]
-        session = start_task(config, task_id, goal, paths, task_type, related, executor)
+        session = start_task(request, executor, checked=lock.joined)
         record_probe(session, config)
         if (probe := config.model_probe) is not None:
             speed = f"{probe.tokens_per_s:g} tokens/s" if probe.tokens_per_s else "speed unknown"
             logger.info("Model %s: replies asked for as %s (%s)", probe.model, probe.reason, speed)
-        record_tools(session, tools)
+        record_tools(session, request.tools)
         # uncertain calls wait for a person's decision
-        check_before_run(config, session.state, lambda key: has_cached_result(config.workspace, key))
+        check_before_run(config, session.state, partial(has_cached_result, config.workspace))
         session.recorder = NarratingRecorder(session.recorder, logger.info)
         state = session.state
         logger.info("Task %s: %s; %s", task_id, state.task_type, rules_line(state))
@@ -146,16 +153,6 @@ def _publish_result(session: Session, artifacts: TaskArtifacts) -> None:
     artifacts.publish_result(result_markdown(state, run, report, session.recorder.repo.artifacts))
 
 
-def _config(config: RunConfig | dict[str, Any]) -> RunConfig:
-    """The run's configuration, from a caller's RunConfig or a flow run's stored JSON."""
-    return config if isinstance(config, RunConfig) else RunConfig.model_validate(config)
-
-
-def _tools(tools: ToolsConfig | dict[str, Any] | None) -> ToolsConfig | None:
-    """The task's tool configuration, from a caller's ToolsConfig or a flow run's stored JSON."""
-    return ToolsConfig.model_validate(tools) if isinstance(tools, dict) else tools
-
-
 def _say_where_from(logger: Any) -> None:
     """A resumed task's new flow run names the run it continues (its tag `resumed-from:ID`)."""
     for tag in flow_run.tags or []:
@@ -170,14 +167,12 @@ def _tag_parent(wanted: list[str]) -> None:
     run_id = flow_run.id
     if not missing or not run_id or not PREFECT_API_URL.value():
         return
-    from prefect.client.orchestration import get_client
-
     with get_client(sync_client=True) as client:
         client.update_flow_run(run_id, tags=[*have, *missing])
 
 
 @contextmanager
-def _claim(config: RunConfig, task_id: str) -> Iterator[None]:
+def _claim(config: RunConfig, task_id: str) -> Iterator[TaskLock]:
     """Hold the task for this run: refuse a second runner, retire runs a dead one left RUNNING."""
     run_id = str(flow_run.id or "")
     with TaskLock(Path(config.workspace), task_id, flow_run_id=run_id) as lock:
@@ -186,4 +181,4 @@ def _claim(config: RunConfig, task_id: str) -> Iterator[None]:
         api = PREFECT_API_URL.value()
         if api and not owns(api):  # an ephemeral server dies with this process: the next run marks the rest
             lock.watch(api)
-        yield
+        yield lock

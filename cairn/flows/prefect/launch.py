@@ -11,17 +11,21 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from prefect.client.schemas.objects import FlowRun
+from prefect.exceptions import Pause
+from prefect.settings import PREFECT_UI_URL
 from pydantic import BaseModel
 
 from cairn.errors import CairnError
 from cairn.flows.loop.cycle import TaskResult
-from cairn.memory.tool_config import ToolsConfig
+from cairn.flows.loop.request import TaskRequest
+from cairn.flows.prefect import deployment
+from cairn.flows.prefect.flow import run_task
+from cairn.flows.prefect.internals import run_flow
+from cairn.flows.prefect.liveness import read_holder
 from cairn.tasks.deps import RunConfig
-
-if TYPE_CHECKING:
-    from prefect.client.schemas.objects import FlowRun
 
 
 class AwaitingReview(BaseModel):
@@ -51,48 +55,20 @@ def review_at_the_command_line(task_id: str, iteration: int, workspace: str) -> 
     return AwaitingReview(task_id=task_id, iteration=iteration, next=steps)
 
 
-def launch(
-    config: RunConfig,
-    goal: str,
-    task_id: str,
-    sources: list[str],
-    task_type: str | None,
-    related: list[str] | None,
-    tools: ToolsConfig | None = None,
-    resuming: bool = False,
-) -> TaskResult | AwaitingReview:
+def launch(request: TaskRequest, resuming: bool = False) -> TaskResult | AwaitingReview:
     """Run the task to its end, or until it suspends itself for a review."""
-    params: dict[str, Any] = {
-        "goal": goal,
-        "config": config,
-        "task_id": task_id,
-        "sources": sources,
-        "task_type": task_type,
-        "related": related or None,
-        "tools": tools,
-    }
     api = os.environ.get("PREFECT_API_URL")
     if not api:
-        from cairn.flows.prefect.flow import run_task
-
-        result: TaskResult = run_task(**params)
+        result: TaskResult = run_task(**request.flow_parameters())
         return result
-    from prefect.exceptions import Pause
-
-    from cairn.flows.prefect import deployment
-
-    stored = {
-        **params,
-        "config": config.model_dump(mode="json"),
-        "tools": tools.model_dump(mode="json") if tools is not None else None,
-    }
+    config, task_id = request.config, request.task_id
     deployment_id = deployment.ensure_deployment(api)
     run = _continued(config, task_id) if resuming else None
     if run is None:
         tags = [f"resumed-from:{prior}"] if resuming and (prior := _prior_run(config, task_id)) else []
-        run = deployment.create_task_run(deployment_id, task_id, stored, tags)
+        run = deployment.create_task_run(deployment_id, task_id, request.flow_parameters(stored=True), tags)
     try:
-        done = run_in_foreground(run, params)
+        done = run_in_foreground(run, request.flow_parameters())
     except Pause:
         return AwaitingReview(task_id=task_id, flow_run_id=str(run.id), url=run_url(str(run.id)))
     assert isinstance(done, TaskResult)
@@ -101,17 +77,12 @@ def launch(
 
 def _continued(config: RunConfig, task_id: str) -> FlowRun | None:
     """The task's last flow run, reopened, when the server holds it and it stopped short."""
-    from cairn.flows.prefect import deployment
-
     latest = deployment.latest_task_run(task_id)
     return deployment.reopen(latest) if latest is not None and deployment.continuable(latest) else None
 
 
 def _prior_run(config: RunConfig, task_id: str) -> str | None:
     """The flow run that ran the task last: the server's, else the one the task's lock names."""
-    from cairn.flows.prefect import deployment
-    from cairn.flows.prefect.liveness import read_holder
-
     latest = deployment.latest_task_run(task_id)
     if latest is not None:
         return str(latest.id)
@@ -123,15 +94,9 @@ def run_in_foreground(flow_run: FlowRun, parameters: dict[str, Any]) -> Any:
     """Execute the deployment's flow run in this process; returns the flow's result.
 
     Raises `prefect.exceptions.Pause` when the run suspended itself for a review."""
-    from prefect.flow_engine import run_flow
-
-    from cairn.flows.prefect.flow import run_task
-
     return run_flow(run_task, flow_run=flow_run, parameters=parameters)
 
 
 def run_url(flow_run_id: str) -> str | None:
-    from prefect.settings import PREFECT_UI_URL
-
     base = (PREFECT_UI_URL.value() or "").rstrip("/")
     return f"{base}/runs/flow-run/{flow_run_id}" if base else None

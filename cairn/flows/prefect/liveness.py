@@ -33,6 +33,7 @@ from types import TracebackType
 from typing import Any
 
 from cairn.errors import CairnError
+from cairn.flows.prefect.deployment import log_crash
 from cairn.memory.log.workspace import check_task_id
 
 
@@ -58,6 +59,11 @@ class TaskLock:
         self._fd: int | None = None
         self._outer: TaskLock | None = None
         self._claims: Token[dict[Path, TaskLock]] | None = None
+
+    @property
+    def joined(self) -> bool:
+        """Whether this process claimed the task before (the CLI, which checked it could go on)."""
+        return self._outer is not None
 
     def __enter__(self) -> TaskLock:
         outer = _HELD.get().get(self.path)
@@ -200,7 +206,6 @@ def _watch(path: Path, token: str, api_url: str) -> None:
     )
     if holder.get("flow_run_id"):
         mark_stale_runs(task_id, keep=set(), reason=reason, runner=str(holder["flow_run_id"]))
-        from cairn.flows.prefect.deployment import log_crash  # the run's Logs tab says how to continue
 
         log_crash(str(holder["flow_run_id"]), task_id, pid, str(path.parent.parent))
 

@@ -29,6 +29,7 @@ from pydantic import Field
 
 from cairn.flows.loop.policy import Decision, awaiting_review
 from cairn.flows.loop.start import extract_constraint
+from cairn.flows.server.ephemeral import owns
 from cairn.flows.steps.executor import Executor
 from cairn.flows.steps.session import Session
 from cairn.memory.log.events import Event, ReviewDecided, UserMessage
@@ -172,8 +173,6 @@ def _review_channel() -> Literal["form", "cli"] | None:
     process's temporary server (it dies with us); None for a run that is no deployment run."""
     from prefect.context import FlowRunContext
     from prefect.settings import PREFECT_API_URL
-
-    from cairn.flows.server.ephemeral import owns
 
     context = FlowRunContext.get()
     run = context.flow_run if context else None

@@ -17,7 +17,10 @@ from pathlib import Path
 from prefect import flow
 
 from cairn.errors import UsageError
-from cairn.flows.prefect.flow import TaskResult, _derived_id, _run_name, run_task
+from cairn.flows.loop.request import TaskRequest
+from cairn.flows.prefect.flow import TaskResult, _run_name, _run_suffix, run_request
+from cairn.flows.runtime import prepare
+from cairn.flows.settings import Settings
 
 
 @flow(name="cairn-scheduled", flow_run_name=_run_name, log_prints=False)
@@ -29,12 +32,9 @@ def scheduled_task(
     max_iterations: int | None = None,
 ) -> TaskResult:
     """Run `goal` as a new Cairn task in this flow run (`cairn-{task_id}`)."""
-    from cairn.flows.runtime import prepare
-    from cairn.flows.settings import Settings
-
     prepare(Path(workspace).expanduser())  # a worker's process did not come through the CLI
     config = Settings(workspace=Path(workspace)).run_config(model=model, max_iterations=max_iterations)
-    return run_task.fn(goal, config, task_id=_derived_id(goal), sources=sources)
+    return run_request(TaskRequest.new(goal, config, suffix=_run_suffix(), sources=sources or ()))
 
 
 def deployment_name(goal: str) -> str:

@@ -14,13 +14,12 @@ from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
 from prefect import Task, task
-from prefect.context import FlowRunContext
-from prefect.filesystems import LocalFileSystem
 from prefect.settings import (
     PREFECT_FLOWS_HEARTBEAT_FREQUENCY,
     temporary_settings,
 )
 
+from cairn.flows.prefect.internals import results_in
 from cairn.tasks.call_key import CallKey
 
 P = ParamSpec("P")
@@ -30,15 +29,6 @@ R = TypeVar("R")
 def call_cache_key(context: Any, parameters: dict[str, Any]) -> str | None:
     key = parameters.get("key")
     return f"cairn/{key}" if isinstance(key, CallKey) else None
-
-
-def has_cached_result(workspace: str | Path, key: CallKey) -> bool:
-    """Whether Prefect persisted a result under the call's key in the workspace's `results/`: a
-    call that has one is never run again (its task run reads it back), whatever else happened."""
-    from prefect.results import ResultStore
-
-    storage = LocalFileSystem(basepath=str(Path(workspace).expanduser().resolve() / "results"))
-    return ResultStore(result_storage=storage).exists(f"cairn/{key}")
 
 
 def cairn_task(
@@ -75,15 +65,8 @@ def task_run_settings(workspace: str | Path) -> Iterator[None]:
     >>> with task_run_settings("ws"):  # doctest: +SKIP
     ...     bfs_iteration(config, task_id, 1)
     """
-    context = FlowRunContext.get()
-    if context is None:
-        raise RuntimeError("task_run_settings needs a flow run (it configures the runs it starts)")
     results = Path(workspace).expanduser().resolve() / "results"
-    store = context.result_store.model_copy(update={"result_storage": LocalFileSystem(basepath=str(results))})
-    with (
-        context.model_copy(update={"result_store": store}),
-        temporary_settings(updates={PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}),
-    ):
+    with results_in(results), temporary_settings(updates={PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}):
         yield
 
 

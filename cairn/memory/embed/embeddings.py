@@ -26,6 +26,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
+from cairn.memory.embed.static_embedding import StaticEmbedder
 from cairn.memory.embed.words import FUNCTION_WORDS
 
 Vectors = npt.NDArray[np.float32]
@@ -212,8 +213,6 @@ def make_embedder(model: str | None) -> Embedder:
     """Resolve `CAIRN_EMBEDDING_MODEL`: None/`static-minilm` (the offline default), `hashing[-DIM]`,
     `local/minilm`, or any litellm embedding model."""
     if not model or model == "static-minilm":
-        from cairn.memory.embed.static_embedding import StaticEmbedder
-
         return StaticEmbedder()
     if model.startswith("hashing"):
         dim = int(model.split("-", 1)[1]) if "-" in model else 384

@@ -36,7 +36,7 @@ from cairn.memory.log.events import (
 )
 from cairn.memory.log.state import HotIssue, TaskState, replay, update_hot_issues
 from cairn.memory.models import Memory
-from cairn.memory.store.protocol import MemoryStore
+from cairn.memory.store.protocol import MemoryStore, SearchFilter
 from cairn.redact import redact
 
 SHARED = "shared"
@@ -192,7 +192,6 @@ def reindex(store: MemoryStore, envelopes: list[Envelope], artifacts: Path) -> i
 
 
 def _drop_stale_chunks(store: MemoryStore, state: TaskState, path: str, keep: set[str]) -> None:
-    from cairn.memory.store.protocol import SearchFilter
 
     old = store.list(SearchFilter(tenants=[state.task_id], kinds=["document_chunk"], file_path=path))
     stale = [m.key for m in old if m.key not in keep]
@@ -203,7 +202,6 @@ def _drop_stale_chunks(store: MemoryStore, state: TaskState, path: str, keep: se
 def _retire_statements(store: MemoryStore, state: TaskState, key: str) -> None:
     """Mark inactive the task's conversation turns that stated a rule now retired: what was said
     stays findable, but context no longer offers it as something to act on."""
-    from cairn.memory.store.protocol import SearchFilter
 
     said = {f"{USER}: {c.message}" for c in state.constraints if c.key == key and c.message}
     where = SearchFilter(tenants=[SHARED], subtypes=[SUBTYPE], thread_id=state.task_id, active=True)

@@ -164,7 +164,9 @@ class ModelClient:
         self._player = _player(model, replay_match)
         self._recorder = recorder_for(record, model) if record else None
         if model.startswith(OFFLINE_PREFIX):
-            from cairn.tasks.offline import register_offline
+            # The offline model is a litellm provider: importing it imports litellm (seconds), so
+            # only a client of that model loads it (see tests/unit/test_layout.py).
+            from cairn.tasks.offline.provider import register_offline
 
             register_offline()
 

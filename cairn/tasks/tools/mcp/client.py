@@ -23,17 +23,15 @@ import tempfile
 import threading
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
-from typing import Any, TextIO
-
-from mcp import Client
-from mcp.client.stdio import StdioServerParameters, stdio_client
-from mcp.shared.exceptions import MCPError
-from mcp_types import CallToolResult
-from mcp_types import Tool as McpTool
-from mcp_types.jsonrpc import CONNECTION_CLOSED
+from typing import TYPE_CHECKING, Any, TextIO
 
 from cairn.errors import CairnError
 from cairn.memory.tool_config import McpServerConfig
+
+if TYPE_CHECKING:  # the SDK takes most of a second to import: loaded when a server starts
+    from mcp import Client
+    from mcp_types import CallToolResult
+    from mcp_types import Tool as McpTool
 
 START_TIMEOUT_S = 30.0
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -60,6 +58,8 @@ class _Session:
         self.stderr: TextIO = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")  # noqa: SIM115
 
     async def run(self, ready: Future[list[McpTool]]) -> None:
+        from mcp import Client
+
         self.stop = asyncio.Event()
         try:
             async with Client(_transport(self.server, self.stderr)) as client:
@@ -96,6 +96,9 @@ class McpPool:
     def call(
         self, server: McpServerConfig, tool: str, args: dict[str, Any], timeout_s: float
     ) -> CallToolResult:
+        from mcp.shared.exceptions import MCPError
+        from mcp_types.jsonrpc import CONNECTION_CLOSED
+
         session = self._session(server)
         client = session.client
         if client is None:
@@ -169,6 +172,9 @@ class McpPool:
         return self._loop
 
     def _failed_start(self, session: _Session, exc: BaseException) -> str:
+        from mcp.shared.exceptions import MCPError
+        from mcp_types.jsonrpc import CONNECTION_CLOSED
+
         if isinstance(exc, CairnError):
             return str(exc)
         closed = isinstance(_leaf(exc), MCPError) and _leaf(exc).code == CONNECTION_CLOSED  # type: ignore[attr-defined]
@@ -194,6 +200,8 @@ def _why(exc: BaseException) -> str:
 
 
 def _transport(server: McpServerConfig, stderr: TextIO) -> Any:
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
     if server.url is not None:
         return server.url
     params = StdioServerParameters(

@@ -15,11 +15,7 @@ refused call or a server that stopped is a failed call with one line, never a cr
 from __future__ import annotations
 
 import json
-from typing import Any
-
-from mcp.shared.exceptions import MCPError
-from mcp_types import CallToolResult
-from mcp_types import Tool as McpTool
+from typing import TYPE_CHECKING, Any
 
 from cairn.memory.models import JsonValue
 from cairn.memory.tool_config import McpServerConfig
@@ -27,6 +23,10 @@ from cairn.tasks.messages.schemas import ToolSpec
 from cairn.tasks.tools.base import ToolContext, ToolOutput, failure
 from cairn.tasks.tools.definition import Tool, make_spec
 from cairn.tasks.tools.mcp.client import POOL, McpPool, McpTimeout, McpUnavailable
+
+if TYPE_CHECKING:  # the SDK is imported when a server starts (`cairn.tasks.tools.mcp.client`)
+    from mcp_types import CallToolResult
+    from mcp_types import Tool as McpTool
 
 
 def server_tools(server: McpServerConfig, pool: McpPool = POOL) -> list[Tool]:
@@ -59,6 +59,8 @@ def call_unlisted(server: McpServerConfig, name: str, pool: McpPool = POOL) -> T
 
 def _runner(server: McpServerConfig, name: str, pool: McpPool) -> Any:
     def run(ctx: ToolContext, params: dict[str, JsonValue]) -> ToolOutput:
+        from mcp.shared.exceptions import MCPError
+
         try:
             result = pool.call(server, name, dict(params), ctx.timeout_s)
         except McpTimeout as exc:
