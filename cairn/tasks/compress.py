@@ -1,13 +1,17 @@
 """Per-call compression (seed: context-management-reflection): a tool's raw output becomes
 `insights`, `learning`, `relevance` and `next_suggested_actions` in the same cycle.
 
-The raw output is kept truncated to ~1,000 characters beside the compression; the full text goes
-to a workspace file when it is longer. Two modes (`RunConfig.compress`): `each` asks the model once
-per call; `batch` asks once for all the calls of an iteration, and splits that call's cost evenly
-between them. Tools on the skip list are compressed mechanically, with no model call.
+Two modes (`RunConfig.compress`): `each` asks the model once per call; `batch` asks once for all
+the calls of an iteration, and splits that call's cost evenly between them. Tools on the skip list
+are compressed mechanically, with no model call. What the compressor sees of an output is
+truncated and redacted (`compress_input`); the record of the call, with its raw output kept to
+`RAW_CHARS`, is the loop's (`cairn.flows.loop.results`).
 
-The model is reached through an `ask` function (payload -> `LLMResult`), so the flow can route it
-through a cached Prefect task and tests through a scripted model.
+The model is given as one object, a `CompressModel`: `compress` asks for one call's compression,
+`compress_batch` for several calls' at once. Each names the tool calls it compresses by their
+`CallKey`, so whoever implements it knows which calls a reply belongs to: the task loop makes each
+request a model call through its executor (a cached Prefect task run, keyed after those calls, so a
+resumed run finds it again) and records it in the task's history; a test answers from a script.
 
 >>> truncate("x" * 5000)[1]
 True
@@ -17,13 +21,14 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from functools import lru_cache, partial
-from typing import Any
+from typing import Any, Protocol
 
 from cairn.memory.context.reasoning import LineCounter
-from cairn.memory.models import CallCost, Compression, IterationMode, PlannedCall, ToolCall
+from cairn.memory.models import CallCost, Compression, IterationMode, PlannedCall
 from cairn.redact import redact
+from cairn.tasks.call_key import CallKey
 from cairn.tasks.messages.schemas import (
     CompressBatchInput,
     CompressBatchOutput,
@@ -37,10 +42,25 @@ RAW_CHARS = 1000
 MODEL_INPUT_CHARS = 6000  # what the compressor sees of a long output
 BATCH_INPUT_CHARS = 3000  # per call in a batch: several outputs share one prompt
 
-AskOne = Callable[[CompressInput], LLMResult[Any]]
-AskNth = Callable[[int, CompressInput], LLMResult[Any]]  # (position in the batch, payload)
-AskBatch = Callable[[CompressBatchInput], LLMResult[Any]]
+# A model's reply, parametrised here at module level on purpose: pydantic names a generic model after
+# the module that first parametrises it at its top level, and keeps it there under that name for
+# pickle. This module is that first one, so Prefect pickled the results of model calls, 0.2's and
+# today's, as `cairn.tasks.compress.LLMResult[Any]`: the name must stay, for them to load.
+Reply = LLMResult[Any]
 Compressed = tuple[Compression, CallCost]
+Finished = tuple[CallKey, PlannedCall, ToolOutput]  # a tool call that ran: its key, the call, its output
+
+
+class CompressModel(Protocol):
+    """The model, as compression asks it (see the module docstring)."""
+
+    def compress(self, call: CallKey, payload: CompressInput) -> Reply:
+        """The compression of the tool call `call`."""
+        ...
+
+    def compress_batch(self, calls: Sequence[CallKey], payload: CompressBatchInput) -> Reply:
+        """The compressions of the tool calls `calls`, one result each, in their order."""
+        ...
 
 
 def truncate(text: str, limit: int = RAW_CHARS) -> tuple[str, bool]:
@@ -96,17 +116,16 @@ def from_output(out: CompressOutput | None, fallback: Compression) -> Compressio
     )
 
 
-def compress_one(
-    goal: str, planned: PlannedCall, output: ToolOutput, context: str, ask: AskOne
-) -> Compressed:
+def compress_one(goal: str, finished: Finished, context: str, model: CompressModel) -> Compressed:
     """One model call for one result; a failed call falls back to the mechanical compression."""
-    result = ask(compress_input(goal, planned, output, context))
+    key, planned, output = finished
+    result = model.compress(key, compress_input(goal, planned, output, context))
     out = result.output if result.ok and isinstance(result.output, CompressOutput) else None
     return from_output(out, mechanical(planned, output)), result.cost
 
 
 def compress_many(
-    goal: str, items: Sequence[tuple[PlannedCall, ToolOutput]], context: str, ask: AskBatch, ask_one: AskNth
+    goal: str, items: Sequence[Finished], context: str, model: CompressModel
 ) -> list[Compressed]:
     """One model call for several results, in order; its cost is split evenly between them.
 
@@ -114,25 +133,24 @@ def compress_many(
     one that does not return exactly one result per call, falls back to one call each.
     """
     if len(items) <= 1:
-        return _each(goal, items, context, ask_one)
-    calls = [compress_input(goal, p, o, limit=BATCH_INPUT_CHARS) for p, o in items]
-    result = ask(CompressBatchInput(goal=goal, calls=calls, context=context))
+        return _each(goal, items, context, model)
+    calls = [compress_input(goal, p, o, limit=BATCH_INPUT_CHARS) for _, p, o in items]
+    keys = [key for key, _, _ in items]
+    result = model.compress_batch(keys, CompressBatchInput(goal=goal, calls=calls, context=context))
     out = result.output if result.ok and isinstance(result.output, CompressBatchOutput) else None
     if out is None or len(out.results) != len(items):
-        retried = _each(goal, items, context, ask_one)
+        retried = _each(goal, items, context, model)
         wasted = split_cost(result.cost, len(items))  # the failed batch still cost something
         return [(comp, cost + extra) for (comp, cost), extra in zip(retried, wasted, strict=True)]
     costs = split_cost(result.cost, len(items))
     return [
         (from_output(res, mechanical(p, o)), cost)
-        for (p, o), res, cost in zip(items, out.results, costs, strict=True)
+        for (_, p, o), res, cost in zip(items, out.results, costs, strict=True)
     ]
 
 
-def _each(
-    goal: str, items: Sequence[tuple[PlannedCall, ToolOutput]], context: str, ask: AskNth
-) -> list[Compressed]:
-    return [compress_one(goal, p, o, context, partial(ask, i)) for i, (p, o) in enumerate(items)]
+def _each(goal: str, items: Sequence[Finished], context: str, model: CompressModel) -> list[Compressed]:
+    return [compress_one(goal, item, context, model) for item in items]
 
 
 def split_cost(cost: CallCost, n: int) -> list[CallCost]:
@@ -156,40 +174,3 @@ def split_cost(cost: CallCost, n: int) -> list[CallCost]:
 def line_counter(model: str) -> LineCounter:
     """The process-wide cached token counter for `model` (litellm's tokenizer)."""
     return LineCounter(partial(count_tokens, model))
-
-
-def tool_call(
-    call_id: str,
-    iteration: int,
-    index: int,
-    planned: PlannedCall,
-    output: ToolOutput,
-    compression: Compression,
-    *,
-    seconds: float,
-    compression_cost: CallCost,
-    output_path: str | None,
-) -> ToolCall:
-    raw, _ = truncate(output.text)
-    return ToolCall(
-        call_id=call_id,
-        iteration=iteration,
-        index=index,
-        tool=planned.tool,
-        params=planned.params,
-        raw_output=raw,
-        output_path=output_path,
-        outcome=output.outcome,
-        execution_time=seconds,
-        cost=CallCost(seconds=seconds),
-        compression_cost=compression_cost,
-        tool_selection_rationale=planned.rationale,
-        insights=compression.insights,
-        learning=compression.learning,
-        relevance=compression.relevance,
-        next_suggested_actions=compression.next_suggested_actions,
-        error=output.error,
-        checks=output.checks,
-        paths=output.paths,
-        exercised=output.exercised,
-    )

@@ -2,29 +2,44 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from cairn.flows.loop.iteration import run_iteration
 from cairn.flows.loop.results import _keep_full_output
 from cairn.flows.settings import Settings
+from cairn.flows.steps.session import open_session
 from cairn.memory.models import CallCost, PlannedCall
-from cairn.tasks import compress as comp
+from cairn.tasks.call_key import CallKey
+from cairn.tasks.compress import Finished, compress_input, compress_many, compress_one, needs_model
 from cairn.tasks.messages.schemas import (
+    CallKind,
+    Candidate,
     CompressBatchInput,
     CompressBatchOutput,
     CompressInput,
     CompressOutput,
+    PlanInput,
+    Schema,
 )
-from cairn.tasks.model.llm import LLMResult
+from cairn.tasks.model.llm import LLMResult, ModelClient
 from cairn.tasks.tools.base import ToolOutput
+from tests.unit.scripted import ScriptedModel, ScriptedTools, create_task, register, workspace_config
 
 KEY = "sk-proj-" + "a1b2c3d4e5f6g7h8i9j0k1l2"
 COST = CallCost(prompt_tokens=301, completion_tokens=30, usd=0.03, seconds=0.9)
 
 
-def items(n: int) -> list[tuple[PlannedCall, ToolOutput]]:
+def items(n: int) -> list[Finished]:
     return [
-        (PlannedCall(tool="read_file", params={"path": f"f{i}.md"}), ToolOutput(text=f"text {i} " * 50))
+        (
+            CallKey(task_id="t", iteration=1, index=i + 1, kind="tool"),
+            PlannedCall(tool="read_file", params={"path": f"f{i}.md"}),
+            ToolOutput(text=f"text {i} " * 50),
+        )
         for i in range(n)
     ]
 
@@ -34,23 +49,47 @@ def one(payload: CompressInput) -> LLMResult[Any]:
     return LLMResult[Any](kind="compress", model="m", output=out, ok=True, cost=COST)
 
 
-def test_batch_is_one_call_whose_cost_is_split_exactly() -> None:
-    seen: list[CompressBatchInput] = []
+def unused(payload: CompressBatchInput) -> LLMResult[Any]:
+    raise AssertionError("no batch expected")
 
+
+class Script:
+    """A `CompressModel` answering from the test's functions; it keeps what it was asked, in order."""
+
+    def __init__(
+        self,
+        each: Callable[[CompressInput], LLMResult[Any]] = one,
+        batch: Callable[[CompressBatchInput], LLMResult[Any]] = unused,
+    ) -> None:
+        self.each, self.batch = each, batch
+        self.asked: list[tuple[str, list[CallKey], Schema]] = []  # (method, calls, payload)
+
+    def compress(self, call: CallKey, payload: CompressInput) -> LLMResult[Any]:
+        self.asked.append(("compress", [call], payload))
+        return self.each(payload)
+
+    def compress_batch(self, calls: Sequence[CallKey], payload: CompressBatchInput) -> LLMResult[Any]:
+        self.asked.append(("compress_batch", list(calls), payload))
+        return self.batch(payload)
+
+
+def test_batch_is_one_call_whose_cost_is_split_exactly() -> None:
     def batch(payload: CompressBatchInput) -> LLMResult[Any]:
-        seen.append(payload)
         results = [CompressOutput(insights=f"b {c.params['path']}", relevance="low") for c in payload.calls]
         return LLMResult[Any](
             kind="compress_batch", model="m", output=CompressBatchOutput(results=results), ok=True, cost=COST
         )
 
-    out = comp.compress_many(
-        "goal", items(3), "ACTIVE RULES AND ISSUES:\n- [Constraint] x", batch, lambda n, p: one(p)
-    )
+    model = Script(batch=batch)
+    out = compress_many("goal", items(3), "ACTIVE RULES AND ISSUES:\n- [Constraint] x", model)
+    assert [(method, calls) for method, calls, _ in model.asked] == [
+        ("compress_batch", [key for key, _, _ in items(3)])
+    ]
+    seen = model.asked[0][2]
     assert (
-        len(seen) == 1
-        and seen[0].context.endswith("[Constraint] x")
-        and all(not c.context for c in seen[0].calls)
+        isinstance(seen, CompressBatchInput)
+        and seen.context.endswith("[Constraint] x")
+        and all(not c.context for c in seen.calls)
     )
     assert [c.insights for c, _ in out] == ["b f0.md", "b f1.md", "b f2.md"]
     costs = [cost for _, cost in out]
@@ -68,26 +107,35 @@ def test_a_batch_with_the_wrong_count_falls_back_to_one_call_each() -> None:
             output=CompressBatchOutput(results=[CompressOutput(insights="only one")]),
         )
 
-    asked: list[int] = []
-    out = comp.compress_many("goal", items(2), "", short, lambda n, p: (asked.append(n), one(p))[1])
-    assert asked == [0, 1] and [c.insights for c, _ in out] == ["read f0.md", "read f1.md"]
+    model = Script(batch=short)
+    keys = [key for key, _, _ in items(2)]
+    out = compress_many("goal", items(2), "", model)
+    each = [calls for method, calls, _ in model.asked if method == "compress"]
+    assert each == [[keys[0]], [keys[1]]] and [c.insights for c, _ in out] == ["read f0.md", "read f1.md"]
     assert sum(cost.prompt_tokens for _, cost in out) == 2 * 301 + 301  # the wasted batch is counted too
+
+
+def test_a_single_result_is_compressed_on_its_own() -> None:
+    model = Script()
+    out = compress_many("goal", items(1), "", model)
+    assert [(method, calls) for method, calls, _ in model.asked] == [("compress", [items(1)[0][0]])]
+    assert [c.insights for c, _ in out] == ["read f0.md"]
 
 
 def test_a_failed_model_call_keeps_a_mechanical_compression() -> None:
     failed = LLMResult[Any](kind="compress", model="m", ok=False, error="down", cost=COST)
-    compression, cost = comp.compress_one("goal", *items(1)[0], "", lambda p: failed)
+    compression, cost = compress_one("goal", items(1)[0], "", Script(each=lambda p: failed))
     assert compression.insights.startswith("read_file:") and cost == COST
 
 
 def test_skip_list_and_deep_mode() -> None:
-    assert not comp.needs_model("list_directory", ("list_directory",), "fast")
-    assert comp.needs_model("list_directory", ("list_directory",), "deep")
+    assert not needs_model("list_directory", ("list_directory",), "fast")
+    assert needs_model("list_directory", ("list_directory",), "deep")
 
 
 def test_secrets_never_reach_the_compressor_or_the_kept_output(tmp_path: Path) -> None:
-    planned, _ = items(1)[0]
-    payload = comp.compress_input("g", planned, ToolOutput(text=f"OPENAI_API_KEY={KEY}\n" + "x" * 2000))
+    _, planned, _ = items(1)[0]
+    payload = compress_input("g", planned, ToolOutput(text=f"OPENAI_API_KEY={KEY}\n" + "x" * 2000))
     assert KEY not in payload.output
     path = _keep_full_output(tmp_path, "call-1-1", f"token {KEY} " + "y" * 2000, ())
     assert path == "outputs/call-1-1.txt"
@@ -105,3 +153,56 @@ def test_compression_settings_come_from_the_environment(monkeypatch: Any, tmp_pa
     monkeypatch.delenv("CAIRN_SKIP_COMPRESS")
     default = ("list_directory", "write_file", "answer", "run_tests", "lint")
     assert Settings(workspace=tmp_path).run_config().skip_compress == default
+
+
+def read_three(payload: PlanInput) -> list[Candidate]:
+    return [Candidate(tool="read_file", params={"path": f"f{i}.md"}) for i in range(3)]
+
+
+class Recording(ScriptedTools):
+    """Every model call the executor is asked for, as (key, kind, run name); tool outputs scripted."""
+
+    def __init__(self, client: ModelClient) -> None:
+        super().__init__(client, lambda call: ToolOutput(text=f"{call.params['path']} holds a note. " * 20))
+        self.asked: list[tuple[str, CallKind, str]] = []
+
+    def ask(self, key: CallKey, kind: CallKind, payload: Schema, name: str) -> LLMResult[Any]:
+        self.asked.append((str(key), kind, name))
+        return super().ask(key, kind, payload, name)
+
+
+@pytest.fixture()
+def reads_three() -> Iterator[ScriptedModel]:
+    model = ScriptedModel(read_three)
+    undo = register(model)
+    yield model
+    undo()
+
+
+@pytest.mark.parametrize(
+    ("mode", "expected"),
+    [
+        (
+            "each",
+            [
+                ("t/1/1/compress", "compress", "compress-1-1"),
+                ("t/1/2/compress", "compress", "compress-1-2"),
+                ("t/1/3/compress", "compress", "compress-1-3"),
+            ],
+        ),
+        ("batch", [("t/1/0/compress_batch:1,2,3", "compress_batch", "compress-batch-1")]),
+    ],
+)
+def test_the_loop_keys_and_names_each_compression_after_the_calls_it_compresses(
+    tmp_path: Path, reads_three: ScriptedModel, mode: str, expected: list[tuple[str, str, str]]
+) -> None:
+    """Results are cached and resumed by these keys (a 0.2 workspace's too): they must not change."""
+    config = workspace_config(tmp_path, compress=mode)
+    create_task(config, "t", "Summarise the notes.")
+    executor = Recording(ModelClient(config.model, max_attempts=1))
+    run_iteration(open_session(config, "t"), 1, "fast", False, executor)
+    assert [asked for asked in executor.asked if asked[1].startswith("compress")] == expected
+    recorded = open_session(config, "t").state.model_calls
+    assert [call.key for call in recorded if call.kind.startswith("compress")] == [
+        key for key, _, _ in expected
+    ]
