@@ -48,7 +48,7 @@ def worker(variant: str, iterations: int) -> dict[str, float]:
     from prefect import flow, task
     from prefect.utilities.annotations import quote
 
-    from cairn.flows.prefect.durable import fresh_task_run_keys
+    from cairn.flows.prefect.internals import fresh_task_run_keys
     from cairn.flows.prefect.task_defaults import cairn_task, iteration_settings
     from cairn.tasks.call_key import CallKey
 

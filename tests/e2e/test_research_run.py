@@ -112,7 +112,7 @@ async def _runs_tagged(tag: str):  # type: ignore[no-untyped-def]
 
 def test_cli_error_is_one_line(tmp_path: Path) -> None:
     proc = subprocess.run(
-        [sys.executable, "-m", "flows", "show", "no-such-task", "--workspace", str(tmp_path)],
+        [sys.executable, "-m", "cairn.flows", "show", "no-such-task", "--workspace", str(tmp_path)],
         capture_output=True,
         text=True,
         timeout=60,
