@@ -99,6 +99,26 @@ def test_only_the_cli_imports_typer_and_no_module_reads_test_switches() -> None:
         assert "CAIRN_TEST" not in text, module
 
 
+CONTRACT = {
+    "cairn.memory.store.contract",
+    "cairn.memory.store._contract_suite",
+    "cairn.memory.store._contract_cases",
+}
+
+
+def test_only_the_contract_suite_imports_pytest_and_nothing_in_cairn_imports_the_suite() -> None:
+    """pytest is a test-time dependency: the importable contract suite may use it, nothing else may."""
+    modules = _modules()
+    for module, path in modules.items():
+        if module in CONTRACT:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+        imported |= {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
+        assert not {name for name in imported if name.split(".")[0] in ("pytest", "_pytest")}, module
+        assert not _imports(path, modules) & CONTRACT, module
+
+
 def _python(code: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=cwd, timeout=240)
 

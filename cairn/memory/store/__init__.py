@@ -1,5 +1,6 @@
 """The memory index: the `MemoryStore` protocol and its backends (embedded SQLite, Weaviate), hybrid
-fusion and reranking, opened by kind with `open_store`.
+fusion and reranking, opened by kind with `open_store`. `cairn.memory.store.contract`, the contract
+suite any backend can run, imports pytest and is not imported here (docs/stores.md).
 """
 
 from __future__ import annotations

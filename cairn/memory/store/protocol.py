@@ -1,6 +1,6 @@
 """The memory index behind one narrow, typed interface.
 
-Semantics every backend honours (the contract suite in `tests/contract` checks them):
+Semantics every backend honours (the contract suite, `cairn.memory.store.contract`, checks them):
 
 - `upsert` is idempotent by `Memory.key` within a tenant: upserting an existing key keeps one
   record, merges `agents`, keeps the larger `access_count` and refreshes content and metadata.
