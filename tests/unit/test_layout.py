@@ -116,3 +116,12 @@ def test_a_users_tasks_memory_and_flows_do_not_shadow_cairn(tmp_path: Path) -> N
     proc = _python(code, tmp_path)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout.split() == ["True", "True"]
+
+
+def test_no_module_file_name_repeats_across_folders() -> None:
+    """`directory.py` in two rooms read as one module in prose, tracebacks and imports."""
+    names: dict[str, list[str]] = {}
+    for path in _modules().values():
+        if path.name != "__init__.py" and "examples" not in path.relative_to(PACKAGE).parts:
+            names.setdefault(path.name, []).append(path.relative_to(ROOT).as_posix())
+    assert {name: paths for name, paths in names.items() if len(paths) > 1} == {}

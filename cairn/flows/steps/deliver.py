@@ -26,13 +26,13 @@ from cairn.memory.log.state import TaskState
 from cairn.memory.models import PlannedCall
 from cairn.tasks.call_key import CallKey
 from cairn.tasks.grounding import Grounding, ReadIndex, answer_body, check_answer, split_goal
+from cairn.tasks.grounding.answer_text import terms
 from cairn.tasks.grounding.arithmetic import worked
 from cairn.tasks.grounding.claims import answer_clauses
 from cairn.tasks.grounding.figures import figures
 from cairn.tasks.grounding.parts import wanted_unit, wants
 from cairn.tasks.grounding.reads import Support
 from cairn.tasks.grounding.relative_dates import dated_text
-from cairn.tasks.grounding.text import terms
 from cairn.tasks.messages.schemas import CalculateInput, CalculateOutput, DeliverInput, DeliverOutput
 from cairn.tasks.model.llm import context_window
 from cairn.tasks.opening import words_budget

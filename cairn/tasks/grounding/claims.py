@@ -20,10 +20,10 @@ from dataclasses import dataclass
 
 from cairn.memory.models import Claim, ClaimKind
 from cairn.tasks.grounding import figures as fig
+from cairn.tasks.grounding.answer_text import clauses, sentences
 from cairn.tasks.grounding.arithmetic import worked as work_out
 from cairn.tasks.grounding.names import names, quotes
 from cairn.tasks.grounding.reads import Read, ReadIndex, Support, normal
-from cairn.tasks.grounding.text import clauses, sentences
 
 __all__ = ["Given", "Read", "ReadIndex", "answer_clauses", "check_claims"]
 
@@ -63,7 +63,7 @@ def answer_clauses(body: str) -> list[str]:
 def check_claims(
     body: str, reads: ReadIndex, given: str, worked: Sequence[str] = (), clause_list: list[str] | None = None
 ) -> list[Claim]:
-    """Every claim of an answer's body (see `cairn.tasks.grounding.text.answer_body`), checked.
+    """Every claim of an answer's body (see `cairn.tasks.grounding.answer_text.answer_body`), checked.
     `worked`: expressions Cairn evaluated for this task (`"1260000 / 8400 = 150"`)."""
     said = Given(given)
     found: list[Claim] = []

@@ -21,8 +21,8 @@ from functools import cached_property
 from cairn.memory.embed.words import FUNCTION_WORDS
 from cairn.memory.models import Claim
 from cairn.tasks.grounding import figures as fig
+from cairn.tasks.grounding.answer_text import terms
 from cairn.tasks.grounding.relative_dates import anchor_spans, resolved
-from cairn.tasks.grounding.text import terms
 
 RARE = 3  # a word in at most this many lines can link two of them (a name, a service)
 NEAR = 60  # characters either side of a claim that speak of it (about ten words)

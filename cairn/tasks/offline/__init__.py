@@ -1,8 +1,9 @@
 """`cairn/offline`: a deterministic, rule-based model registered in litellm as provider `cairn`.
 
-It reads the request back with `cairn.tasks.messages.prompts.parse_request` and fulfils the call's schema with
-extractive logic (`rules`, `planner`, `reading`), so a research or question task over local files
-completes with no model at all. Usage is counted with litellm's tokenizer; the cost is 0.
+It reads the request back with `cairn.tasks.messages.prompts.parse_request` and fulfils the call's
+schema with extractive logic (`classifier`, `planner`, `reading`, `spec_code`), so a research or
+question task over local files completes with no model at all. Usage is counted with litellm's
+tokenizer; the cost is 0.
 
 >>> import litellm
 >>> from cairn.tasks.messages.prompts import render
@@ -42,9 +43,9 @@ from cairn.tasks.messages.schemas import (
     WriteInput,
 )
 from cairn.tasks.offline.classifier import detect_task_type, extract_constraint
-from cairn.tasks.offline.coding import write
 from cairn.tasks.offline.planner import plan
 from cairn.tasks.offline.reading import compress, compress_batch, synthesize
+from cairn.tasks.offline.spec_code import write
 
 PROVIDER = "cairn"
 OFFLINE_MODEL = "cairn/offline"

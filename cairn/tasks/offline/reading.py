@@ -20,7 +20,7 @@ from cairn.tasks.messages.schemas import (
     SynthesizeInput,
 )
 from cairn.tasks.messages.schemas import SynthesizeOutput as Synthesis
-from cairn.tasks.offline import coding, text
+from cairn.tasks.offline import spec_code, text
 
 CHECK_TOOLS = ("run_tests", "lint")
 _FAILED_LINE = re.compile(r"-> (?:failure|error|timeout)\b")
@@ -106,9 +106,9 @@ def _reading(inp: CompressInput, target: str) -> CompressOutput:
             relevance="low",
             next_suggested_actions="Read another file.",
         )
-    if inp.tool == "read_file" and (blocks := coding.file_blocks(inp.output)):
+    if inp.tool == "read_file" and (blocks := spec_code.file_blocks(inp.output)):
         return CompressOutput(
-            insights=coding.note(target, blocks),
+            insights=spec_code.note(target, blocks),
             learning=f"{target} gives the code of {', '.join(blocks)}.",
             relevance="high",
             next_suggested_actions=f"Write {', '.join(blocks)} as given, then run the tests.",
