@@ -8,7 +8,7 @@ from typing import Any
 from cairn.flows.loop.results import _keep_full_output
 from cairn.flows.settings import Settings
 from cairn.memory.models import CallCost, PlannedCall
-from cairn.tasks import compress as comp
+from cairn.tasks import compress
 from cairn.tasks.messages.schemas import (
     CompressBatchInput,
     CompressBatchOutput,
@@ -44,7 +44,7 @@ def test_batch_is_one_call_whose_cost_is_split_exactly() -> None:
             kind="compress_batch", model="m", output=CompressBatchOutput(results=results), ok=True, cost=COST
         )
 
-    out = comp.compress_many(
+    out = compress.compress_many(
         "goal", items(3), "ACTIVE RULES AND ISSUES:\n- [Constraint] x", batch, lambda n, p: one(p)
     )
     assert (
@@ -69,25 +69,25 @@ def test_a_batch_with_the_wrong_count_falls_back_to_one_call_each() -> None:
         )
 
     asked: list[int] = []
-    out = comp.compress_many("goal", items(2), "", short, lambda n, p: (asked.append(n), one(p))[1])
+    out = compress.compress_many("goal", items(2), "", short, lambda n, p: (asked.append(n), one(p))[1])
     assert asked == [0, 1] and [c.insights for c, _ in out] == ["read f0.md", "read f1.md"]
     assert sum(cost.prompt_tokens for _, cost in out) == 2 * 301 + 301  # the wasted batch is counted too
 
 
 def test_a_failed_model_call_keeps_a_mechanical_compression() -> None:
     failed = LLMResult[Any](kind="compress", model="m", ok=False, error="down", cost=COST)
-    compression, cost = comp.compress_one("goal", *items(1)[0], "", lambda p: failed)
+    compression, cost = compress.compress_one("goal", *items(1)[0], "", lambda p: failed)
     assert compression.insights.startswith("read_file:") and cost == COST
 
 
 def test_skip_list_and_deep_mode() -> None:
-    assert not comp.needs_model("list_directory", ("list_directory",), "fast")
-    assert comp.needs_model("list_directory", ("list_directory",), "deep")
+    assert not compress.needs_model("list_directory", ("list_directory",), "fast")
+    assert compress.needs_model("list_directory", ("list_directory",), "deep")
 
 
 def test_secrets_never_reach_the_compressor_or_the_kept_output(tmp_path: Path) -> None:
     planned, _ = items(1)[0]
-    payload = comp.compress_input("g", planned, ToolOutput(text=f"OPENAI_API_KEY={KEY}\n" + "x" * 2000))
+    payload = compress.compress_input("g", planned, ToolOutput(text=f"OPENAI_API_KEY={KEY}\n" + "x" * 2000))
     assert KEY not in payload.output
     path = _keep_full_output(tmp_path, "call-1-1", f"token {KEY} " + "y" * 2000, ())
     assert path == "outputs/call-1-1.txt"

@@ -18,7 +18,7 @@ from cairn.memory.log.state import TaskState
 from cairn.memory.models import Memory, TaskType
 from cairn.memory.store.protocol import SearchFilter, SearchQuery
 from cairn.memory.tool_config import ToolsConfig
-from cairn.tasks import compress as comp
+from cairn.tasks.compress import line_counter
 from cairn.tasks.deps import Deps, RunConfig, deps_for
 from cairn.tasks.goal_examples import TEST_FILE
 from cairn.tasks.model.llm import context_window
@@ -66,7 +66,7 @@ class Session:
     def context(self) -> str:
         """The CONTEXT block; the history budget is RunConfig.context_tokens or 25% of the model's window."""
         budget = self.config.context_tokens or context_budget(context_window(self.config.model))
-        counter = comp.line_counter(self.config.model)
+        counter = line_counter(self.config.model)
         ensure_sources(self.deps.store, self.state.sources)  # the snippets search the sources' index
         learner = learner_for(self.deps, self.state)
         return relevant_context(

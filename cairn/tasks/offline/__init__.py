@@ -42,7 +42,7 @@ from cairn.tasks.messages.schemas import (
     SynthesizeInput,
     WriteInput,
 )
-from cairn.tasks.offline.classifier import detect_task_type, extract_constraint
+from cairn.tasks.offline.classifier import rule_by_words, task_type_by_words
 from cairn.tasks.offline.planner import plan
 from cairn.tasks.offline.reading import compress, compress_batch, synthesize
 from cairn.tasks.offline.spec_code import write
@@ -65,9 +65,9 @@ def respond(messages: list[dict[str, str]]) -> str:
     elif isinstance(payload, SynthesizeInput):
         output = synthesize(payload)
     elif isinstance(payload, ExtractConstraintInput):
-        output = extract_constraint(payload.message)
+        output = rule_by_words(payload.message)
     elif isinstance(payload, DetectTaskTypeInput):
-        output = detect_task_type(payload.goal)
+        output = task_type_by_words(payload.goal)
     elif isinstance(payload, DeliverInput):
         output = DeliverOutput()  # no answer: the offline planner writes its cited report itself
     elif isinstance(payload, CalculateInput):
