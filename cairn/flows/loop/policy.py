@@ -1,6 +1,6 @@
-"""Loop policy: when to stop, and how the next iteration should run (ARCHITECTURE §3).
+"""Loop policy: when to stop, and how the next iteration should run (docs/design.md, "The iteration").
 
-Pure functions of the task state, each rule giving a human reason.
+Pure functions of the task state, each stop condition giving a human reason.
 
 >>> decide(TaskState(max_iterations=1, iterations=[IterationRecord(iteration=1)])).stop
 'iteration cap of 1 reached'
