@@ -140,7 +140,7 @@ class PlannedCall(Frozen):
 
 
 class CheckOutcome(Frozen):
-    """One named check inside a tool result (a test id, a lint rule): the unit of a hot issue."""
+    """One named check inside a tool result (a test id, a linted file): the unit of a hot issue."""
 
     check_id: str
     passed: bool

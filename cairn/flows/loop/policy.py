@@ -54,8 +54,8 @@ def awaiting_review(iteration: int) -> str:
 def decide(state: TaskState, policy: LoopPolicy = DEFAULT_POLICY) -> Decision:
     if state.verdict is not None and state.verdict.complete:
         return Decision(stop="complete: every requirement of the suite is met")
-    for rule in (_model_unavailable, _budget, _cap, _same_call, _validations, _no_evidence):
-        reason = rule(state, policy)
+    for condition in (_model_unavailable, _budget, _cap, _same_call, _validations, _no_evidence):
+        reason = condition(state, policy)
         if reason:
             return Decision(stop=reason)
     return _stuck(state, policy)

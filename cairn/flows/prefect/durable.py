@@ -108,7 +108,7 @@ def run_name(tools: Toolset, call: PlannedCall) -> str:
 def _untracked(*args: Any) -> list[Any]:
     """Arguments Prefect must not trace. It draws a graph edge from any argument that is, or holds,
     an object another task run returned, by identity: an interned string such as the kind
-    "compress" in one call's result made every later compression "depend" on it. The tasks get
+    "compress" in one call's result made every later compression "depend" on it. The Prefect tasks get
     the values unwrapped (the cache key too: Prefect resolves parameters before computing it)."""
     return [quote(arg) for arg in args]
 
@@ -128,14 +128,14 @@ class _FreshKeys(dict[str, str | int]):
 
     def __contains__(self, key: object) -> bool:
         if isinstance(key, str) and not dict.__contains__(self, key):
-            self[key] = self.start  # Prefect asks before its first call of a task, then counts on
+            self[key] = self.start  # Prefect asks before its first call of a Prefect task, then counts on
         return True
 
 
 def fresh_task_run_keys() -> None:
     """Make every task run and subflow this process starts in the current flow run a new one.
 
-    Prefect knows a flow run's task runs (and subflows) by call order: the n-th call of a task.
+    Prefect knows a flow run's task runs (and subflows) by call order: the n-th call of a Prefect task.
     A continued run (Retry, `cairn resume`, a submitted review form) skips what the history holds,
     so its n-th call is another call, and Prefect would hand back the earlier one's result: the
     continued iteration 2 got iteration 1's finished subflow. With keys unique to the process each

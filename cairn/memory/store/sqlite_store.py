@@ -170,7 +170,7 @@ class SQLiteStore:
             self._data_version = version
         names = tuple(sorted(set(tenants)))
         if names not in self._cache:
-            if len(self._cache) >= _MAX_CACHED_SETS:  # bound memory: forget the oldest tenant set
+            if len(self._cache) >= _MAX_CACHED_SETS:  # bound the cache: forget the oldest tenant set
                 del self._cache[next(iter(self._cache))]
             self._cache[names] = sqlite_search.VectorMatrix(
                 sqlite_search.vector_rows(self._conn, names), self._dim

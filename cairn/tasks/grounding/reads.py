@@ -32,7 +32,7 @@ _HEADED = " — "  # `context_lines` puts a line's heading before this
 _CLAUSE_END = re.compile(r";\s*|[.!?](?:\s+|$)|:\s+(?=\S)")
 _WORDS = re.compile(r"[a-z0-9]+")
 _SPACE = re.compile(r"\s+")
-_RULE = re.compile(r"\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?")
+_TABLE_DIVIDER = re.compile(r"\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?")
 _SEPARATOR = re.compile(r"(?<=\d)[,\u202f\u2009](?=\d{3}\b)")
 _FUNCTION_STEMS = frozenset(t for w in FUNCTION_WORDS for t in terms(w))
 
@@ -91,7 +91,7 @@ def spelled_tables(text: str) -> str:
         if not stripped.startswith("|"):
             header = []
             out.append(line)
-        elif _RULE.fullmatch(stripped):
+        elif _TABLE_DIVIDER.fullmatch(stripped):
             continue
         elif not header:
             header = [cell.strip() for cell in stripped.strip("|").split("|")]

@@ -3,7 +3,7 @@
 `ModelClient.call` never raises for model-side problems: an unreachable provider, a reply that is
 not JSON, or JSON that fails validation `max_attempts` times all become a failed `LLMResult` with a
 one-line error, so the agent loop records the failure and carries on. Model strings: any litellm
-model, `cairn/offline` (the rule-based provider in `cairn.tasks.offline`), or `replay:PATH` (with an
+model, `cairn/offline` (the deterministic provider in `cairn.tasks.offline`), or `replay:PATH` (with an
 optional `?match=kind`) to play a cassette recorded with `record=PATH`.
 """
 

@@ -1,4 +1,4 @@
-"""`cairn/offline`: a deterministic, rule-based model registered in litellm as provider `cairn`.
+"""`cairn/offline`: a deterministic, extractive model registered in litellm as provider `cairn`.
 
 It reads the request back with `cairn.tasks.messages.prompts.parse_request` and fulfils the call's
 schema with extractive logic (`classifier`, `planner`, `reading`, `spec_code`), so a research or

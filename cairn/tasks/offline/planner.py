@@ -30,7 +30,7 @@ def plan(inp: PlanInput) -> Plan:
     proposals = _recovery(inp) + _proposals(inp) if inp.recovery else _proposals(inp)
     available = {t.name for t in inp.tools}
     fresh = _fresh(proposals, done, available) or _fresh(_recovery(inp), done, available)
-    if not fresh:  # everything was tried: one last memory search, else the loop's stop rules decide
+    if not fresh:  # everything was tried: one last memory search, else the loop policy decides
         last = _call(
             inp,
             _SEARCH,
