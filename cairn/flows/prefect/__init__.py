@@ -1,5 +1,5 @@
 """Prefect, in one room: the task's flow and its iteration subflows, Cairn's Prefect tasks and their
-defaults, deployments, workers, the review form, and what the UI shows.
+defaults, deployments, workers, the review form, and the UI pages (what a task shows in the UI).
 
 Nothing outside this room imports `prefect`; the loop (`cairn.flows.loop`) runs here unchanged.
 
