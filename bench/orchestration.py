@@ -49,11 +49,11 @@ def worker(variant: str, iterations: int) -> dict[str, float]:
     from prefect.utilities.annotations import quote
 
     from cairn.flows.prefect.internals import fresh_task_run_keys
-    from cairn.flows.prefect.task_defaults import cairn_task, iteration_settings
+    from cairn.flows.prefect.task_defaults import iteration_settings, prefect_task
     from cairn.tasks.call_key import CallKey
 
     tuned = variant != "default"
-    tool = cairn_task(name="tool")(_trivial) if tuned else task(_trivial, name="tool")
+    tool = prefect_task(name="tool")(_trivial) if tuned else task(_trivial, name="tool")
     run = uuid.uuid4().hex[:8]
 
     @flow(name="bench-iteration", flow_run_name="iteration-{n}", persist_result=True)

@@ -46,9 +46,8 @@ sys.path.insert(0, str(ROOT))
 
 from bench.stores import OpenStore, backend_list, backend_stores  # noqa: E402
 from cairn.memory.dialog import Turn, turn_memories, turn_vectors  # noqa: E402
+from cairn.memory.embed import potion_embedding  # noqa: E402
 from cairn.memory.embed.embeddings import Embedder, HashingEmbedder, Vectors  # noqa: E402
-from cairn.memory.embed.potion_embedding import DATA as POTION_DATA  # noqa: E402
-from cairn.memory.embed.potion_embedding import PotionEmbedder  # noqa: E402
 from cairn.memory.embed.static_embedding import StaticEmbedder  # noqa: E402
 from cairn.memory.models import Memory  # noqa: E402
 from cairn.memory.store import fusion  # noqa: E402
@@ -148,9 +147,10 @@ def _timestamp(when: str | None) -> float | None:
 
 def embedders() -> dict[str, Embedder]:
     found: dict[str, Embedder] = {"static-minilm": StaticEmbedder(), "hashing": HashingEmbedder()}
-    if POTION_DATA.joinpath("table.npz").exists():  # potion-base-8M, a candidate (`convert_potion.py`)
-        found["potion-base-8m"] = PotionEmbedder()
-        found["potion-base-8m-content"] = PotionEmbedder(content_words=True)
+    # potion-base-8M, a candidate (`convert_potion.py`)
+    if potion_embedding.DATA.joinpath("table.npz").exists():
+        found["potion-base-8m"] = potion_embedding.PotionEmbedder()
+        found["potion-base-8m-content"] = potion_embedding.PotionEmbedder(content_words=True)
     try:
         from cairn.memory.embed.embeddings import MiniLMEmbedder
 

@@ -1,4 +1,4 @@
-"""Take secrets out of text before it is kept: history, store, artifacts, logs.
+"""Take secrets out of text before it is kept: history, memory index, UI pages, logs.
 
 Two nets. Patterns catch credentials by their shape (provider key prefixes, bearer tokens, JWTs,
 PEM private keys, `password=...` assignments). Exact values catch what no pattern knows: the values

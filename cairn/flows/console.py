@@ -58,7 +58,7 @@ def say(message: str) -> None:
     err.print(message)
 
 
-def crash_report(exc: BaseException) -> Path:
+def save_traceback(exc: BaseException) -> Path:
     """Write the traceback of an unexpected error to a file (redacted); returns its path."""
 
     text = redact("".join(traceback.format_exception(exc)))
@@ -71,4 +71,4 @@ def crash_report(exc: BaseException) -> Path:
             return path
         except OSError:
             continue
-    raise OSError("no writable folder for the error report")
+    raise OSError("no writable folder for the traceback")

@@ -81,7 +81,8 @@ class Settings(BaseSettings):
 
 
 def cairn_home(env: Mapping[str, str] | None = None) -> Path:
-    """`CAIRN_HOME` (default `~/.cairn`): the local server's and workers' files, error reports."""
+    """`CAIRN_HOME` (default `~/.cairn`): the local server's and workers' files, and the tracebacks
+    of unexpected errors."""
     env = os.environ if env is None else env
     return Path(env.get("CAIRN_HOME") or Path.home() / ".cairn").expanduser()
 

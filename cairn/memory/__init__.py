@@ -1,4 +1,9 @@
-"""Cairn memory: models, workspace and event log, stores, embeddings, context (no Prefect).
+"""What Cairn keeps, no Prefect: models, the workspace and event log, the memory index, embeddings,
+context.
+
+Memory, in names and prose, is the memory index (`cairn.memory.store`: SQLite or Weaviate) and its
+records (`cairn.memory.models.Memory`); the package also holds the event log the index is built
+from (`cairn.memory.log`) and what is built from both (`cairn.memory.context`).
 
 >>> from cairn.memory import Workspace, open_store
 >>> from cairn.memory.embed.embeddings import HashingEmbedder

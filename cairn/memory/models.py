@@ -111,7 +111,7 @@ class ModelProbe(Frozen):
 
 
 class Compression(Frozen):
-    """The model's reading of one tool result (seed: context-management-reflection)."""
+    """The model's reading of one tool result (docs/design.md, "Reflection and context")."""
 
     insights: str = ""
     learning: str = ""
@@ -140,7 +140,7 @@ class PlannedCall(Frozen):
 
 
 class CheckOutcome(Frozen):
-    """One named check inside a tool result (a test id, a lint rule): the unit of a hot issue."""
+    """One named check inside a tool result (a test id, a linted file): the unit of a hot issue."""
 
     check_id: str
     passed: bool
@@ -400,7 +400,7 @@ class Memory(Frozen):
 
 
 def memory_key(content: str, domain: str | None = None, task_type: str | None = None) -> str:
-    """Hierarchical memory key (seed: memory-identification-scheme).
+    """Hierarchical memory key: domain, task type, content hash (docs/design.md, "Memory intelligence").
 
     >>> memory_key("use pyproject.toml", "python", "coding_task")
     'python:coding_task:...'  # doctest: +SKIP

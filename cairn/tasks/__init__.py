@@ -1,6 +1,8 @@
-"""Cairn's steps as plain functions: model client and messages (`model`, `messages`), tools (`tools`,
-`toolset`), grounding (`grounding`, `task_grounding`), validation (`validate`), the offline model.
-Prefect runs them from `cairn.flows.prefect`; nothing here imports Prefect.
+"""What a task's iterations run: the model client and its messages (`model`, `messages`), tools
+(`tools`, `toolset`), grounding (`grounding`, `task_grounding`), validation (`validate`), the
+offline model. Plain functions, no Prefect: the Prefect tasks that wrap the calls are
+`cairn.flows.prefect.tasks`. The package keeps the name of Cairn 0.1's top-level `tasks`
+(`cairn._legacy`); everywhere else a task is a Cairn task, one goal run to its end.
 
 >>> RunConfig(workspace="ws").model
 'cairn/offline'

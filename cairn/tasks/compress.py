@@ -1,4 +1,4 @@
-"""Per-call compression (seed: context-management-reflection): a tool's raw output becomes
+"""Per-call compression (docs/design.md, "Reflection and context"): a tool's raw output becomes
 `insights`, `learning`, `relevance` and `next_suggested_actions` in the same cycle.
 
 Two modes (`RunConfig.compress`): `each` asks the model once per call; `batch` asks once for all

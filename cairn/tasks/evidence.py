@@ -1,4 +1,4 @@
-"""From an executed call to the file registry and evidence (seed: rich-context-memory-bfs).
+"""From an executed call to the file registry and evidence.
 
 Pure functions: the iteration flow records what they return as events.
 

@@ -19,9 +19,9 @@ from pathlib import Path, PurePosixPath
 from cairn.memory.log.state import TaskState
 from cairn.memory.models import CodeReference, ToolCall
 from cairn.tasks.grounding import ReadIndex, check_answer, split_goal
+from cairn.tasks.grounding.answer_text import terms
 from cairn.tasks.grounding.functions import check_files, check_functions, named_files, named_functions
 from cairn.tasks.grounding.reads import Read
-from cairn.tasks.grounding.text import terms
 from cairn.tasks.tools.builtins import BUILTIN_NAMES
 from cairn.tasks.validate import Checked
 

@@ -1,10 +1,10 @@
-"""Judge a task's evidence against its completion rules: one Great Expectations suite per task type.
+"""Judge a task's evidence against its completion suite: one Great Expectations suite per task type.
 
-The rules are data (`validators/{task_type}.json`, GX's own suite format) so users can edit them
+The suites are data (`validators/{task_type}.json`, GX's own suite format) so users can edit them
 without touching code. Each expectation runs against a pandas DataFrame: by default one row per
 evidence item, or, with `meta.rows`, one row per claim of the deliverable (`claims`), per part of
 the goal (`parts`) or per function the goal names (`functions`; see `cairn.tasks.grounding`). Its
-`meta.requirement` names the rule in the verdict (expectations sharing a name form one
+`meta.requirement` names the requirement in the verdict (expectations sharing a name form one
 requirement, met when all of them succeed). Evidence columns, derived here so the suites stay simple:
 
 - `evidence_id`, `type`, `confidence`, `source`, `iteration`, `timestamp`: from `Evidence`
@@ -15,14 +15,14 @@ requirement, met when all of them succeed). Evidence columns, derived here so th
 - `is_doc_artifact`: `documentation` evidence, or a `file_creation` of a documentation file
 - `after_last_code_write`: (iteration, timestamp) later than the last code write (True if none)
 
-"Exists" rules use `expect_table_row_count_to_be_between` with `min_value` and a `row_condition`;
+"Exists" expectations use `expect_table_row_count_to_be_between` with `min_value` and a `row_condition`;
 a row-level expectation with a condition passes when no row matches, so never use one for those.
 
 Claim rows: `text`, `kind`, `status` (supported, computed, unsupported), `where`. Part rows:
 `part`, `answered`, `clause`. Function rows: `name`, `defined`, `exercised`, `test_run`. A failed
-rule over these rows names each row it failed on (`Verdict.unmet`: "6.43 ms is in no file read").
+expectation over these rows names each row it failed on (`Verdict.unmet`: "6.43 ms is in no file read").
 
-Conditional rules: an expectation whose meta has `"when": "<flag>"` only applies when that flag
+Conditional expectations: one whose meta has `"when": "<flag>"` only applies when that flag
 is true; otherwise it is left out of the run and reported as "not required". The one flag today
 is `has_tests` (a test module was written).
 
@@ -61,7 +61,7 @@ class SuiteError(CairnError, ValueError):
 
 
 @dataclass(frozen=True)
-class Rule:
+class Expectation:
     index: int  # position in the suite file, for error messages
     requirement: str
     config: dict[str, Any]  # GX expectation configuration: type, kwargs, meta
@@ -83,7 +83,7 @@ class Checked:
 class Suite:
     name: str
     path: Path
-    rules: tuple[Rule, ...]
+    expectations: tuple[Expectation, ...]
 
 
 @dataclass
@@ -116,14 +116,14 @@ def validate(
     suite = load_suite(suite_path(task_type, suites_dir))
     checked = checked or Checked()
     flags = {"has_tests": has_tests}
-    applies = [rule.when is None or flags[rule.when] for rule in suite.rules]
-    applied = [rule for rule, keep in zip(suite.rules, applies, strict=True) if keep]
-    skipped = [rule for rule, keep in zip(suite.rules, applies, strict=True) if not keep]
+    applies = [entry.when is None or flags[entry.when] for entry in suite.expectations]
+    applied = [entry for entry, keep in zip(suite.expectations, applies, strict=True) if keep]
+    skipped = [entry for entry, keep in zip(suite.expectations, applies, strict=True) if not keep]
     checks = _run(suite, applied, _frames(evidence, checked))
     requirements = _requirements(applied, checks)
     met = [req.name for req in requirements if req.met]
     missing = [req.name for req in requirements if not req.met]
-    used = {rule.rows for rule in applied}
+    used = {entry.rows for entry in applied}
     return Verdict(
         complete=not missing,
         confidence=_confidence(len(met), len(requirements), checked, used),
@@ -187,13 +187,13 @@ def requirements(task_type: str, suites_dir: Path | None = None) -> list[str]:
     'answer file written: the answer is written to a file: `answer` writes answer.md'
     """
     suite = load_suite(suite_path(task_type, suites_dir))
-    lines: dict[str, str] = {}  # one line per requirement, with the first hint its rules give
-    for rule in suite.rules:
-        hint = str(rule.config["meta"].get("hint") or "")
-        when = f" (when {rule.when.replace('_', ' ')})" if rule.when else ""
-        line = f"{rule.requirement}{when}: {hint}" if hint else f"{rule.requirement}{when}"
-        if rule.requirement not in lines or (hint and ":" not in lines[rule.requirement]):
-            lines[rule.requirement] = line
+    lines: dict[str, str] = {}  # one line per requirement, with the first hint its expectations give
+    for entry in suite.expectations:
+        hint = str(entry.config["meta"].get("hint") or "")
+        when = f" (when {entry.when.replace('_', ' ')})" if entry.when else ""
+        line = f"{entry.requirement}{when}: {hint}" if hint else f"{entry.requirement}{when}"
+        if entry.requirement not in lines or (hint and ":" not in lines[entry.requirement]):
+            lines[entry.requirement] = line
     return list(lines.values())
 
 
@@ -211,11 +211,11 @@ def load_suite(path: Path) -> Suite:
     if not raw["expectations"]:
         # An empty suite would declare every task complete at once.
         raise SuiteError(f"{path}: the suite has no expectations")
-    rules = tuple(_rule(path, index, item) for index, item in enumerate(raw["expectations"]))
-    return Suite(name=str(raw.get("name") or path.stem), path=path, rules=rules)
+    expectations = tuple(_expectation(path, index, item) for index, item in enumerate(raw["expectations"]))
+    return Suite(name=str(raw.get("name") or path.stem), path=path, expectations=expectations)
 
 
-def _rule(path: Path, index: int, item: Any) -> Rule:
+def _expectation(path: Path, index: int, item: Any) -> Expectation:
     where = f"{path}: expectation {index}"
     if not isinstance(item, dict) or not isinstance(item.get("type"), str):
         raise SuiteError(f"{where}: needs a 'type' string")
@@ -231,7 +231,7 @@ def _rule(path: Path, index: int, item: Any) -> Rule:
     requirement = str(meta.get("requirement") or item["type"])
     meta["requirement"] = requirement  # results are matched back to requirements by this name
     config = {"type": item["type"], "kwargs": dict(item.get("kwargs", {})), "meta": meta}
-    return Rule(index=index, requirement=requirement, config=config, when=when, rows=rows)
+    return Expectation(index=index, requirement=requirement, config=config, when=when, rows=rows)
 
 
 # --- evidence -----------------------------------------------------------------------------------
@@ -277,7 +277,7 @@ def _is_code_write(e: Evidence) -> bool:
 
 
 def _frames(evidence: Sequence[Evidence], checked: Checked) -> dict[str, pd.DataFrame]:
-    """Every table a rule may judge, by its `rows` name; `label` says what a failing row means."""
+    """Every table an expectation may judge, by its `rows` name; `label` says what a failing row means."""
 
     claims = [
         {"text": c.text, "kind": c.kind, "status": c.status, "where": c.where, "label": c.reason()}
@@ -332,17 +332,19 @@ class Check:
     failed_rows: tuple[str, ...] = ()  # the `label` of each row the expectation failed on
 
 
-def _run(suite: Suite, rules: Sequence[Rule], frames: Mapping[str, pd.DataFrame]) -> list[Check]:
-    """Each rule run against its table; one GX validation per table the suite uses."""
+def _run(
+    suite: Suite, expectations: Sequence[Expectation], frames: Mapping[str, pd.DataFrame]
+) -> list[Check]:
+    """Each expectation run against its table; one GX validation per table the suite uses."""
     checks: list[Check] = []
     with _LOCK:
         definition = _ensure_context()
-        expectations = _expectations(suite)  # all of them: a broken rule fails even when skipped
+        built = _gx_expectations(suite)  # all of them: a broken expectation fails even when skipped
         for rows in ROWS:
-            chosen = [rule for rule in rules if rule.rows == rows]
+            chosen = [entry for entry in expectations if entry.rows == rows]
             if not chosen:
                 continue
-            gx_suite = _gx_suite(f"{suite.name}-{rows}", [expectations[rule.index] for rule in chosen])
+            gx_suite = _gx_suite(f"{suite.name}-{rows}", [built[entry.index] for entry in chosen])
             frame = frames[rows]
             result = definition.get_batch(batch_parameters={"dataframe": frame}).validate(gx_suite)
             checks += [_check(item, frame) for item in result.results]
@@ -367,18 +369,18 @@ def _ensure_context() -> Any:
     return _batch_definition
 
 
-def _expectations(suite: Suite) -> list[Any]:
+def _gx_expectations(suite: Suite) -> list[Any]:
     """GX expectation objects, built one by one: ExpectationSuite only logs and drops a bad entry."""
     from great_expectations.expectations.expectation_configuration import ExpectationConfiguration
 
-    expectations = []
-    for rule in suite.rules:
+    built = []
+    for entry in suite.expectations:
         try:
-            expectations.append(ExpectationConfiguration(**rule.config).to_domain_obj())
+            built.append(ExpectationConfiguration(**entry.config).to_domain_obj())
         except Exception as exc:  # GX raises lookup, pydantic and type errors alike for a bad entry
-            where = f"{suite.path}: expectation {rule.index} ({rule.config['type']})"
+            where = f"{suite.path}: expectation {entry.index} ({entry.config['type']})"
             raise SuiteError(f"{where}: {' '.join(str(exc).split())[:240]}") from None
-    return expectations
+    return built
 
 
 def _gx_suite(name: str, expectations: list[Any]) -> Any:
@@ -439,9 +441,9 @@ def _need(kwargs: Mapping[str, Any]) -> str:
 # --- the verdict --------------------------------------------------------------------------------
 
 
-def _requirements(rules: Sequence[Rule], checks: Sequence[Check]) -> list[Requirement]:
+def _requirements(expectations: Sequence[Expectation], checks: Sequence[Check]) -> list[Requirement]:
     """Requirements in suite order; one with no result at all counts as not met."""
-    found = {rule.requirement: Requirement(rule.requirement) for rule in rules}
+    found = {entry.requirement: Requirement(entry.requirement) for entry in expectations}
     for check in checks:
         req = found.setdefault(check.requirement, Requirement(check.requirement))
         req.met = req.met and check.success
@@ -453,7 +455,7 @@ def _requirements(rules: Sequence[Rule], checks: Sequence[Check]) -> list[Requir
     return list(found.values())
 
 
-def _rationale(requirements: Sequence[Requirement], skipped: Sequence[Rule]) -> str:
+def _rationale(requirements: Sequence[Requirement], skipped: Sequence[Expectation]) -> str:
     def line(req: Requirement) -> str:
         return f"{req.name} ({'; '.join(req.details)})"
 

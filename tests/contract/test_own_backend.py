@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-import cairn.memory.store.contract as contract
 from cairn.memory.embed.embeddings import Embedder, HashingEmbedder
 from cairn.memory.models import Memory
+from cairn.memory.store import contract
 from cairn.memory.store.contract import StoreContract
 from cairn.memory.store.protocol import MemoryStore, SearchFilter, SearchHit, SearchQuery
 from cairn.memory.store.sqlite_store import SQLiteStore

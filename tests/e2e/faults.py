@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from cairn.flows.prefect.durable import PrefectExecutor
 
 
-def main(argv: list[str]) -> None:
+def run_with_faults(argv: list[str]) -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--fail-call")
     parser.add_argument("--kill-after-results", type=int)
@@ -50,10 +50,10 @@ def main(argv: list[str]) -> None:
         return where
 
     runtime.prepare = prepare_then_wrap
-    from cairn.flows.cli.app import main as cli
+    from cairn.flows.cli.app import main
 
     sys.argv = ["cairn", *cli_args]
-    cli()
+    main()
 
 
 def _current_key() -> Any:
@@ -65,12 +65,11 @@ def _current_key() -> Any:
 def _wrap(
     fail_call: str | None, count: str | None, kill_after_results: int | None, kill_in_tool: str | None = None
 ) -> None:
-    from cairn.flows.prefect import durable
-    from cairn.flows.prefect import tasks as steps
+    from cairn.flows.prefect import durable, tasks
 
     if kill_after_results:
         durable.PrefectExecutor = _killing_executor(durable.PrefectExecutor, kill_after_results)  # type: ignore[misc]
-    run_tool_call, ask_model = steps.run_tool_call, steps.ask_model
+    run_tool_call, ask_model = tasks.run_tool_call, tasks.ask_model
 
     def counted(key: Any) -> None:
         if count:
@@ -95,7 +94,7 @@ def _wrap(
         counted(_current_key())
         return result
 
-    steps.run_tool_call, steps.ask_model = tool, model  # type: ignore[assignment]
+    tasks.run_tool_call, tasks.ask_model = tool, model  # type: ignore[assignment]
 
 
 def _killing_executor(base: type[PrefectExecutor], limit: int) -> type[PrefectExecutor]:
@@ -117,4 +116,4 @@ def _killing_executor(base: type[PrefectExecutor], limit: int) -> type[PrefectEx
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    run_with_faults(sys.argv[1:])

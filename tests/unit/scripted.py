@@ -16,7 +16,7 @@ import litellm
 from litellm.llms.custom_llm import CustomLLM
 from litellm.types.utils import ModelResponse
 
-from cairn.flows.loop.cycle import NoArtifacts, TaskResult, run_loop
+from cairn.flows.loop.cycle import NoPages, TaskResult, run_loop
 from cairn.flows.loop.iteration import run_iteration
 from cairn.flows.loop.request import TaskRequest
 from cairn.flows.loop.start import start_task
@@ -128,4 +128,4 @@ def run_whole_task(
     def iterate(n: int, mode: IterationMode, recovery: bool) -> None:
         run_iteration(session, n, mode, recovery, executor)
 
-    return run_loop(session, iterate, NoArtifacts())
+    return run_loop(session, iterate, NoPages())

@@ -16,7 +16,7 @@ from cairn.memory.store.protocol import SearchFilter, SearchQuery
 from cairn.memory.store.sqlite_store import SQLiteStore
 from cairn.tasks.evidence import register_file
 from cairn.tasks.tools.base import ToolContext
-from cairn.tasks.tools.files import write_file
+from cairn.tasks.tools.file_tools import write_file
 
 CODE_V1 = '''"""Payment helpers."""
 

@@ -1,5 +1,5 @@
 """The UI's pieces as plain functions: review points, the review hook of the loop, the recorded
-decision, the result artifact and the story lines (issue 16). The browser tests are in
+decision, the result page and the story lines (issue 16). The browser tests are in
 `tests/e2e/test_ui_control_room.py`."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from cairn.flows.loop.cycle import NoArtifacts, run_loop
+from cairn.flows.loop.cycle import NoPages, run_loop
 from cairn.flows.loop.outcome import REPORT_CHARS, report_excerpt, result_markdown, totals
 from cairn.flows.loop.policy import Decision
 from cairn.flows.prefect.deployment import crash_message
@@ -120,7 +120,7 @@ def test_a_reviewer_can_stop_the_plain_loop(tmp_path: Path, scripted: ScriptedMo
     def iterate(n: int, mode: str, recovery: bool) -> None:
         drive_iteration(config, "t", n, read)
 
-    result = run_loop(session, iterate, NoArtifacts(), reviewer)  # type: ignore[arg-type]
+    result = run_loop(session, iterate, NoPages(), reviewer)  # type: ignore[arg-type]
     assert reviewer.seen == [0, 1] and result.iterations == 1
     assert result.stop_reason == "stopped by the reviewer"
 
@@ -171,7 +171,7 @@ def _finished(tmp_path: Path, report: str) -> tuple[TaskState, Path]:
     return state, artifacts
 
 
-def test_the_result_artifact_has_answer_verdict_files_and_totals(tmp_path: Path) -> None:
+def test_the_result_page_has_answer_verdict_files_and_totals(tmp_path: Path) -> None:
     state, artifacts = _finished(tmp_path, "About 150 days.\n")
     run = totals(state, started=100.0, finished=172.0)
     assert (run.iterations, run.tool_calls, run.model_calls, run.tokens, run.usd) == (1, 1, 2, 125, 0.002)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cairn.memory.index.directory import summarize_directory
+from cairn.memory.index.directory_summary import summarize_directory
 from cairn.memory.models import PlannedCall
 from cairn.memory.tool_config import ToolsConfig
 from cairn.tasks.tools.base import ToolContext

@@ -1,4 +1,4 @@
-"""Durable runs without a Prefect engine: the task lock, artifact builders, server bookkeeping."""
+"""Durable runs without a Prefect engine: the task lock, UI page builders, server bookkeeping."""
 
 from __future__ import annotations
 

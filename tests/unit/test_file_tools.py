@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from cairn.tasks.tools.base import ToolContext
-from cairn.tasks.tools.files import list_directory, read_file, write_file
+from cairn.tasks.tools.file_tools import list_directory, read_file, write_file
 
 
 @pytest.fixture

@@ -1,4 +1,5 @@
-"""The package's shape: one `cairn` namespace, layers that point one way, no cycles, no test hooks."""
+"""The package's shape: one `cairn` namespace, layers that point one way, no cycles, no test hooks;
+names: one file name per module, no aliased imports, no citations of documents outside the repository."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import ast
 import os
 import subprocess
 import sys
+import tokenize
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -136,3 +138,53 @@ def test_a_users_tasks_memory_and_flows_do_not_shadow_cairn(tmp_path: Path) -> N
     proc = _python(code, tmp_path)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout.split() == ["True", "True"]
+
+
+def test_no_module_file_name_repeats_across_folders() -> None:
+    """`directory.py` in two rooms read as one module in prose, tracebacks and imports."""
+    names: dict[str, list[str]] = {}
+    for path in _modules().values():
+        if path.name != "__init__.py" and "examples" not in path.relative_to(PACKAGE).parts:
+            names.setdefault(path.name, []).append(path.relative_to(ROOT).as_posix())
+    assert {name: paths for name, paths in names.items() if len(paths) > 1} == {}
+
+
+def _aliased_imports(path: Path) -> list[str]:
+    """`import cairn.x as y` and `from cairn.x import name as other`: a second name for one thing."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found += [
+                f"import {a.name} as {a.asname}"
+                for a in node.names
+                if a.asname and (a.name == "cairn" or a.name.startswith("cairn."))
+            ]
+        elif isinstance(node, ast.ImportFrom) and node.module and (node.module + ".").startswith("cairn."):
+            found += [
+                f"from {node.module} import {a.name} as {a.asname}"
+                for a in node.names
+                if a.asname and a.asname != a.name
+            ]
+    return [f"{path.relative_to(ROOT).as_posix()}: {line}" for line in found]
+
+
+def test_no_aliased_imports_of_cairn_modules_or_names() -> None:
+    """A module or name of Cairn's is called by its own name everywhere (`figures.dates`, not
+    `fig.dates`), so a search for it finds every use: in the package, its tests and benchmarks."""
+    paths = [*_modules().values(), *(ROOT / "tests").rglob("*.py"), *(ROOT / "bench").rglob("*.py")]
+    aliased = [line for path in paths for line in _aliased_imports(path)]
+    assert aliased == []
+
+
+def test_no_references_to_documents_outside_the_repository() -> None:
+    """A docstring or comment cites what is here (docs/design.md and its sections), not the
+    architecture notes or seed documents Cairn was first written from: a reader cannot open those."""
+    found = []
+    for path in _modules().values():
+        with path.open("rb") as source:
+            for token in tokenize.tokenize(source.readline):
+                if token.type in (tokenize.STRING, tokenize.COMMENT) and (
+                    "ARCHITECTURE §" in token.string or "seed:" in token.string
+                ):
+                    found.append(f"{path.relative_to(ROOT).as_posix()}:{token.start[0]}")
+    assert found == []

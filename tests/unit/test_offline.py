@@ -29,8 +29,8 @@ from cairn.tasks.messages.schemas import (
 )
 from cairn.tasks.model.llm import ModelClient, block_network_models
 from cairn.tasks.offline import respond
-from cairn.tasks.offline.classifier import detect_task_type, extract_constraint
-from cairn.tasks.offline.provider import register_offline
+from cairn.tasks.offline.classifier import rule_by_words, task_type_by_words
+from cairn.tasks.offline.litellm_provider import register_offline
 from cairn.tasks.offline.reading import compress, synthesize
 
 CORPUS = Path(__file__).resolve().parents[2] / "examples" / "corpus"
@@ -62,8 +62,8 @@ def no_network_models() -> Iterator[None]:
         ("Plan the agenda for next week's council meeting", "general_task"),
     ],
 )
-def test_detect_task_type(goal: str, task_type: str) -> None:
-    assert detect_task_type(goal).task_type == task_type
+def test_task_type_by_words(goal: str, task_type: str) -> None:
+    assert task_type_by_words(goal).task_type == task_type
 
 
 @pytest.mark.parametrize(
@@ -90,8 +90,8 @@ def test_detect_task_type(goal: str, task_type: str) -> None:
         ("Avoid the passive voice.", "Avoid the passive voice."),
     ],
 )
-def test_extract_constraint_finds_rules(message: str, rule: str) -> None:
-    assert extract_constraint(message).rule == rule
+def test_rule_by_words_finds_rules(message: str, rule: str) -> None:
+    assert rule_by_words(message).rule == rule
 
 
 @pytest.mark.parametrize(
@@ -108,8 +108,8 @@ def test_extract_constraint_finds_rules(message: str, rule: str) -> None:
         "",
     ],
 )
-def test_extract_constraint_ignores_questions_and_statements(message: str) -> None:
-    output = extract_constraint(message)
+def test_rule_by_words_ignores_questions_and_statements(message: str) -> None:
+    output = rule_by_words(message)
     assert output.rule == "N/A" and not output.found
 
 

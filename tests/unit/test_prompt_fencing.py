@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import pytest
 
-from cairn.flows.steps import frontier as planning
+from cairn.flows.steps import frontier
 from cairn.memory.log.events import IterationStarted, TaskCreated, ToolCallRecorded
 from cairn.memory.log.state import replay
 from cairn.memory.models import PlannedCall, ToolCall
 from cairn.memory.tool_config import ToolsConfig
-from cairn.tasks import compress as comp
+from cairn.tasks import compress
 from cairn.tasks.messages.prompts import DATA_LABEL, Message, parse_request, render
 from cairn.tasks.messages.schemas import CompressBatchInput, Schema, SynthesizeInput
 from cairn.tasks.tools.base import ToolOutput
@@ -59,14 +59,16 @@ def state_after_reading() -> object:
 
 
 def test_the_compress_prompt_fences_a_tool_output() -> None:
-    payload = comp.compress_input("Summarise the notes.", READ, ToolOutput(text=FILE), context="RULES: none")
+    payload = compress.compress_input(
+        "Summarise the notes.", READ, ToolOutput(text=FILE), context="RULES: none"
+    )
     messages = render("compress", payload)
     assert_inside_the_fence(messages)
     assert parse_request(messages) == ("compress", payload)  # the data reads back exactly
 
 
 def test_the_batch_compress_prompt_fences_every_output() -> None:
-    one = comp.compress_input("Summarise the notes.", READ, ToolOutput(text=FILE))
+    one = compress.compress_input("Summarise the notes.", READ, ToolOutput(text=FILE))
     payload = CompressBatchInput(
         goal="Summarise the notes.", calls=[one, one.model_copy(update={"tool": "x"})]
     )
@@ -75,7 +77,7 @@ def test_the_batch_compress_prompt_fences_every_output() -> None:
 
 def test_the_plan_prompt_fences_notes_taken_from_tool_output() -> None:
     state = state_after_reading()
-    payload = planning.plan_input(
+    payload = frontier.plan_input(
         state, toolset_for(ToolsConfig()).specs(), context=f"Earlier: {ATTACK}", missing=[]
     )  # type: ignore[arg-type]
     assert any(ATTACK in n.text for n in payload.notes)

@@ -15,7 +15,7 @@ from cairn.memory.models import Evidence, ToolCall
 from cairn.tasks.deps import RunConfig, deps_for
 from cairn.tasks.evidence import evidence_for, register_file
 from cairn.tasks.tools.base import ToolContext
-from cairn.tasks.tools.files import write_file
+from cairn.tasks.tools.file_tools import write_file
 
 PARSER = '''"""Parsing."""
 

@@ -24,7 +24,7 @@ KEEP_OUT_OF_PREFECT = ("cairn.flows.loop", "cairn.flows.steps", "cairn.tasks", "
 LATE = {
     ("cairn.flows.cli", PREFECT_ROOM): "the commands that run a task reach Prefect's room: it takes seconds",
     ("cairn.flows", PREFECT_ROOM): "the package face names `run_task` on first use",
-    ("cairn.tasks.model.llm", "cairn.tasks.offline.provider"): "a litellm provider: a client of it loads it",
+    ("cairn.tasks.model.llm", "cairn.tasks.offline.litellm_provider"): "litellm: loaded by its client",
     ("cairn.memory.store.backends", "cairn.memory.store"): "a backend when asked for (weaviate-client)",
 }
 # Names of Prefect's internals: only `cairn/flows/prefect/internals.py` may use them.

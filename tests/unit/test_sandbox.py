@@ -16,7 +16,7 @@ PY = sys.executable
 
 
 def run(argv: list[str], cwd: Path, **overrides: object) -> ProcessResult:
-    limits: dict[str, object] = {"timeout_s": 10.0, "cpu_s": 10, "memory_mb": 1024}
+    limits: dict[str, object] = {"timeout_s": 10.0, "cpu_s": 10, "address_space_mb": 1024}
     limits["output_cap_bytes"] = 1 << 20
     limits.update(overrides)
     return run_sandboxed(argv, cwd=cwd, **limits)  # type: ignore[arg-type]
@@ -111,8 +111,8 @@ def test_cpu_limit_kills_a_busy_loop(tmp_path: Path) -> None:
     assert result.duration_s < 10
 
 
-def test_memory_limit_stops_a_large_allocation(tmp_path: Path) -> None:
-    result = run([PY, "-c", "b = bytearray(1_500_000_000)"], tmp_path, memory_mb=300)
+def test_address_space_limit_stops_a_large_allocation(tmp_path: Path) -> None:
+    result = run([PY, "-c", "b = bytearray(1_500_000_000)"], tmp_path, address_space_mb=300)
     assert result.exit_code != 0 and "MemoryError" in result.stderr
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from cairn import redact as redaction
+from cairn import redact
 from cairn.flows.loop.results import _keep_full_output
 from cairn.flows.runtime import protect_secrets
 from cairn.memory.index.indexer import records_for
@@ -31,14 +31,14 @@ ENV_VALUE = "Zq8wPl2mXr5tYv9n"  # no pattern knows this shape: only the registry
 
 @pytest.fixture(autouse=True)
 def registered(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setattr(redaction, "_registered", frozenset())
-    redaction.register_secrets({ENV_VALUE})
+    monkeypatch.setattr(redact, "_registered", frozenset())
+    redact.register_secrets({ENV_VALUE})
     yield
 
 
 def test_registered_secrets_reach_every_redact_call() -> None:
-    assert redaction.redact(f"value {ENV_VALUE} here") == "value [REDACTED:env] here"
-    assert redaction.redact_value({"a": [ENV_VALUE]}) == {"a": ["[REDACTED:env]"]}
+    assert redact.redact(f"value {ENV_VALUE} here") == "value [REDACTED:env] here"
+    assert redact.redact_value({"a": [ENV_VALUE]}) == {"a": ["[REDACTED:env]"]}
 
 
 def test_protect_secrets_registers_the_environment_and_redacts_log_records(
@@ -47,7 +47,7 @@ def test_protect_secrets_registers_the_environment_and_redacts_log_records(
     before = logging.getLogRecordFactory()
     try:
         protect_secrets({"MY_SERVICE_TOKEN": "tok-9f8e7d6c5b4a", "HOME": "/home/me"})
-        assert "tok-9f8e7d6c5b4a" in redaction.registered_secrets()
+        assert "tok-9f8e7d6c5b4a" in redact.registered_secrets()
         with caplog.at_level(logging.INFO, logger="cairn.test"):
             logging.getLogger("cairn.test").info("read %s and %s", KEY, "tok-9f8e7d6c5b4a")
             try:

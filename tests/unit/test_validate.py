@@ -185,7 +185,7 @@ def test_every_named_function_must_be_called_by_the_passing_run(suites: Path) ->
     assert verdict.complete and verdict.functions == [called]
 
 
-# --- the conditional tests rule -----------------------------------------------------------------
+# --- the conditional tests expectation ----------------------------------------------------------
 
 CODE = [
     ev("file_creation", 2, file_type="code"),
@@ -226,8 +226,8 @@ def test_code_without_tests_is_not_complete(suites: Path) -> None:
 
 def test_a_conditional_rule_is_left_out_when_its_flag_is_false(suites: Path) -> None:
     def only_with_tests(data: dict[str, Any]) -> None:
-        rule = next(e for e in data["expectations"] if e["meta"]["requirement"] == TESTS_PASS)
-        rule["meta"]["when"] = "has_tests"
+        entry = next(e for e in data["expectations"] if e["meta"]["requirement"] == TESTS_PASS)
+        entry["meta"]["when"] = "has_tests"
 
     folder = edit(suites, "coding_task", only_with_tests)
     verdict = validate("coding_task", CODE, has_tests=False, suites_dir=folder)
@@ -312,9 +312,9 @@ def test_a_broken_suite_gives_a_one_line_error(tmp_path: Path, text: str, messag
 
 def test_a_broken_conditional_rule_fails_even_when_not_required(suites: Path) -> None:
     def conditional_typo(data: dict[str, Any]) -> None:
-        rule = next(e for e in data["expectations"] if e["meta"]["requirement"] == TESTS_PASS)
-        rule["meta"]["when"] = "has_tests"
-        rule["kwargs"]["min_vlaue"] = 1
+        entry = next(e for e in data["expectations"] if e["meta"]["requirement"] == TESTS_PASS)
+        entry["meta"]["when"] = "has_tests"
+        entry["kwargs"]["min_vlaue"] = 1
 
     with pytest.raises(SuiteError, match=r"expectation 3 \(expect_table_row_count_to_be_between\)"):
         validate(

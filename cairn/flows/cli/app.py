@@ -34,7 +34,7 @@ from cairn.flows.cli.commands import (
 from cairn.flows.cli.files import files_command
 from cairn.flows.cli.server_commands import serve_command, server_command, ui_command, worker_command
 from cairn.flows.cli.tools_commands import call_command, list_command, tools_from_options
-from cairn.flows.console import crash_report, printable
+from cairn.flows.console import printable, save_traceback
 from cairn.flows.runtime import protect_secrets
 from cairn.flows.settings import Settings, config_error, tool_list
 from cairn.memory.tool_config import ToolsConfig
@@ -75,7 +75,7 @@ class CairnGroup(TyperGroup):
         except KeyboardInterrupt:
             _die("interrupted", 130)
         except Exception as exc:
-            _die(f"internal error: {one_line(exc)} (traceback in {crash_report(exc)})", 70)
+            _die(f"internal error: {one_line(exc)} (traceback in {save_traceback(exc)})", 70)
 
 
 app = typer.Typer(

@@ -303,12 +303,12 @@ def _sources_line(sources: Mapping[str, str]) -> str:
 def verify_command(config: RunConfig, task_id: str, as_json: bool) -> None:
     """Check the task's hash chain; exit 1 if a line was changed, removed or reordered."""
     repo = Workspace(check_workspace(Path(config.workspace), write=False)).task(task_id)
-    report = integrity(repo)
+    check = integrity(repo)
     if as_json:
-        emit(report.model_dump(mode="json"))
+        emit(check.model_dump(mode="json"))
     else:
-        _print_integrity(report)
-    if not report.ok:
+        _print_integrity(check)
+    if not check.ok:
         sys.exit(1)
 
 
@@ -338,11 +338,11 @@ def _torn_tail(repo: TaskRepo) -> str | None:
         return None  # the damage is in the middle: the chain check names it
 
 
-def _print_integrity(report: Integrity) -> None:
+def _print_integrity(check: Integrity) -> None:
     out = Console(highlight=False)
-    status = "[green]intact[/]" if report.ok else "[red]TAMPERED[/]"
-    out.print(f"{report.task_id}: history {status} ({report.lines} lines)")
-    for problem in report.problems:
+    status = "[green]intact[/]" if check.ok else "[red]TAMPERED[/]"
+    out.print(f"{check.task_id}: history {status} ({check.lines} lines)")
+    for problem in check.problems:
         out.print(f"  [red]{safe(problem)}[/]")
-    if report.torn_tail:
-        out.print(f"  [yellow]{report.torn_tail} (a crash while appending; the next append cuts it)[/]")
+    if check.torn_tail:
+        out.print(f"  [yellow]{check.torn_tail} (a crash while appending; the next append cuts it)[/]")

@@ -9,6 +9,7 @@ from __future__ import annotations
 from cairn.flows.loop.cycle import (
     ANSWER_KEPT,
     NoArtifacts,
+    NoPages,
     NoReview,
     Publisher,
     Reviewer,
@@ -37,6 +38,7 @@ __all__ = [
     "Decision",
     "IterationSummary",
     "NoArtifacts",
+    "NoPages",
     "NoReview",
     "Publisher",
     "Reviewer",

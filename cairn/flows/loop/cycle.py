@@ -9,7 +9,7 @@ A `Reviewer` may stop the loop between iterations: the task's flow passes one th
 run for a person's review (`cairn.flows.prefect.review`); the plain loop knows only that it may answer
 "stop".
 
->>> result = run_loop(session, lambda n, mode, recovery: None, NoArtifacts())  # doctest: +SKIP
+>>> result = run_loop(session, lambda n, mode, recovery: None, NoPages())  # doctest: +SKIP
 """
 
 from __future__ import annotations
@@ -52,19 +52,22 @@ class TaskResult(Frozen):
 
 
 class Publisher(Protocol):
-    """Where a task shows its progress (Prefect artifacts, or nowhere)."""
+    """Where a task shows its progress: its UI pages in Prefect (`cairn.flows.prefect.ui`), or nowhere."""
 
     def publish_iteration(self, state: TaskState, record: IterationRecord) -> None: ...
 
     def publish_progress(self, state: TaskState) -> None: ...
 
 
-class NoArtifacts:
+class NoPages:
     def publish_iteration(self, state: TaskState, record: IterationRecord) -> None:
         """Nothing to show: the run has no UI."""
 
     def publish_progress(self, state: TaskState) -> None:
         """Nothing to show: the run has no UI."""
+
+
+NoArtifacts = NoPages  # its 0.2 name (`cairn.flows.loop.NoArtifacts`)
 
 
 class Reviewer(Protocol):

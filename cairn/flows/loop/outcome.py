@@ -1,9 +1,9 @@
-"""The result on the run: the final artifact a finished task leaves on its parent flow run.
+"""The result page: what a finished task shows on its parent flow run in the Prefect UI.
 
 The answer or report text (long ones cut, saying where the rest is), the verdict with its
 rationale, the requirements met and missing, the files written, and the run's totals. Everything
 here is a pure function of the task state and a few facts read beside it (the report's text, the
-history's first and last timestamps), so it is tested without Prefect; `TaskArtifacts` publishes it.
+history's first and last timestamps), so it is tested without Prefect; `TaskPages` publishes it.
 
 >>> totals(TaskState(iterations=[IterationRecord(iteration=1)]), started=0.0, finished=90.0).duration
 '1m 30s'
@@ -18,7 +18,7 @@ from pydantic import BaseModel
 from cairn.memory.log.state import TaskState
 from cairn.memory.models import IterationRecord, Verdict
 
-REPORT_CHARS = 4000  # what the artifact shows of the report; the file holds the rest
+REPORT_CHARS = 4000  # what the result page shows of the report; the file holds the rest
 _ = IterationRecord  # named in the doctest
 
 
@@ -81,7 +81,7 @@ def _verdict_lines(verdict: Verdict | None) -> list[str]:
 
 
 def result_markdown(state: TaskState, run: RunTotals, report: str | None, artifacts: Path) -> str:
-    """The final artifact: answer, verdict, files, totals."""
+    """The result page: answer, verdict, files, totals."""
     lines = [
         f"# Result of task `{state.task_id}`: {state.status}",
         "",

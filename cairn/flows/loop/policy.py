@@ -1,6 +1,6 @@
-"""Loop policy: when to stop, and how the next iteration should run (ARCHITECTURE §3).
+"""Loop policy: when to stop, and how the next iteration should run (docs/design.md, "The iteration").
 
-Pure functions of the task state, each rule giving a human reason.
+Pure functions of the task state, each stop condition giving a human reason.
 
 >>> decide(TaskState(max_iterations=1, iterations=[IterationRecord(iteration=1)])).stop
 'iteration cap of 1 reached'
@@ -54,8 +54,8 @@ def awaiting_review(iteration: int) -> str:
 def decide(state: TaskState, policy: LoopPolicy = DEFAULT_POLICY) -> Decision:
     if state.verdict is not None and state.verdict.complete:
         return Decision(stop="complete: every requirement of the suite is met")
-    for rule in (_model_unavailable, _budget, _cap, _same_call, _validations, _no_evidence):
-        reason = rule(state, policy)
+    for condition in (_model_unavailable, _budget, _cap, _same_call, _validations, _no_evidence):
+        reason = condition(state, policy)
         if reason:
             return Decision(stop=reason)
     return _stuck(state, policy)

@@ -30,7 +30,7 @@ from cairn.memory.store.protocol import SearchFilter
 from cairn.tasks.deps import RunConfig, deps_for
 from cairn.tasks.messages.schemas import ExtractConstraintInput, ExtractConstraintOutput
 from cairn.tasks.model.llm import ModelClient
-from cairn.tasks.rule_check import stated
+from cairn.tasks.rule_stated import stated
 
 DEFAULT_MODEL = "cairn/offline"
 
@@ -63,7 +63,7 @@ def constraint_key(rule: str) -> str:
 
 def constraint_event(out: ExtractConstraintOutput | None, message: str) -> ConstraintExtracted:
     """What an extraction reply means as an event: a rule with its key, or none. A rule the
-    message does not state in its own words is none (`cairn.tasks.rule_check`)."""
+    message does not state in its own words is none (`cairn.tasks.rule_stated`)."""
     if out is None or not out.found or not stated(out.rule, message):
         return ConstraintExtracted(message=message)
     rule = out.rule.strip()

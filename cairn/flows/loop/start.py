@@ -25,7 +25,7 @@ from cairn.tasks.messages.schemas import (
     ExtractConstraintOutput,
 )
 from cairn.tasks.model.llm import LLMResult
-from cairn.tasks.offline.classifier import detect_task_type as rule_based_type
+from cairn.tasks.offline.classifier import task_type_by_words
 
 log = logging.getLogger("cairn.task")
 
@@ -137,7 +137,7 @@ def checked_type(goal: str, detected: TaskType | None) -> tuple[TaskType, str]:
     >>> checked_type("How many days of water does the reservoir hold?", "coding_task")[0]
     'simple_question'
     """
-    by_words = rule_based_type(goal)
+    by_words = task_type_by_words(goal)
     if detected is None:
         return by_words.task_type, f"from the goal's words: {by_words.rationale}"
     if detected == "coding_task" and by_words.task_type != "coding_task":

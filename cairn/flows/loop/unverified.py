@@ -5,7 +5,7 @@ highest confidence; the later one among equals): a later attempt may have broken
 one had right. It is written back to the deliverable behind a banner that says why it is not
 verified and which checks failed, so a person who opens the file hours later cannot take it for a
 checked answer. Code is never rewritten: a coding task's files stay as the last run left them,
-and its unmet checks are in `cairn show`, the result artifact and `--json`.
+and its unmet checks are in `cairn show`, the result page in Prefect's UI and `--json`.
 
 >>> print(banner("iteration cap of 6 reached", ["6.43 ms is in no file read"]))
 > **Unverified**: Cairn stopped this task (iteration cap of 6 reached) before its answer passed its checks.

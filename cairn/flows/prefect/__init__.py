@@ -1,5 +1,5 @@
 """Prefect, in one room: the task's flow and its iteration subflows, Cairn's Prefect tasks and their
-defaults, deployments, workers, the review form, and what the UI shows.
+defaults, deployments, workers, the review form, and the UI pages (what a task shows in the UI).
 
 Nothing outside this room imports `prefect`; the loop (`cairn.flows.loop`) runs here unchanged.
 
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from cairn.flows.prefect.launch import AwaitingReview, ReviewPending, launch, review_at_the_command_line
     from cairn.flows.prefect.liveness import TaskLock
     from cairn.flows.prefect.serve import deployment_name, serve_task
-    from cairn.flows.prefect.task_defaults import cairn_task, iteration_settings
+    from cairn.flows.prefect.task_defaults import iteration_settings, prefect_task
     from cairn.flows.prefect.worker import (
         DEFAULT_POOL,
         ensure_pool,
@@ -32,13 +32,13 @@ __all__ = [
     "ReviewPending",
     "TaskLock",
     "TaskResult",
-    "cairn_task",
     "deployment_name",
     "ensure_pool",
     "fresh_task_run_keys",
     "has_cached_result",
     "iteration_settings",
     "launch",
+    "prefect_task",
     "resolve_api_url",
     "review_at_the_command_line",
     "run_task",
@@ -57,7 +57,7 @@ _WHERE = {
     "TaskLock": "cairn.flows.prefect.liveness",
     "deployment_name": "cairn.flows.prefect.serve",
     "serve_task": "cairn.flows.prefect.serve",
-    "cairn_task": "cairn.flows.prefect.task_defaults",
+    "prefect_task": "cairn.flows.prefect.task_defaults",
     "has_cached_result": "cairn.flows.prefect.internals",
     "iteration_settings": "cairn.flows.prefect.task_defaults",
     "DEFAULT_POOL": "cairn.flows.prefect.worker",

@@ -106,7 +106,7 @@ def run_name(tools: Toolset, call: PlannedCall) -> str:
 def _untracked(*args: Any) -> list[Any]:
     """Arguments Prefect must not trace. It draws a graph edge from any argument that is, or holds,
     an object another task run returned, by identity: an interned string such as the kind
-    "compress" in one call's result made every later compression "depend" on it. The tasks get
+    "compress" in one call's result made every later compression "depend" on it. The Prefect tasks get
     the values unwrapped (the cache key too: Prefect resolves parameters before computing it)."""
     return [quote(arg) for arg in args]
 

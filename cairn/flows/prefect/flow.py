@@ -43,7 +43,7 @@ from cairn.flows.prefect.liveness import TaskLock, mark_stale_runs
 from cairn.flows.prefect.review import PrefectReviewer
 from cairn.flows.prefect.story import NarratingRecorder, rules_line, telling
 from cairn.flows.prefect.task_defaults import task_run_settings
-from cairn.flows.prefect.ui import TaskArtifacts
+from cairn.flows.prefect.ui import TaskPages
 from cairn.flows.runtime import protect_secrets
 from cairn.flows.server.ephemeral import owns
 from cairn.flows.steps.session import Session
@@ -112,7 +112,7 @@ def run_request(request: TaskRequest) -> TaskResult:
 
 
 def _loop(session: Session, executor: PrefectExecutor, logger: Any) -> TaskResult:
-    artifacts = TaskArtifacts(session.task_id)
+    pages = TaskPages(session.task_id)
     config, task_id = session.config, session.task_id
     reviewer = PrefectReviewer(config.review, executor, logger)
 
@@ -123,13 +123,13 @@ def _loop(session: Session, executor: PrefectExecutor, logger: Any) -> TaskResul
             quote(config), task_id, n, mode=mode, recovery=recovery, return_state=True, wait_for=previous[-1:]
         )
         previous.append(state)
-        artifacts.iteration_run(n, state.state_details.flow_run_id)
+        pages.iteration_run(n, state.state_details.flow_run_id)
         state.result()  # raises what the iteration raised, as a plain call would
         if has_new_evidence(session.recorder.refresh()):
             logger.info("Validating iteration %d's evidence against the %s suite", n, session.state.task_type)
 
     try:
-        result = run_loop(session, iterate, artifacts, reviewer)
+        result = run_loop(session, iterate, pages, reviewer)
     except Exception as exc:
         logger.error(
             "Task %s failed: %s. Nothing finished is lost: continue with `cairn resume %s "
@@ -140,17 +140,17 @@ def _loop(session: Session, executor: PrefectExecutor, logger: Any) -> TaskResul
             config.workspace,
         )
         raise
-    _publish_result(session, artifacts)
+    _publish_result(session, pages)
     return result
 
 
-def _publish_result(session: Session, artifacts: TaskArtifacts) -> None:
+def _publish_result(session: Session, pages: TaskPages) -> None:
     state = session.state
     history = session.recorder.repo.read().envelopes
     started = history[0].ts if history else time.time()
     report = report_excerpt(Path(state.report_path) if state.report_path else None)
     run = totals(state, started=started, finished=time.time())
-    artifacts.publish_result(result_markdown(state, run, report, session.recorder.repo.artifacts))
+    pages.publish_result(result_markdown(state, run, report, session.recorder.repo.artifacts))
 
 
 def _say_where_from(logger: Any) -> None:

@@ -1,6 +1,6 @@
-"""The one place that holds Cairn's Prefect task defaults.
+"""The one place that holds the defaults of Cairn's Prefect tasks (`cairn.flows.prefect.tasks`).
 
-Every Cairn task takes a `CallKey` as its first parameter. Its cache key is built from that alone
+Every one of them takes a `CallKey` as its first parameter. Its cache key is built from that alone
 (task id / iteration / call index / kind), never from the run id or the live clients passed beside
 it, so a new run of the same task — `cairn resume`, a retry from the UI — finds the results of
 calls that already finished and does not run them again.
@@ -31,7 +31,7 @@ def call_cache_key(context: Any, parameters: dict[str, Any]) -> str | None:
     return f"cairn/{key}" if isinstance(key, CallKey) else None
 
 
-def cairn_task(
+def prefect_task(
     *, name: str, retries: int = 0, tags: tuple[str, ...] = ()
 ) -> Callable[[Callable[P, R]], Task[P, R]]:
     """`@task` with Cairn's defaults: call-key caching, persisted results, readable names."""

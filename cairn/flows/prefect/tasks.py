@@ -12,7 +12,7 @@ from typing import Any
 
 from prefect import get_run_logger
 
-from cairn.flows.prefect.task_defaults import cairn_task
+from cairn.flows.prefect.task_defaults import prefect_task
 from cairn.memory.models import PlannedCall
 from cairn.tasks.call_key import CallKey
 from cairn.tasks.calls import ask_model, model_client, run_tool_call
@@ -22,7 +22,7 @@ from cairn.tasks.model.llm import LLMResult
 from cairn.tasks.tools.base import ToolContext, ToolOutput
 
 
-@cairn_task(name="tool", retries=1)
+@prefect_task(name="tool", retries=1)
 def run_tool(key: CallKey, call: PlannedCall, ctx: ToolContext) -> ToolOutput:
     # The call, readable on the task run's page (its "inputs" there are only upstream runs).
     get_run_logger().info("%s %s", call.tool, json.dumps(call.params, ensure_ascii=False)[:400])
@@ -41,7 +41,7 @@ class ModelCallFailed(RuntimeError):
         return f"{self.result.kind} call failed after {self.result.attempts} attempts: {self.result.error}"
 
 
-@cairn_task(name="model")
+@prefect_task(name="model")
 def call_model(key: CallKey, kind: CallKind, payload: Schema, config: RunConfig) -> LLMResult[Any]:
     result = ask_model(model_client(config), kind, payload)
     if not result.ok:

@@ -1,9 +1,11 @@
-"""What a task shows in the Prefect UI: per iteration a markdown artifact (on its subflow run), per
-task an evidence table, a progress bar and the result (`cairn.flows.loop.outcome`).
+"""A task's UI pages: what it shows in the Prefect UI. Per iteration a markdown page (on its subflow
+run), per task an evidence table, a progress bar and the result (`cairn.flows.loop.outcome`).
 
-The builders are pure functions of the task state (tested without Prefect); `publish_*` are thin
-shells over Prefect's artifact API. Keys use lowercase letters, digits and dashes only, as Prefect
-requires; a task id already does.
+Prefect's API calls these artifacts, and the calls to it keep Prefect's names; Cairn calls them UI
+pages, since a task's artifacts are the files in its `artifacts/` folder. The builders are pure
+functions of the task state (tested without Prefect); `publish_*` are thin shells over Prefect's
+artifact API. Keys use lowercase letters, digits and dashes only, as Prefect requires; a task id
+already does.
 
 >>> iteration_key("alder-creek-3f9a", 2), evidence_key("alder-creek-3f9a")
 ('alder-creek-3f9a-iteration-2', 'alder-creek-3f9a-evidence')
@@ -116,10 +118,10 @@ def progress_percent(state: TaskState) -> float:
 # --- Publishing (Prefect) -----------------------------------------------------------------------
 
 
-class TaskArtifacts:
-    """The artifacts of one task in one process.
+class TaskPages:
+    """The UI pages of one task in one process.
 
-    - each iteration's report on that iteration's subflow run (`iteration_run` says which run it
+    - each iteration's page on that iteration's subflow run (`iteration_run` says which run it
       was), published after validation so the verdict is in it;
     - the evidence table under one key, a new version only when the evidence changed, never empty;
     - the progress bar on the parent, created once and then updated;
@@ -169,7 +171,7 @@ class TaskArtifacts:
             update_progress_artifact(self._progress, percent, description=text)
 
     def publish_result(self, markdown: str) -> None:
-        """The final artifact, on the current (parent) flow run."""
+        """The result page, on the current (parent) flow run."""
         from prefect.artifacts import create_markdown_artifact
 
         create_markdown_artifact(
@@ -177,3 +179,6 @@ class TaskArtifacts:
             key=result_key(self.task_id),
             description=f"result of task {self.task_id}: answer, verdict, files, totals",
         )
+
+
+TaskArtifacts = TaskPages  # its 0.2 name (`cairn.flows.artifacts.TaskArtifacts`), for 0.2 callers

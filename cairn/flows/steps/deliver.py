@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cairn.flows.steps import frontier as planning
+from cairn.flows.steps import frontier
 from cairn.flows.steps.executor import Executor
 from cairn.flows.steps.model_calls import ask
 from cairn.flows.steps.session import Session, deliverable, deliverable_text
@@ -26,13 +26,13 @@ from cairn.memory.log.state import TaskState
 from cairn.memory.models import PlannedCall
 from cairn.tasks.call_key import CallKey
 from cairn.tasks.grounding import Grounding, ReadIndex, answer_body, check_answer, split_goal
+from cairn.tasks.grounding.answer_text import terms
 from cairn.tasks.grounding.arithmetic import worked
 from cairn.tasks.grounding.claims import answer_clauses
 from cairn.tasks.grounding.figures import figures
 from cairn.tasks.grounding.parts import wanted_unit, wants
 from cairn.tasks.grounding.reads import Support
 from cairn.tasks.grounding.relative_dates import dated_text
-from cairn.tasks.grounding.text import terms
 from cairn.tasks.messages.schemas import CalculateInput, CalculateOutput, DeliverInput, DeliverOutput
 from cairn.tasks.model.llm import context_window
 from cairn.tasks.opening import words_budget
@@ -61,7 +61,7 @@ def delivery(
     """The `answer` call, once the task has read something new (or, `force`, when the planner has
     nothing new to propose); None for a coding task, which delivers code and passing tests."""
     state = session.state
-    if state.task_type == "coding_task" or not planning.notes(state) or not (force or worth_asking(state)):
+    if state.task_type == "coding_task" or not frontier.notes(state) or not (force or worth_asking(state)):
         return None
     if "answer" not in session.toolset().names():
         return None
@@ -93,7 +93,7 @@ def _payload(session: Session, missing: list[str]) -> DeliverInput:
     reader = full_output_reader(session.recorder.repo.root)
     excerpts = [
         e.model_copy(update={"text": dated_text(e.text)})  # "yesterday" comes with the day it means
-        for e in planning.excerpts(state, words_budget(context_window(session.config.model)), reader)
+        for e in frontier.excerpts(state, words_budget(context_window(session.config.model)), reader)
     ]
     quoted = {e.source for e in excerpts}
     unmet = state.verdict.unmet if state.verdict else []
@@ -103,7 +103,7 @@ def _payload(session: Session, missing: list[str]) -> DeliverInput:
         deliverable=deliverable(state.task_type),
         # A file's own words beat a small model's paraphrase of them, which may describe the
         # file instead of stating its facts, or pin the goal's answer on the wrong file.
-        notes=[n for n in planning.notes(state) if n.source not in quoted],
+        notes=[n for n in frontier.notes(state) if n.source not in quoted],
         excerpts=excerpts,
         missing=missing,
         context=rules_block(state, session.deps.store),

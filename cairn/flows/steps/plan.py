@@ -13,7 +13,7 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
-from cairn.flows.steps import frontier as planning
+from cairn.flows.steps import frontier
 from cairn.flows.steps.deliver import delivery
 from cairn.flows.steps.executor import Executor
 from cairn.flows.steps.model_calls import ask
@@ -66,7 +66,7 @@ def plan_batch(
             )
         )
         return [answer]
-    payload = planning.plan_input(
+    payload = frontier.plan_input(
         state,
         session.toolset().specs(),
         context,
@@ -114,18 +114,18 @@ def _choose(
 ) -> tuple[list[PlannedCall], list[PlannedCall], list[PlannedCall]]:
     """(new candidates, the batch, what stays queued): usable proposals merged into the frontier."""
     specs = session.toolset().specs()
-    usable = [c for c in proposed or [] if not planning.screen([c], specs, state)]
-    done = planning.done_signatures(state)
-    candidates = planning.from_candidates(usable, missing, done)
-    frontier = planning.merge_frontier(state.frontier, candidates, done, missing)
-    _, beam = planning.MODES[state.mode]
+    usable = [c for c in proposed or [] if not frontier.screen([c], specs, state)]
+    done = frontier.done_signatures(state)
+    candidates = frontier.from_candidates(usable, missing, done)
+    queued = frontier.merge_frontier(state.frontier, candidates, done, missing)
+    _, beam = frontier.MODES[state.mode]
     width = min(beam, session.config.beam + (state.mode == "deep") * 2)
-    batch, rest = planning.pop_best(frontier, width, done)
+    batch, rest = frontier.pop_best(queued, width, done)
     return candidates, batch, rest
 
 
 def _why(payload: PlanInput, proposed: list[Candidate], state: TaskState) -> list[str]:
-    reasons = planning.screen(proposed, payload.tools, state) or ["the reply proposed no call"]
+    reasons = frontier.screen(proposed, payload.tools, state) or ["the reply proposed no call"]
     read = [f.path for f in payload.files if f.read]
     if read and not state.files:
         files = ", ".join(read[:6])

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path, PurePosixPath
 
-from cairn.flows.steps import frontier as planning
+from cairn.flows.steps import frontier
 from cairn.flows.steps.executor import Executor
 from cairn.flows.steps.model_calls import ask
 from cairn.flows.steps.session import Session
@@ -82,8 +82,8 @@ def _write_input(session: Session, missing: list[str]) -> WriteInput:
     reader = full_output_reader(session.recorder.repo.root)
     return WriteInput(
         goal=state.goal,
-        excerpts=planning.excerpts(state, full_output=reader),
-        notes=planning.notes(state),
+        excerpts=frontier.excerpts(state, full_output=reader),
+        notes=frontier.notes(state),
         written=sorted(state.files),
         missing=missing,
         context=rules_block(state, session.deps.store),

@@ -79,7 +79,7 @@ def message_role(message: ChatMessage) -> str:
 def _read(sentence: str) -> Extracted | None:
     if not sentence or sentence.endswith("?"):
         return None
-    for pattern, kind, build in _RULES:
+    for pattern, kind, build in _PATTERNS:
         match = pattern.search(sentence)
         if match:
             content = build(match).strip().rstrip(".!;,")
@@ -100,8 +100,8 @@ def _third_person(text: str) -> str:
     return re.sub(r"\b(?:I|me)\b", "them", text)
 
 
-Rule = tuple[re.Pattern[str], Literal["fact", "preference"], Callable[[re.Match[str]], str]]
-_RULES: list[Rule] = [
+Phrasing = tuple[re.Pattern[str], Literal["fact", "preference"], Callable[[re.Match[str]], str]]
+_PATTERNS: list[Phrasing] = [
     (
         re.compile(r"^(?:please\s+)?remember(?:\s+that)?\s+(.+)", re.I),
         "fact",

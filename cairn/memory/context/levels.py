@@ -1,4 +1,4 @@
-"""Memory levels and shared learning (seed: memory-identification-scheme).
+"""Memory levels and shared learning (docs/design.md, "Memory intelligence").
 
 Levels: `working` (hot issues: this task, now), `episodic` (what happened once: every new memory
 starts here), `semantic` (what held across episodes: promoted by `promote`), `procedural` (how to

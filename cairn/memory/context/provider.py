@@ -1,4 +1,4 @@
-"""`MemoryContextProvider`: long-term memory for any chat loop (seed: memory-context-provider).
+"""`MemoryContextProvider`: long-term memory for any chat loop.
 
 Around each model call:
 
@@ -12,7 +12,8 @@ Around each model call:
 
 Isolation: every thread is its own tenant (`{namespace}:{thread_id}`), so one thread's memories
 can never reach another's search, in either backend; records also carry `thread_id`.
-`invoking` / `invoked` are the seed's names for the two calls.
+`invoking` / `invoked` are the same two calls under their earlier names in Microsoft Agent Framework's
+`ContextProvider`.
 
 >>> from cairn.memory.embed.embeddings import HashingEmbedder
 >>> from cairn.memory.store.sqlite_store import SQLiteStore

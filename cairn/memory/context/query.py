@@ -1,4 +1,4 @@
-"""Queryable context (seed: rich-context-memory-bfs): a task's files, code and evidence by their
+"""Queryable context: a task's files, code and evidence by their
 properties, as typed Python calls over its `TaskState` (and its store for content search).
 
 Names match as a glob when they hold `*`, `?` or `[` (`"test_*"`), else as a case-insensitive

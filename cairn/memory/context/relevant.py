@@ -1,4 +1,5 @@
-"""`relevant_context(state, store)`: the CONTEXT block every prompt carries (seed: state-and-context §5.3).
+"""`relevant_context(state, store)`: the CONTEXT block every prompt carries (docs/design.md,
+"Reflection and context").
 
 Four parts, in this order:
 

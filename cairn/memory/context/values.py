@@ -1,4 +1,4 @@
-"""Goal-conditioned memory values learned with TD(lambda) (seed: memory-identification-scheme).
+"""Goal-conditioned memory values learned with TD(lambda) (docs/design.md, "Memory intelligence").
 
 A memory's value for a goal estimates how often using it ends in success. During an episode each
 retrieval (`TDLambda.access`) decays every eligibility trace by `gamma * lambda` and sets the

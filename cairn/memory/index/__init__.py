@@ -5,7 +5,7 @@ that turns events into records, sources chunked, files and code documented.
 from __future__ import annotations
 
 from cairn.memory.index.code_docs import document_python, documented_share
-from cairn.memory.index.directory import summarize_directory
+from cairn.memory.index.directory_summary import summarize_directory
 from cairn.memory.index.file_index import signature
 from cairn.memory.index.indexer import reindex
 from cairn.memory.index.recorder import TaskRecorder

@@ -1,4 +1,4 @@
-"""Cutting a file into searchable chunks by its structure (seed: state-and-context §5.3).
+"""Cutting a file into searchable chunks by its structure (docs/design.md, "Memory intelligence").
 
 - Python: one chunk per top-level function and class (decorators included), read with `ast`;
   the module's remaining lines (docstring, imports, constants) are chunked as paragraphs.

@@ -1,4 +1,5 @@
-"""The synthesis listener: events in, memory records out (ARCHITECTURE §2).
+"""The indexer: a task's events in, memory records out (docs/design.md, "The event log is the source
+of truth").
 
 `records_for(state, envelope, artifacts)` is pure and deterministic (timestamps come from the
 event's envelope), and upserts are idempotent by key, so `reindex` — drop the task's tenant and

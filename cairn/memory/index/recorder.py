@@ -1,7 +1,7 @@
 """Append first, then dispatch: the one way events enter a task.
 
 `TaskRecorder.record(*events)` appends the events to `history.jsonl` in one fsync'd write, then
-feeds each to the memory index and folds it into the in-memory `TaskState`. Because listeners are
+feeds each to the memory index and folds it into the `TaskState` it holds. Because listeners are
 idempotent and deterministic, a crash between the two steps is repaired by `cairn reindex`.
 """
 

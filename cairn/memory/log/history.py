@@ -52,7 +52,7 @@ class Replay(BaseModel):
         return [e.event for e in self.envelopes]
 
 
-class ChainReport(BaseModel):
+class ChainCheck(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     ok: bool
@@ -132,7 +132,7 @@ class HistoryLog:
     def events(self) -> Iterator[Event]:
         yield from self.read().events
 
-    def verify(self) -> ChainReport:
+    def verify(self) -> ChainCheck:
         """Check every line parses and chains to the one before it."""
         problems: list[str] = []
         prev, count = GENESIS, 0
@@ -151,7 +151,7 @@ class HistoryLog:
             if env.hash != _hash(env.prev, json.loads(raw)["event"]):
                 problems.append(f"line {number}: content changed (hash mismatch)")
             prev = env.hash
-        return ChainReport(ok=not problems, lines=count, problems=problems)
+        return ChainCheck(ok=not problems, lines=count, problems=problems)
 
     def tampering(self) -> list[str]:
         """`verify`'s problems, each naming its line, except a damaged *last* line: that is what a

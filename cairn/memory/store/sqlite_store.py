@@ -29,8 +29,7 @@ import numpy as np
 
 from cairn.memory.embed.embeddings import Embedder
 from cairn.memory.models import Memory, now
-from cairn.memory.store import sqlite_rows as rows
-from cairn.memory.store import sqlite_search as legs
+from cairn.memory.store import sqlite_rows, sqlite_search
 from cairn.memory.store.checks import check_memories, check_query_vector, check_vectors
 from cairn.memory.store.fusion import HYBRID_LEG_LIMIT, minmax, relative_score_fusion
 from cairn.memory.store.protocol import SearchFilter, SearchHit, SearchQuery
@@ -54,7 +53,7 @@ class SQLiteStore:
         self._conn = sqlite3.connect(
             str(path), timeout=busy_timeout, isolation_level=None, check_same_thread=False
         )
-        self._cache: dict[tuple[str, ...], legs.VectorMatrix] = {}
+        self._cache: dict[tuple[str, ...], sqlite_search.VectorMatrix] = {}
         self._data_version = -1
         open_database(self._conn, self._dim, retries)
 
@@ -67,14 +66,14 @@ class SQLiteStore:
         given = vectors if vectors is not None else self._embed(batch)
         array = check_vectors(given, self._dim, len(batch))
         with self._lock:
-            write(self._conn, self._retries, lambda c: rows.upsert_rows(c, batch, array))
+            write(self._conn, self._retries, lambda c: sqlite_rows.upsert_rows(c, batch, array))
             self._invalidate({m.tenant for m in batch})
 
     def _embed(self, batch: Sequence[Memory]) -> np.ndarray[Any, Any]:
         return self._embedder.embed([m.content for m in batch]) if batch else np.zeros((0, self._dim))
 
     def delete(self, keys: Sequence[str], tenant: str) -> int:
-        where = f"tenant = ? AND key IN ({rows.marks(keys)})"
+        where = f"tenant = ? AND key IN ({sqlite_rows.marks(keys)})"
         return self._delete(where, [tenant, *keys], {tenant}) if keys else 0
 
     def delete_tenant(self, tenant: str) -> int:
@@ -86,11 +85,11 @@ class SQLiteStore:
     def record_access(self, keys: Sequence[str], tenant: str) -> None:
         pairs = [(tenant, key) for key in keys]
         with self._lock:
-            write(self._conn, self._retries, lambda c: rows.increment_access(c, pairs))
+            write(self._conn, self._retries, lambda c: sqlite_rows.increment_access(c, pairs))
 
     def _delete(self, where: str, params: list[Any], tenants: set[str] | None) -> int:
         with self._lock:
-            deleted = write(self._conn, self._retries, lambda c: rows.delete_rows(c, where, params))
+            deleted = write(self._conn, self._retries, lambda c: sqlite_rows.delete_rows(c, where, params))
             self._invalidate(tenants)
             return deleted
 
@@ -108,17 +107,18 @@ class SQLiteStore:
 
     def list(self, filter: SearchFilter, limit: int = 1000, *, key: str | None = None) -> _Memories:
         """Records matching a filter, newest first (then by key)."""
-        where, params = legs.where_sql((filter or SearchFilter()), now())
+        where, params = sqlite_search.where_sql((filter or SearchFilter()), now())
         if key is not None:
             where, params = f"{where} AND m.key = ?", [*params, key]
         query = (
-            f"SELECT {rows.COLUMNS} FROM memories m WHERE {where} ORDER BY m.created_at DESC, m.key LIMIT ?"
+            f"SELECT {sqlite_rows.COLUMNS} FROM memories m WHERE {where} "
+            "ORDER BY m.created_at DESC, m.key LIMIT ?"
         )
         with self._lock:
-            return [rows.to_memory(row) for row in self._conn.execute(query, [*params, limit])]
+            return [sqlite_rows.to_memory(row) for row in self._conn.execute(query, [*params, limit])]
 
     def count(self, filter: SearchFilter | None = None) -> int:
-        where, params = legs.where_sql((filter or SearchFilter()), now())
+        where, params = sqlite_search.where_sql((filter or SearchFilter()), now())
         with self._lock:
             found = self._conn.execute(f"SELECT count(*) FROM memories m WHERE {where}", params).fetchone()
             return int(found[0])
@@ -149,32 +149,36 @@ class SQLiteStore:
             return None
         return check_query_vector(self._embedder.embed([q.text])[0].tolist(), self._dim)
 
-    def _keyword_leg(self, q: SearchQuery, limit: int) -> legs.Scores:
-        return legs.keyword_scores(self._conn, q.text, q.filter, now(), limit)
+    def _keyword_leg(self, q: SearchQuery, limit: int) -> sqlite_search.Scores:
+        return sqlite_search.keyword_scores(self._conn, q.text, q.filter, now(), limit)
 
-    def _vector_leg(self, q: SearchQuery, qvec: np.ndarray[Any, Any] | None, limit: int) -> legs.Scores:
+    def _vector_leg(
+        self, q: SearchQuery, qvec: np.ndarray[Any, Any] | None, limit: int
+    ) -> sqlite_search.Scores:
         if qvec is None:
             return {}
         matrix, at = self._matrix(q.filter.tenants), now()
         mask = matrix.expires > at
-        if legs.has_metadata_filter(q.filter):
-            mask &= np.isin(matrix.ids, legs.filtered_ids(self._conn, q.filter, at))
+        if sqlite_search.has_metadata_filter(q.filter):
+            mask &= np.isin(matrix.ids, sqlite_search.filtered_ids(self._conn, q.filter, at))
         return matrix.top(qvec, mask, limit)
 
-    def _matrix(self, tenants: Sequence[str]) -> legs.VectorMatrix:
+    def _matrix(self, tenants: Sequence[str]) -> sqlite_search.VectorMatrix:
         version = int(self._conn.execute("PRAGMA data_version").fetchone()[0])
         if version != self._data_version:  # another connection committed: anything may have changed
             self._cache.clear()
             self._data_version = version
         names = tuple(sorted(set(tenants)))
         if names not in self._cache:
-            if len(self._cache) >= _MAX_CACHED_SETS:  # bound memory: forget the oldest tenant set
+            if len(self._cache) >= _MAX_CACHED_SETS:  # bound the cache: forget the oldest tenant set
                 del self._cache[next(iter(self._cache))]
-            self._cache[names] = legs.VectorMatrix(legs.vector_rows(self._conn, names), self._dim)
+            self._cache[names] = sqlite_search.VectorMatrix(
+                sqlite_search.vector_rows(self._conn, names), self._dim
+            )
         return self._cache[names]
 
     def _hits(self, q: SearchQuery, scored: dict[int, _Scored]) -> _Hits:
-        memories = rows.memories_by_id(self._conn, _best(scored, q.k, q.min_score))
+        memories = sqlite_rows.memories_by_id(self._conn, _best(scored, q.k, q.min_score))
         hits = [
             SearchHit(memory=m, score=scored[i][0], vector_score=scored[i][1], keyword_score=scored[i][2])
             for i, m in memories.items()
@@ -185,7 +189,7 @@ class SQLiteStore:
     def _reranked(self, q: SearchQuery, scored: dict[int, _Scored]) -> dict[int, _Scored]:
         """The best `rerank_depth(k)` fused scores through the rerank stage (`cairn.memory.store.rerank`)."""
         head = _best(scored, rerank_depth(q.k), 0.0)
-        speakers = rows.speakers_by_id(self._conn, head)
+        speakers = sqlite_rows.speakers_by_id(self._conn, head)
         lifted = participant_scores(q.text, {i: scored[i][0] for i in head}, speakers)
         return {i: (lifted[i], scored[i][1], scored[i][2]) for i in head}
 

@@ -14,10 +14,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from cairn.memory.models import Claim, PartCheck
+from cairn.tasks.grounding.answer_text import UNVERIFIED, answer_body
 from cairn.tasks.grounding.claims import answer_clauses, check_claims
 from cairn.tasks.grounding.parts import check_parts, split_goal
 from cairn.tasks.grounding.reads import Read, ReadIndex
-from cairn.tasks.grounding.text import UNVERIFIED, answer_body
 
 __all__ = ["UNVERIFIED", "Grounding", "Read", "ReadIndex", "answer_body", "check_answer", "split_goal"]
 

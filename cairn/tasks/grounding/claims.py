@@ -19,11 +19,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from cairn.memory.models import Claim, ClaimKind
-from cairn.tasks.grounding import figures as fig
-from cairn.tasks.grounding.arithmetic import worked as work_out
+from cairn.tasks.grounding import arithmetic, figures
+from cairn.tasks.grounding.answer_text import clauses, sentences
 from cairn.tasks.grounding.names import names, quotes
 from cairn.tasks.grounding.reads import Read, ReadIndex, Support, normal
-from cairn.tasks.grounding.text import clauses, sentences
 
 __all__ = ["Given", "Read", "ReadIndex", "answer_clauses", "check_claims"]
 
@@ -45,11 +44,11 @@ class Given:
         lowered = normal(self.text)
         return all(f" {w} " in f" {lowered} " or w in lowered.split() for w in words)
 
-    def states_figure(self, claim: fig.Figure) -> bool:
-        return any(fig.same_value(f.value, claim.value) for f in fig.figures(self.text))
+    def states_figure(self, claim: figures.Figure) -> bool:
+        return any(figures.same_value(f.value, claim.value) for f in figures.figures(self.text))
 
-    def states_date(self, claim: fig.Date) -> bool:
-        return any(claim.matches(d) for d in fig.dates(self.text))
+    def states_date(self, claim: figures.Date) -> bool:
+        return any(claim.matches(d) for d in figures.dates(self.text))
 
     def states_quote(self, value: str) -> bool:
         return normal(value) in normal(self.text)
@@ -63,7 +62,7 @@ def answer_clauses(body: str) -> list[str]:
 def check_claims(
     body: str, reads: ReadIndex, given: str, worked: Sequence[str] = (), clause_list: list[str] | None = None
 ) -> list[Claim]:
-    """Every claim of an answer's body (see `cairn.tasks.grounding.text.answer_body`), checked.
+    """Every claim of an answer's body (see `cairn.tasks.grounding.answer_text.answer_body`), checked.
     `worked`: expressions Cairn evaluated for this task (`"1260000 / 8400 = 150"`)."""
     said = Given(given)
     found: list[Claim] = []
@@ -73,12 +72,12 @@ def check_claims(
 
 
 def _clause_claims(clause: str, reads: ReadIndex, said: Given) -> list[Claim]:
-    spans = fig.dates(clause)
+    spans = figures.dates(clause)
     out: list[Claim] = []
     for date in spans:
         if not said.states_date(date):
             out.append(_claim(date.text, "date", reads.date(date), clause))
-    for figure in fig.figures(clause, skip=[(d.start, d.end) for d in spans]):
+    for figure in figures.figures(clause, skip=[(d.start, d.end) for d in spans]):
         if not said.states_figure(figure):
             out.append(_claim(figure.text, "figure", reads.figure(figure), clause))
     for name in names(clause):
@@ -100,7 +99,7 @@ def _claim(text: str, kind: ClaimKind, support: Support | None, clause: str) -> 
 
 def _computed(claims: list[Claim], body: str, reads: ReadIndex, worked: Sequence[str]) -> list[Claim]:
     """Unsupported figures that Cairn's arithmetic over supported figures gives, marked computed."""
-    stated = [f for f in fig.figures(body) if reads.number(f.value)]
+    stated = [f for f in figures.figures(body) if reads.number(f.value)]
     results = _worked_results(worked, reads) + _pair_results(stated)
     out = []
     for claim in claims:
@@ -113,17 +112,17 @@ def _worked_results(worked: Sequence[str], reads: ReadIndex) -> list[tuple[float
     """The value of each worked expression whose every number a source states."""
     results = []
     for expression in worked:
-        line = work_out(expression)
+        line = arithmetic.worked(expression)
         if line is None:
             continue
         left, _, right = line.rpartition(" = ")
-        operands = fig.figures(left)
+        operands = figures.figures(left)
         if operands and all(reads.number(f.value) for f in operands):
-            results.append((float(fig.figures(right)[0].value), line))
+            results.append((float(figures.figures(right)[0].value), line))
     return results
 
 
-def _pair_results(stated: list[fig.Figure]) -> list[tuple[float, str]]:
+def _pair_results(stated: list[figures.Figure]) -> list[tuple[float, str]]:
     """One operation on two figures the answer states and a source states too."""
     results = []
     for a, b in itertools.permutations(stated, 2):
@@ -136,10 +135,10 @@ def _pair_results(stated: list[fig.Figure]) -> list[tuple[float, str]]:
 
 
 def _derivation(claim: Claim, results: list[tuple[float, str]]) -> str | None:
-    stated = fig.figures(claim.text)
+    stated = figures.figures(claim.text)
     if len(stated) != 1:
         return None
-    return next((how for value, how in results if fig.rounds_to(value, stated[0])), None)
+    return next((how for value, how in results if figures.rounds_to(value, stated[0])), None)
 
 
 def _shown(value: float) -> str:

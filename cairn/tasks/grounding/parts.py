@@ -25,10 +25,10 @@ from collections.abc import Sequence
 
 from cairn.memory.embed.words import FUNCTION_WORDS
 from cairn.memory.models import Claim, ClaimKind, PartCheck
+from cairn.tasks.grounding.answer_text import sentences, terms
 from cairn.tasks.grounding.claims import Given
 from cairn.tasks.grounding.figures import UNITS, figures
 from cairn.tasks.grounding.reads import ReadIndex
-from cairn.tasks.grounding.text import sentences, terms
 
 _AUX = "is are was were does do did can could will would should has have had shall may might must"
 _WH = "who whom whose what which when where why how"

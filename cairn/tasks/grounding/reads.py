@@ -20,9 +20,9 @@ from functools import cached_property
 
 from cairn.memory.embed.words import FUNCTION_WORDS
 from cairn.memory.models import Claim
-from cairn.tasks.grounding import figures as fig
+from cairn.tasks.grounding import figures
+from cairn.tasks.grounding.answer_text import terms
 from cairn.tasks.grounding.relative_dates import anchor_spans, resolved
-from cairn.tasks.grounding.text import terms
 
 RARE = 3  # a word in at most this many lines can link two of them (a name, a service)
 NEAR = 60  # characters either side of a claim that speak of it (about ten words)
@@ -32,7 +32,7 @@ _HEADED = " — "  # `context_lines` puts a line's heading before this
 _CLAUSE_END = re.compile(r";\s*|[.!?](?:\s+|$)|:\s+(?=\S)")
 _WORDS = re.compile(r"[a-z0-9]+")
 _SPACE = re.compile(r"\s+")
-_RULE = re.compile(r"\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?")
+_TABLE_DIVIDER = re.compile(r"\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?")
 _SEPARATOR = re.compile(r"(?<=\d)[,\u202f\u2009](?=\d{3}\b)")
 _FUNCTION_STEMS = frozenset(t for w in FUNCTION_WORDS for t in terms(w))
 
@@ -91,7 +91,7 @@ def spelled_tables(text: str) -> str:
         if not stripped.startswith("|"):
             header = []
             out.append(line)
-        elif _RULE.fullmatch(stripped):
+        elif _TABLE_DIVIDER.fullmatch(stripped):
             continue
         elif not header:
             header = [cell.strip() for cell in stripped.strip("|").split("|")]
@@ -117,10 +117,10 @@ class _Line:
     def __init__(self, raw: str) -> None:
         text = self.text = resolved(raw)  # "yesterday" with the day it means: Cairn's arithmetic
         self.words = set(_WORDS.findall(text.lower()))
-        self.dates = fig.dates(text)
+        self.dates = figures.dates(text)
         anchors = anchor_spans(raw)  # before every insertion: the same spans in `text`
         self.event_dates = [d for d in self.dates if (d.start, d.end) not in anchors]
-        self.figures = fig.figures(text, skip=[(d.start, d.end) for d in self.dates])
+        self.figures = figures.figures(text, skip=[(d.start, d.end) for d in self.dates])
         self.normal = normal(text)
 
     @cached_property
@@ -174,9 +174,9 @@ class ReadIndex:
     def locate(self, claim: Claim) -> Locate:
         """Where in a line `claim` is stated (a character span), for each kind of claim."""
         text = claim.text
-        if claim.kind == "figure" and (found := fig.figures(text)):
+        if claim.kind == "figure" and (found := figures.figures(text)):
             return lambda line: _figure_span(line, found[0])
-        if claim.kind == "date" and (when := fig.dates(text)):
+        if claim.kind == "date" and (when := figures.dates(text)):
             return lambda line: next(((d.start, d.end) for d in line.event_dates if when[0].matches(d)), None)
         if claim.kind == "name":
             wanted = _WORDS.findall(text.lower())
@@ -187,15 +187,18 @@ class ReadIndex:
         value = normal(text)
         return lambda line: (0, len(line.text)) if value in line.normal else None
 
-    def figure(self, claim: fig.Figure) -> Support | None:
+    def figure(self, claim: figures.Figure) -> Support | None:
         """A line stating the same number, in the same unit where both give one."""
         return self._first(lambda line: _figure_span(line, claim) is not None)
 
     def number(self, value: float) -> bool:
         """Whether any source states this number, whatever its unit (for arithmetic operands)."""
-        return self._first(lambda line: any(fig.same_value(f.value, value) for f in line.figures)) is not None
+        return (
+            self._first(lambda line: any(figures.same_value(f.value, value) for f in line.figures))
+            is not None
+        )
 
-    def date(self, claim: fig.Date) -> Support | None:
+    def date(self, claim: figures.Date) -> Support | None:
         return self._first(lambda line: any(claim.matches(d) for d in line.dates))
 
     def words(self, words: Sequence[str]) -> Support | None:
@@ -233,12 +236,12 @@ class ReadIndex:
         return [f"{source}: {text[:300]}" for _, _, source, text in best[:k]]
 
 
-def _figure_span(line: _Line, claim: fig.Figure) -> tuple[int, int] | None:
+def _figure_span(line: _Line, claim: figures.Figure) -> tuple[int, int] | None:
     for found in line.figures:
         units_agree = claim.unit == found.unit or (
             (claim.unit is None or found.unit is None) and "clock" not in (claim.unit, found.unit)
         )
-        if units_agree and fig.same_value(found.value, claim.value):
+        if units_agree and figures.same_value(found.value, claim.value):
             return (found.start, found.end)
     return None
 

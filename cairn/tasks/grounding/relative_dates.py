@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from datetime import date, timedelta
 
-from cairn.tasks.grounding import figures as fig
+from cairn.tasks.grounding import figures
 
 _COUNT = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 _WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
@@ -34,7 +34,7 @@ _SHIFT = {"yesterday": -1, "last night": -1, "today": 0, "tonight": 0, "tomorrow
 def resolved(line: str, anchor: date | None = None) -> str:
     """`line` with the date each relative expression means written after it, counted from the
     last full date before it in the line (or `anchor`, the date of the heading it sits under)."""
-    full = [(d.end, day) for d in fig.dates(line) if (day := _day(d)) is not None]
+    full = [(d.end, day) for d in figures.dates(line) if (day := _day(d)) is not None]
     out, last = [], 0
     for match in _RELATIVE.finditer(line):
         at = next((day for end, day in reversed(full) if end <= match.start()), anchor)
@@ -48,7 +48,7 @@ def resolved(line: str, anchor: date | None = None) -> str:
 def anchor_spans(line: str) -> list[tuple[int, int]]:
     """The spans of the dates in `line` that date a relative expression after them: the day a
     line was written, not the day its "yesterday" happened."""
-    full = [d for d in fig.dates(line) if _day(d) is not None]
+    full = [d for d in figures.dates(line) if _day(d) is not None]
     spans = set()
     for match in _RELATIVE.finditer(line):
         if before := [d for d in full if d.end <= match.start()]:
@@ -67,13 +67,13 @@ def dated_text(text: str) -> str:
             lines.append(line)
             continue
         if line.lstrip().startswith("#"):
-            days = [day for d in fig.dates(line) if (day := _day(d))]
+            days = [day for d in figures.dates(line) if (day := _day(d))]
             anchor = days[-1] if days else anchor
         lines.append(resolved(line, anchor))
     return "\n".join(lines)
 
 
-def _day(found: fig.Date) -> date | None:
+def _day(found: figures.Date) -> date | None:
     if found.year is None or found.day is None:
         return None
     try:

@@ -138,7 +138,7 @@ class PlanInput(Schema):
     notes: list[Note] = Field(default_factory=list)
     # A coding task writes code from what it read (a spec, a failing test): notes are too short.
     excerpts: list[Excerpt] = Field(default_factory=list)
-    requirements: list[str] = Field(default_factory=list)  # what "done" means: the suite's rules
+    requirements: list[str] = Field(default_factory=list)  # what "done" means: the suite's requirements
     missing: list[str] = Field(default_factory=list)  # requirements not met yet (all, at first)
     done_calls: list[DoneCall] = Field(default_factory=list)
     written: list[str] = Field(default_factory=list)  # artifacts already written

@@ -105,7 +105,7 @@ class CassetteRecorder:
             )
             self._position += 1
             self._seen[kind] += 1
-            # fsync: a cassette is most useful for bug reports of runs that crashed.
+            # fsync: a cassette is most useful for debugging a run that crashed.
             with self.path.open("a", encoding="utf-8") as handle:
                 handle.write(entry.model_dump_json() + "\n")
                 handle.flush()

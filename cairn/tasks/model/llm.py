@@ -3,7 +3,7 @@
 `ModelClient.call` never raises for model-side problems: an unreachable provider, a reply that is
 not JSON, or JSON that fails validation `max_attempts` times all become a failed `LLMResult` with a
 one-line error, so the agent loop records the failure and carries on. Model strings: any litellm
-model, `cairn/offline` (the rule-based provider in `cairn.tasks.offline`), or `replay:PATH` (with an
+model, `cairn/offline` (the deterministic provider in `cairn.tasks.offline`), or `replay:PATH` (with an
 optional `?match=kind`) to play a cassette recorded with `record=PATH`.
 """
 
@@ -166,7 +166,7 @@ class ModelClient:
         if model.startswith(OFFLINE_PREFIX):
             # The offline model is a litellm provider: importing it imports litellm (seconds), so
             # only a client of that model loads it (see tests/unit/test_layout.py).
-            from cairn.tasks.offline.provider import register_offline
+            from cairn.tasks.offline.litellm_provider import register_offline
 
             register_offline()
 

@@ -1,9 +1,10 @@
-"""`cairn/offline`: a deterministic, rule-based model, reached through litellm as provider `cairn`.
+"""`cairn/offline`: a deterministic, extractive model, reached through litellm as provider `cairn`.
 
 It reads the request back with `cairn.tasks.messages.prompts.parse_request` and fulfils the call's
-schema with extractive logic (`classifier`, `planner`, `reading`), so a research or question task
-over local files completes with no model at all. `provider` registers it in litellm; it is the
-only module here that imports litellm (seconds), loaded only by a client of the offline model.
+schema with extractive logic (`classifier`, `planner`, `reading`, `spec_code`), so a research or
+question task over local files completes with no model at all. `litellm_provider` registers it
+in litellm; it is the only module here that imports litellm (seconds), loaded only by a client of
+the offline model.
 
 >>> from cairn.tasks.messages.prompts import render
 >>> from cairn.tasks.messages.schemas import DetectTaskTypeInput
@@ -29,10 +30,10 @@ from cairn.tasks.messages.schemas import (
     SynthesizeInput,
     WriteInput,
 )
-from cairn.tasks.offline.classifier import detect_task_type, extract_constraint
-from cairn.tasks.offline.coding import write
+from cairn.tasks.offline.classifier import rule_by_words, task_type_by_words
 from cairn.tasks.offline.planner import plan
 from cairn.tasks.offline.reading import compress, compress_batch, synthesize
+from cairn.tasks.offline.spec_code import write
 
 __all__ = ["OFFLINE_MODEL", "PROVIDER", "respond"]
 
@@ -53,9 +54,9 @@ def respond(messages: list[dict[str, str]]) -> str:
     elif isinstance(payload, SynthesizeInput):
         output = synthesize(payload)
     elif isinstance(payload, ExtractConstraintInput):
-        output = extract_constraint(payload.message)
+        output = rule_by_words(payload.message)
     elif isinstance(payload, DetectTaskTypeInput):
-        output = detect_task_type(payload.goal)
+        output = task_type_by_words(payload.goal)
     elif isinstance(payload, DeliverInput):
         output = DeliverOutput()  # no answer: the offline planner writes its cited report itself
     elif isinstance(payload, CalculateInput):

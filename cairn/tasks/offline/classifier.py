@@ -1,10 +1,15 @@
-"""Rule-based classification: task type of a goal, persistent constraints in a user message.
+"""Classification by a text's own words, no model: the task type of a goal (`task_type_by_words`)
+and the rule a person's message states (`rule_by_words`).
 
->>> detect_task_type("Fix the bug in parser.py and add a test").task_type
+The offline model answers `detect_task_type` and `extract_constraint` calls with these. The task
+loop's `cairn.flows.loop.start.detect_task_type` asks the run's model, and takes
+`task_type_by_words` when that call fails or says `coding_task` of a goal that asks for no code.
+
+>>> task_type_by_words("Fix the bug in parser.py and add a test").task_type
 'coding_task'
->>> extract_constraint("When writing about Tesla's future, never mention Elon Musk.").rule
+>>> rule_by_words("When writing about Tesla's future, never mention Elon Musk.").rule
 "Never mention Elon Musk when writing about Tesla's future."
->>> extract_constraint("What is the capital of France?").rule
+>>> rule_by_words("What is the capital of France?").rule
 'N/A'
 """
 
@@ -28,7 +33,7 @@ QUESTION_STARTS = word_set(
 _WORD = re.compile(r"[a-z0-9']+")
 
 
-def detect_task_type(goal: str) -> DetectTaskTypeOutput:
+def task_type_by_words(goal: str) -> DetectTaskTypeOutput:
     """coding > research (verbs) > short question > research (nouns) > general."""
     words = _WORD.findall(goal.lower())
     found = set(words)
@@ -80,7 +85,7 @@ _MODALS: tuple[tuple[str, str], ...] = (
 )
 
 
-def extract_constraint(message: str) -> ExtractConstraintOutput:
+def rule_by_words(message: str) -> ExtractConstraintOutput:
     """The first persistent rule in the message as one imperative sentence, or 'N/A'."""
     text = message.replace("\u2019", "'").strip()
     for sentence in _SENTENCE.split(text):

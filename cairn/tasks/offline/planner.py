@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from cairn.memory.models import EvidenceType, JsonValue, PlannedCall
 from cairn.tasks.messages.schemas import Candidate, DoneCall, KnownFile, Plan, PlanInput, ToolSpec
-from cairn.tasks.offline import coding, text
+from cairn.tasks.offline import spec_code, text
 from cairn.tasks.offline.report import build_report, citable_notes
 
 COVERED = 0.75  # share of the goal's terms the notes must contain before writing
@@ -30,7 +30,7 @@ def plan(inp: PlanInput) -> Plan:
     proposals = _recovery(inp) + _proposals(inp) if inp.recovery else _proposals(inp)
     available = {t.name for t in inp.tools}
     fresh = _fresh(proposals, done, available) or _fresh(_recovery(inp), done, available)
-    if not fresh:  # everything was tried: one last memory search, else the loop's stop rules decide
+    if not fresh:  # everything was tried: one last memory search, else the loop policy decides
         last = _call(
             inp,
             _SEARCH,
@@ -80,7 +80,7 @@ def _coding(inp: PlanInput) -> list[Candidate]:
     """For a coding task whose notes spell out files: write each, then run the tests."""
     if inp.task_type != "coding_task":
         return []
-    spelled = {name: code for n in inp.notes for name, code in coding.file_blocks(n.text).items()}
+    spelled = {name: code for n in inp.notes for name, code in spec_code.file_blocks(n.text).items()}
     writes = [
         _tool(
             inp,
@@ -94,7 +94,7 @@ def _coding(inp: PlanInput) -> list[Candidate]:
     ]
     if writes:
         return writes
-    if any(coding.is_test(path) for path in inp.written):
+    if any(spec_code.is_test(path) for path in inp.written):
         return [_call(inp, "run_tests", ".", "Run the tests after the last change.", ["execution"])]
     return []
 

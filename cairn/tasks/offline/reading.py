@@ -18,9 +18,9 @@ from cairn.tasks.messages.schemas import (
     CompressInput,
     CompressOutput,
     SynthesizeInput,
+    SynthesizeOutput,
 )
-from cairn.tasks.messages.schemas import SynthesizeOutput as Synthesis
-from cairn.tasks.offline import coding, text
+from cairn.tasks.offline import spec_code, text
 
 CHECK_TOOLS = ("run_tests", "lint")
 _FAILED_LINE = re.compile(r"-> (?:failure|error|timeout)\b")
@@ -106,9 +106,9 @@ def _reading(inp: CompressInput, target: str) -> CompressOutput:
             relevance="low",
             next_suggested_actions="Read another file.",
         )
-    if inp.tool == "read_file" and (blocks := coding.file_blocks(inp.output)):
+    if inp.tool == "read_file" and (blocks := spec_code.file_blocks(inp.output)):
         return CompressOutput(
-            insights=coding.note(target, blocks),
+            insights=spec_code.note(target, blocks),
             learning=f"{target} gives the code of {', '.join(blocks)}.",
             relevance="high",
             next_suggested_actions=f"Write {', '.join(blocks)} as given, then run the tests.",
@@ -147,7 +147,7 @@ def _words(entry: str) -> str:
     return re.sub(r"[/_.-]+", " ", entry)
 
 
-def synthesize(inp: SynthesizeInput) -> Synthesis:
+def synthesize(inp: SynthesizeInput) -> SynthesizeOutput:
     failed = [line for line in inp.calls if _FAILED_LINE.search(line)]
     good = [line for line in inp.calls if line not in failed]
     relevant = sorted(
@@ -168,7 +168,7 @@ def synthesize(inp: SynthesizeInput) -> Synthesis:
         f"Iteration {inp.iteration}: {len(inp.calls)} calls, {len(failed)} failed, "
         f"{inp.new_evidence} new evidence.{best}{missing}"
     )
-    return Synthesis(synthesis=summary, progress_assessment=progress)
+    return SynthesizeOutput(synthesis=summary, progress_assessment=progress)
 
 
 def _informative(goal: str, line: str) -> bool:

@@ -147,7 +147,7 @@ def coverage(goal: str, texts: Iterable[str]) -> float:
 
 
 def sentences(text: str) -> list[str]:
-    """Prose sentences of a (markdown) text: headings (also ALL-CAPS lines), fences, rules dropped."""
+    """Prose sentences of a (markdown) text: headings (also ALL-CAPS lines), fences, `---` lines dropped."""
     out: list[str] = []
     for block in re.split(r"\n\s*\n", text):
         for unit in _units(block):

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from cairn.memory.models import JsonValue
 from cairn.tasks.tools.base import ToolContext, ToolOutput, failure
-from cairn.tasks.tools.files import write_file
+from cairn.tasks.tools.file_tools import write_file
 from cairn.tasks.tools.paths import PathError, resolve_path
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from cairn.tasks.tools import answer, coding, directory, files, history_tools, memory_search
+from cairn.tasks.tools import answer, coding, directory, file_tools, history_tools, memory_search
 from cairn.tasks.tools.definition import Tool
 from cairn.tasks.tools.python_tools import function_tool
 
@@ -30,7 +30,7 @@ def _builtin(
 # real sources and files beside the tools (`PlanInput.sources`, `PlanInput.files`).
 BUILTINS: list[Tool] = [
     _builtin(
-        files.list_directory,
+        file_tools.list_directory,
         "List the files under a directory: '.' for the workspace, or a `sources` entry.",
         {"path": _DIR},
     ),
@@ -40,9 +40,9 @@ BUILTINS: list[Tool] = [
         "docstring) and its key functions and classes. Orient yourself before reading files.",
         {"path": _DIR},
     ),
-    _builtin(files.read_file, "Read a text file.", {"path": "a path exactly as listed in `files`"}),
+    _builtin(file_tools.read_file, "Read a text file.", {"path": "a path exactly as listed in `files`"}),
     _builtin(
-        files.write_file,
+        file_tools.write_file,
         "Write a text file into the workspace (committed to the task's git history). Sources are read-only.",
         {"path": "a file path in the workspace, without any 'source:' prefix", "content": "the full text"},
         read_only=False,

@@ -7,7 +7,7 @@ opens one issue per failing check id and resolves it when a later result reports
 - `pytest::<node id>`  one per test that ran (skipped tests report nothing);
 - `pytest::<target>`   the run itself: collected everything and reported, without crashing;
 - `ruff::<file>`       one per Python file under the target, failing if ruff reports anything in it.
-  Per file, not per rule code: a clean file can be reported as passing without knowing which codes
+  Per file, not per ruff code: a clean file can be reported as passing without knowing which codes
   failed before, so fixing a file resolves its issue on the next lint;
 - `python::<path>`     a script run by path; snippets report no check (nobody reruns a snippet).
 
@@ -34,7 +34,7 @@ from cairn.tasks.tools import called
 from cairn.tasks.tools.paths import PathError, resolve_path
 from cairn.tasks.tools.sandbox import ProcessResult, run_sandboxed
 
-MEMORY_MB = 2048  # address space, not resident memory: threads and arenas reserve a lot of it
+ADDRESS_SPACE_MB = 2048  # not resident RAM: threads and arenas reserve a lot of address space
 OUTPUT_CAP = 256 * 1024
 LINT_OUTPUT_CAP = 8 * 1024 * 1024  # ruff's JSON must arrive whole to be parsed
 MAX_SNIPPET_BYTES = 100_000  # one argv string is limited (128 KiB on Linux); longer code goes in a file
@@ -57,7 +57,7 @@ class PytestResult(ToolResult):
     errors: int = 0
     skipped: int = 0
     failing: list[str] = Field(default_factory=list)  # node ids of failed or erroring tests
-    output: str = ""  # pytest's own (capped) report
+    output: str = ""  # pytest's own (capped) output
     exercised: list[str] = Field(default_factory=list)  # workspace functions the test bodies called
 
 
@@ -65,7 +65,7 @@ class LintFinding(Frozen):
     file: str  # relative to the workspace
     line: int
     column: int
-    code: str  # a rule code such as F401, or `invalid-syntax`
+    code: str  # ruff's code such as F401, or `invalid-syntax`
     message: str
 
 
@@ -139,7 +139,7 @@ def _pytest_config(ws: Path, tmp: Path) -> list[str]:
 
 
 def _read_junit(xml: Path) -> list[ElementTree.Element] | None:
-    """The report's test cases, or None when pytest died before writing one."""
+    """The JUnit XML's test cases, or None when pytest died before writing it."""
     try:
         if xml.stat().st_size > 64 * 1024 * 1024:
             return None
@@ -151,7 +151,7 @@ def _read_junit(xml: Path) -> list[ElementTree.Element] | None:
 def _pytest_result(proc: ProcessResult, cases: list[ElementTree.Element] | None, rel: str) -> PytestResult:
     output = (proc.stdout + proc.stderr)[-OUTPUT_CAP:]
     if proc.timed_out or cases is None:
-        return _pytest_unreported(proc, rel, output)
+        return _pytest_without_junit(proc, rel, output)
     checks, collection = _case_checks(cases)
     counts = _count(cases)
     failing = [c.check_id.removeprefix("pytest::") for c in checks if not c.passed]
@@ -177,8 +177,8 @@ def _pytest_result(proc: ProcessResult, cases: list[ElementTree.Element] | None,
     )
 
 
-def _pytest_unreported(proc: ProcessResult, rel: str, output: str) -> PytestResult:
-    """No report: a timeout, no pytest, a usage error, or a crash (`os._exit` in a test module)."""
+def _pytest_without_junit(proc: ProcessResult, rel: str, output: str) -> PytestResult:
+    """No JUnit XML: a timeout, no pytest, a usage error, or a crash (`os._exit` in a test module)."""
     last = (_last_line(proc.stderr) or _last_line(proc.stdout))[:200]
     if "No module named pytest" in proc.stderr or proc.exit_code == 4:  # 4: pytest's usage error
         return PytestResult(outcome="error", summary=f"cannot run pytest: {last}", output=output)
@@ -358,7 +358,7 @@ def _run(argv: list[str], ws: Path, timeout_s: float, cap: int, env: dict[str, s
         cwd=ws,
         timeout_s=timeout_s,
         cpu_s=cpu_s,
-        memory_mb=MEMORY_MB,
+        address_space_mb=ADDRESS_SPACE_MB,
         output_cap_bytes=cap,
         extra_env=env,
     )

@@ -10,13 +10,13 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from cairn.tasks.tools import code as code_tools
+import cairn.tasks.tools.code
 from cairn.tasks.tools.base import ToolContext, ToolOutput
 
 
 def run_tests(ctx: ToolContext, target: str = ".") -> ToolOutput:
     # The agent's tests run on Cairn's interpreter: its pytest plugins are not the project's.
-    result = code_tools.run_tests(ctx.artifacts, target, timeout_s=ctx.timeout_s, plugins=False)
+    result = cairn.tasks.tools.code.run_tests(ctx.artifacts, target, timeout_s=ctx.timeout_s, plugins=False)
     text = f"{result.summary}\n\n{result.output}".strip()
     return ToolOutput(
         text=text,
@@ -29,7 +29,7 @@ def run_tests(ctx: ToolContext, target: str = ".") -> ToolOutput:
 
 
 def lint(ctx: ToolContext, target: str = ".") -> ToolOutput:
-    result = code_tools.lint(ctx.artifacts, target, timeout_s=ctx.timeout_s)
+    result = cairn.tasks.tools.code.lint(ctx.artifacts, target, timeout_s=ctx.timeout_s)
     lines = [f"{f.file}:{f.line}:{f.column}: {f.code} {f.message}" for f in result.findings]
     return ToolOutput(
         text="\n".join([result.summary, *lines]),
@@ -42,7 +42,7 @@ def lint(ctx: ToolContext, target: str = ".") -> ToolOutput:
 
 def run_python(ctx: ToolContext, code: str | None = None, path: str | None = None) -> ToolOutput:
     code = with_source_paths(code, ctx.sources) if code is not None else None
-    result = code_tools.run_python(ctx.artifacts, code=code, path=path, timeout_s=ctx.timeout_s)
+    result = cairn.tasks.tools.code.run_python(ctx.artifacts, code=code, path=path, timeout_s=ctx.timeout_s)
     text = "\n".join(part for part in (result.summary, result.stdout, result.stderr) if part)
     return ToolOutput(
         text=text,

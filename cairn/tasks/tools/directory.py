@@ -11,9 +11,9 @@ orient itself in a tree it has never seen without reading every file (no model c
 
 from __future__ import annotations
 
-from cairn.memory.index.directory import summarize_directory as summarize
+from cairn.memory.index import directory_summary
 from cairn.tasks.tools.base import ToolContext, ToolOutput, failure
-from cairn.tasks.tools.files import readable_dir
+from cairn.tasks.tools.file_tools import readable_dir
 from cairn.tasks.tools.paths import PathError
 
 MAX_CHARS = 8000
@@ -25,7 +25,7 @@ def summarize_directory(ctx: ToolContext, path: str = ".") -> ToolOutput:
         base = readable_dir(ctx, path)
     except PathError as exc:
         return failure(str(exc))
-    summary = summarize(base)
+    summary = directory_summary.summarize_directory(base)
     text = summary.render(title=path if path not in ("", ".") else "workspace")
     if len(text) > MAX_CHARS:
         text = text[:MAX_CHARS] + "\n[... summary truncated; summarize a sub-folder]"

@@ -2,8 +2,7 @@
 
 The agent uses it to orient itself after many iterations: which rules hold, what the user said,
 which files it wrote, which checks failed and were fixed, where progress turned, what the last
-verdict missed, and the latest high-relevance findings (seed: state-and-context §2.2, "summarize
-the key decisions from a long conversation history").
+verdict missed, and the latest high-relevance findings (docs/design.md, "Reflection and context").
 
 >>> from pathlib import Path
 >>> from cairn.memory.log.state import TaskState

@@ -3,10 +3,10 @@
 The agent writes code and runs it on the user's machine, where the user's API keys live in the
 environment. So a child gets only allow-listed variables (never one whose name looks secret), its
 own session and process group (so the group can be killed whole, background children included),
-CPU/memory/file-size limits, and a wall-clock deadline. Output is read as it arrives and only the
-first `output_cap_bytes` of each stream are kept, so 50 MB of output costs no more memory than the cap.
+CPU, address-space and file-size limits, and a wall-clock deadline. Output is read as it arrives and only the
+first `output_cap_bytes` of each stream are kept, so 50 MB of output costs no more RAM than the cap.
 
->>> r = run_sandboxed(["echo", "hi"], cwd=Path("."), timeout_s=5, cpu_s=5, memory_mb=256,
+>>> r = run_sandboxed(["echo", "hi"], cwd=Path("."), timeout_s=5, cpu_s=5, address_space_mb=256,
 ...                   output_cap_bytes=1000)
 >>> (r.exit_code, r.stdout, r.timed_out)
 (0, 'hi\\n', False)
@@ -65,7 +65,7 @@ def run_sandboxed(
     cwd: Path,
     timeout_s: float,
     cpu_s: int,
-    memory_mb: int,
+    address_space_mb: int,
     output_cap_bytes: int,
     env_allow: Collection[str] = DEFAULT_ALLOW,
     extra_env: Mapping[str, str] = _NO_ENV,
@@ -79,7 +79,7 @@ def run_sandboxed(
     """
     with tempfile.TemporaryDirectory(prefix="cairn-home-") as home:
         env = build_env(os.environ if parent_env is None else parent_env, env_allow, extra_env, home)
-        limits = _rlimits(cpu_s, memory_mb, max_file_mb)
+        limits = _rlimits(cpu_s, address_space_mb, max_file_mb)
         return _run(list(argv), cwd, env, limits, timeout_s, output_cap_bytes)
 
 
@@ -100,7 +100,7 @@ def build_env(
     return env
 
 
-def _rlimits(cpu_s: int, memory_mb: int, max_file_mb: int) -> Callable[[], None]:
+def _rlimits(cpu_s: int, address_space_mb: int, max_file_mb: int) -> Callable[[], None]:
     """The function the child runs between fork and exec to limit itself.
 
     Limits are worked out here, in the parent, so the child only makes `setrlimit` calls (little
@@ -111,7 +111,7 @@ def _rlimits(cpu_s: int, memory_mb: int, max_file_mb: int) -> Callable[[], None]
     """
     limits = [
         _clamped(resource.RLIMIT_CPU, cpu_s, cpu_s + 1),  # SIGXCPU at the soft limit, SIGKILL at the hard
-        _clamped(resource.RLIMIT_AS, memory_mb * MB, memory_mb * MB),
+        _clamped(resource.RLIMIT_AS, address_space_mb * MB, address_space_mb * MB),
         _clamped(resource.RLIMIT_FSIZE, max_file_mb * MB, max_file_mb * MB),
         (resource.RLIMIT_CORE, (0, 0)),
     ]

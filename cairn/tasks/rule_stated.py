@@ -1,4 +1,4 @@
-"""When an extracted rule is believed: only people make rules, and only by saying so.
+"""Whether a person stated the rule a model extracted: only people make rules, and only by saying so.
 
 A model asked "does this message hold a rule?" may answer with a rule either way; a small one
 turned the goal "How many days of water...?" into "Extract the number of days of water...". A rule

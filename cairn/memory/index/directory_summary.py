@@ -1,5 +1,5 @@
-"""`summarize_directory(path)`: a "virtual README" of a folder, built without a model
-(seed: state-and-context §2.2, "generate a virtual README for a directory it has never seen").
+"""`summarize_directory(path)`: a "virtual README" of a folder, built without a model, so the agent
+can orient itself in a tree it has never seen.
 
 For each text file: its size, its purpose (a module docstring's first line, else the first
 Markdown heading or first line) and, for Python, its public functions and classes with the first
