@@ -13,8 +13,9 @@ from (`cairn.memory.log`) and what is built from both (`cairn.memory.context`).
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from cairn._faces import lazy_names
 
 if TYPE_CHECKING:
     from cairn.memory.log.workspace import Workspace
@@ -23,8 +24,4 @@ if TYPE_CHECKING:
 __all__ = ["Workspace", "open_store"]
 _WHERE = {"open_store": "cairn.memory.store.backends", "Workspace": "cairn.memory.log.workspace"}
 
-
-def __getattr__(name: str) -> Any:
-    if name not in _WHERE:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(import_module(_WHERE[name]), name)
+__getattr__ = lazy_names(__name__, _WHERE)

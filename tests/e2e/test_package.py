@@ -12,6 +12,7 @@ import sys
 import tarfile
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -93,21 +94,22 @@ def _legacy_workspace(tmp_path: Path, archive_path: Path = LEGACY, corpus: Path 
     return tmp_path / "ws"
 
 
-def test_a_workspace_made_by_cairn_0_1_is_shown_and_resumed(prefect_server: str, tmp_path: Path) -> None:
-    """Its killed task resumes from the result 0.1 pickled for call 1/2 (`tasks.tools.base.ToolOutput`)."""
-    ws = _legacy_workspace(tmp_path)
+def _show_and_resume(ws: Path, prefect_server: str, cwd: Path) -> dict[str, Any]:
+    """`cairn show finished-task` says complete, `cairn resume killed-task` completes it; its calls."""
     env = {**os.environ, "PREFECT_API_URL": prefect_server}
-    shown = _run(
-        [str(BIN / "cairn"), "show", "finished-task", "--workspace", str(ws), "--json"], tmp_path, env
-    )
+    cairn = str(BIN / "cairn")
+    shown = _run([cairn, "show", "finished-task", "--workspace", str(ws), "--json"], cwd, env)
     assert shown.returncode == 0, shown.stderr[-2000:]
     assert json.loads(shown.stdout)["status"] == "complete"
-    resumed = _run(
-        [str(BIN / "cairn"), "resume", "killed-task", "--workspace", str(ws), "--json"], tmp_path, env
-    )
+    resumed = _run([cairn, "resume", "killed-task", "--workspace", str(ws), "--json"], cwd, env)
     assert resumed.returncode == 0, resumed.stderr[-3000:]
     assert json.loads(resumed.stdout)["complete"] is True
-    calls = {c.call_id: c for c in Workspace(ws).task("killed-task").state().calls}
+    return {c.call_id: c for c in Workspace(ws).task("killed-task").state().calls}
+
+
+def test_a_workspace_made_by_cairn_0_1_is_shown_and_resumed(prefect_server: str, tmp_path: Path) -> None:
+    """Its killed task resumes from the result 0.1 pickled for call 1/2 (`tasks.tools.base.ToolOutput`)."""
+    calls = _show_and_resume(_legacy_workspace(tmp_path), prefect_server, tmp_path)
     # The cached 0.1 result carries no run time (the field came later): it was loaded, not re-run.
     assert calls["call-1-2"].execution_time == 0.0
     assert all(c.execution_time > 0 for cid, c in calls.items() if cid not in ("call-1-1", "call-1-2"))
@@ -116,16 +118,5 @@ def test_a_workspace_made_by_cairn_0_1_is_shown_and_resumed(prefect_server: str,
 def test_a_workspace_made_by_cairn_0_2_is_shown_and_resumed(prefect_server: str, tmp_path: Path) -> None:
     """0.2 pickled call 1/2-1/6 under its module names; resume loads them instead of running them."""
     ws = _legacy_workspace(tmp_path, WORKSPACE_0_2, CORPUS_0_2)
-    env = {**os.environ, "PREFECT_API_URL": prefect_server}
-    shown = _run(
-        [str(BIN / "cairn"), "show", "finished-task", "--workspace", str(ws), "--json"], tmp_path, env
-    )
-    assert shown.returncode == 0, shown.stderr[-2000:]
-    assert json.loads(shown.stdout)["status"] == "complete"
-    resumed = _run(
-        [str(BIN / "cairn"), "resume", "killed-task", "--workspace", str(ws), "--json"], tmp_path, env
-    )
-    assert resumed.returncode == 0, resumed.stderr[-3000:]
-    assert json.loads(resumed.stdout)["complete"] is True
-    calls = {c.call_id: c for c in Workspace(ws).task("killed-task").state().calls}
+    calls = _show_and_resume(ws, prefect_server, tmp_path)
     assert {call: calls[call].execution_time for call in LOADED_0_2} == LOADED_0_2

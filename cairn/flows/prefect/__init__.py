@@ -8,8 +8,9 @@ Names load on first use: importing Prefect takes seconds.
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from cairn._faces import lazy_names
 
 if TYPE_CHECKING:
     from cairn.flows.prefect.flow import TaskResult, run_task
@@ -67,8 +68,4 @@ _WHERE = {
     "stop_worker": "cairn.flows.prefect.worker",
 }
 
-
-def __getattr__(name: str) -> Any:
-    if name not in _WHERE:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(import_module(_WHERE[name]), name)
+__getattr__ = lazy_names(__name__, _WHERE)

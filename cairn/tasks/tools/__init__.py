@@ -11,8 +11,9 @@
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from cairn._faces import lazy_names
 
 if TYPE_CHECKING:
     from cairn.memory.tool_config import McpServerConfig, PythonToolConfig, ToolsConfig
@@ -46,8 +47,4 @@ _WHERE = {
     "toolset_for": "cairn.tasks.toolset",
 }
 
-
-def __getattr__(name: str) -> Any:
-    if name not in _WHERE:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(import_module(_WHERE[name]), name)
+__getattr__ = lazy_names(__name__, _WHERE)
