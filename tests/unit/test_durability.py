@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from cairn.flows.prefect.liveness import TaskBusy, TaskLock, read_holder
+from cairn.flows.loop.claim import TaskBusy, TaskLock, read_holder
 from cairn.flows.prefect.ui import (
     evidence_key,
     evidence_rows,

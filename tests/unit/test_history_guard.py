@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from cairn.flows.loop.claim import TaskLock
 from cairn.flows.loop.reopen import ready_to_continue
-from cairn.flows.prefect.liveness import TaskLock
 from cairn.memory.log.events import UserMessage
 from cairn.memory.log.history import GENESIS, HistoryTampered
 from cairn.memory.log.workspace import Workspace

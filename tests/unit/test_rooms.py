@@ -10,6 +10,8 @@ from __future__ import annotations
 import ast
 import importlib
 import os
+import subprocess
+import sys
 from collections import defaultdict
 from importlib.util import find_spec
 from pathlib import Path
@@ -189,3 +191,27 @@ def test_prefect_internals_are_named_in_one_module(name: str) -> None:
     ]
     assert users == []
     assert name in (PACKAGE / "flows" / "prefect" / "internals.py").read_text(encoding="utf-8")
+
+
+def test_outside_its_room_prefect_is_imported_only_inside_a_call() -> None:
+    """The CLI sets Prefect up (`cairn.flows.runtime.prepare`: the server, result storage) before
+    Prefect is imported: Prefect imported earlier starts a server of its own."""
+    modules = _code()
+    early = [
+        f"{module} -> {target}"
+        for module, path in modules.items()
+        if not module.startswith(PREFECT_ROOM)
+        for target, late in _imports(path, modules)
+        if target.startswith(PREFECT_ROOM) and not late
+    ]
+    assert early == []
+
+
+def test_the_command_line_and_the_loop_load_without_prefect() -> None:
+    code = (
+        "import sys, cairn.flows.cli, cairn.flows.loop, cairn.flows.steps, cairn.flows.loop.claim\n"
+        "print(sorted(m for m in ('prefect', 'litellm', 'mcp') if m in sys.modules))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.strip() == "[]"

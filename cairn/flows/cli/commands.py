@@ -17,6 +17,7 @@ from cairn.flows.cli.arguments import check_run, check_tools, check_workspace, o
 from cairn.flows.cli.files import search_hits
 from cairn.flows.cli.result_view import print_hits, print_result, print_task, task_view
 from cairn.flows.console import emit, err, safe, say
+from cairn.flows.loop.claim import TaskLock
 from cairn.flows.loop.policy import AWAITING_REVIEW, BUDGET, MODEL_UNAVAILABLE
 from cairn.flows.loop.preflight import preflight
 from cairn.flows.loop.reopen import check_untampered, ready_to_continue
@@ -103,9 +104,6 @@ def _claim_and_run(
 ) -> None:
     """Claim the task for this process (a second runner is refused in one line), check once that
     it can go on, then run it; the task's flow joins this claim and trusts this check."""
-    from cairn.flows.prefect.internals import has_cached_result
-    from cairn.flows.prefect.liveness import TaskLock
-
     workspace = Path(config.workspace)
     with TaskLock(workspace, task_id):
         state = None
@@ -113,6 +111,10 @@ def _claim_and_run(
             state = ready_to_continue(Workspace(workspace).task(task_id), config.accept_tampered, say)
         request = request_for(state)
         where = prepare(workspace)
+        # Prefect only now: imported before `prepare` set PREFECT_API_URL, it would start a server
+        # of its own, one that outlives a killed `cairn` (the crash-loop test).
+        from cairn.flows.prefect.internals import has_cached_result
+
         cached = partial(has_cached_result, request.config.workspace)
         tools = ready_to_run(request.config, task_id, request.tools, cached)  # uncertain calls: one line
         request = request.model_copy(update={"tools": tools})

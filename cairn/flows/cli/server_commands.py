@@ -11,7 +11,6 @@ from pathlib import Path
 from cairn.errors import NotFound
 from cairn.flows.cli.arguments import check_workspace
 from cairn.flows.console import emit
-from cairn.flows.prefect.worker import DEFAULT_POOL, resolve_api_url, start_worker, stop_worker
 from cairn.flows.runtime import QUIET, prepare
 from cairn.flows.server.server import ServerError, start_server, status_payload, stop_server
 from cairn.flows.settings import cairn_home
@@ -27,6 +26,8 @@ def server_command(
     as_json: bool = False,
     worker: bool = True,
 ) -> None:
+    from cairn.flows.prefect.worker import DEFAULT_POOL, start_worker, stop_worker
+
     home = cairn_home()
     if action == "start":
         info = start_server(home, host=host, port=port, database_url=database_url)
@@ -51,9 +52,9 @@ def server_command(
     _answer(payload, text, as_json)
 
 
-def worker_command(
-    action: str, pool: str = DEFAULT_POOL, limit: int | None = None, as_json: bool = False
-) -> None:
+def worker_command(action: str, pool: str, limit: int | None = None, as_json: bool = False) -> None:
+    from cairn.flows.prefect.worker import resolve_api_url, start_worker, stop_worker
+
     home = cairn_home()
     if action == "start":
         info = start_worker(home, pool, resolve_api_url(home), limit=limit)

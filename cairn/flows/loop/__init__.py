@@ -6,6 +6,7 @@ process. Each iteration's model steps live in `cairn.flows.steps`.
 
 from __future__ import annotations
 
+from cairn.flows.loop.claim import TaskBusy, TaskLock
 from cairn.flows.loop.cycle import (
     ANSWER_KEPT,
     NoArtifacts,
@@ -42,6 +43,8 @@ __all__ = [
     "NoReview",
     "Publisher",
     "Reviewer",
+    "TaskBusy",
+    "TaskLock",
     "TaskRequest",
     "TaskResult",
     "awaiting_review",

@@ -16,7 +16,6 @@ if TYPE_CHECKING:
     from cairn.flows.prefect.flow import TaskResult, run_task
     from cairn.flows.prefect.internals import fresh_task_run_keys, has_cached_result
     from cairn.flows.prefect.launch import AwaitingReview, ReviewPending, launch, review_at_the_command_line
-    from cairn.flows.prefect.liveness import TaskLock
     from cairn.flows.prefect.serve import deployment_name, serve_task
     from cairn.flows.prefect.task_defaults import iteration_settings, prefect_task
     from cairn.flows.prefect.worker import (
@@ -31,7 +30,6 @@ __all__ = [
     "DEFAULT_POOL",
     "AwaitingReview",
     "ReviewPending",
-    "TaskLock",
     "TaskResult",
     "deployment_name",
     "ensure_pool",
@@ -55,7 +53,6 @@ _WHERE = {
     "ReviewPending": "cairn.flows.prefect.launch",
     "launch": "cairn.flows.prefect.launch",
     "review_at_the_command_line": "cairn.flows.prefect.launch",
-    "TaskLock": "cairn.flows.prefect.liveness",
     "deployment_name": "cairn.flows.prefect.serve",
     "serve_task": "cairn.flows.prefect.serve",
     "prefect_task": "cairn.flows.prefect.task_defaults",

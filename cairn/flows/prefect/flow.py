@@ -30,6 +30,7 @@ from prefect.runtime import flow_run
 from prefect.settings import PREFECT_API_URL
 from prefect.utilities.annotations import quote
 
+from cairn.flows.loop.claim import TaskLock
 from cairn.flows.loop.cycle import TaskResult, has_new_evidence, run_loop
 from cairn.flows.loop.outcome import report_excerpt, result_markdown, totals
 from cairn.flows.loop.preflight import learnt, record_probe
@@ -39,7 +40,7 @@ from cairn.flows.loop.task_tools import record_tools
 from cairn.flows.loop.uncertain import check_before_run
 from cairn.flows.prefect.durable import PrefectExecutor, bfs_iteration
 from cairn.flows.prefect.internals import fresh_task_run_keys, has_cached_result
-from cairn.flows.prefect.liveness import TaskLock, mark_stale_runs
+from cairn.flows.prefect.liveness import mark_stale_runs
 from cairn.flows.prefect.review import PrefectReviewer
 from cairn.flows.prefect.story import NarratingRecorder, rules_line, telling
 from cairn.flows.prefect.task_defaults import task_run_settings
