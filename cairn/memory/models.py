@@ -403,7 +403,7 @@ def memory_key(content: str, domain: str | None = None, task_type: str | None = 
     """Hierarchical memory key: domain, task type, content hash (docs/design.md, "Memory intelligence").
 
     >>> memory_key("use pyproject.toml", "python", "coding_task")
-    'python:coding_task:...'  # doctest: +SKIP
+    'python:coding_task:beab83d39b88a5c9'
     """
     return f"{_key_part(domain)}:{_key_part(task_type)}:{content_hash(content)}"
 

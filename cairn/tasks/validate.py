@@ -111,7 +111,7 @@ def validate(
     >>> ev = [Evidence(type="synthesis", content="42", source="call-1-0")]
     >>> verdict = validate("simple_question", ev)
     >>> verdict.complete, verdict.missing
-    (False, ['answer file written'])
+    (False, ['answer file written', 'every part of the goal answered'])
     """
     suite = load_suite(suite_path(task_type, suites_dir))
     checked = checked or Checked()

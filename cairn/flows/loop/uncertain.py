@@ -15,7 +15,7 @@ reads the kept result back and the tool does not run. `resolve` is the decision 
 form (the UI) can call with a person's answer; the decision is recorded in the history.
 
 >>> UncertainCalls.exit_code
-4
+6
 """
 
 from __future__ import annotations

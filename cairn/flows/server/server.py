@@ -76,7 +76,7 @@ def wait_until_healthy(api_url: str, timeout: float = 90.0, poll: float = 0.3) -
 
     >>> wait_until_healthy("http://127.0.0.1:1/api", timeout=0.1)
     Traceback (most recent call last):
-    flows.server.ServerError: Prefect server at http://127.0.0.1:1/api not healthy after 0s
+    cairn.flows.server.server.ServerError: Prefect server at http://127.0.0.1:1/api not healthy after 0s
     """
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

@@ -32,7 +32,7 @@ def open_store(
     >>> from cairn.memory.embed.embeddings import HashingEmbedder
     >>> open_store("weaviate", path="", embedder=HashingEmbedder(dim=32))
     Traceback (most recent call last):
-    memory.store.StoreError: the weaviate store needs a url (WEAVIATE_URL)
+    cairn.memory.store.protocol.StoreError: the weaviate store needs a url (WEAVIATE_URL)
     """
     if kind == "sqlite":
         from cairn.memory.store.sqlite_store import SQLiteStore

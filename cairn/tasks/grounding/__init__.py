@@ -1,7 +1,8 @@
 """Is the deliverable grounded? Its claims checked against what the task read, the goal's parts
 against its answer, a coding task's named functions against its test runs.
 
->>> reads = ReadIndex([Read("d/slo.md", "| billing | 180 | ms |"), Read("d/team.md", "Team Falcon: billing")])
+>>> reads = ReadIndex([Read("d/slo.md", "| billing | 180 | ms |"),
+...                    Read("d/team.md", "Team Falcon owns billing.")])
 >>> parts = ["Which team owns billing?", "What is its budget?"]
 >>> found = check_answer("Team Falcon owns it, and its budget is 6.43 ms.", parts, reads, "")
 >>> [c.reason() for c in found.claims if not c.supported], [p.answered for p in found.parts]

@@ -49,7 +49,7 @@ def resolve_path(
     >>> resolve_path(Path("/tmp"), "../etc/passwd", for_write=False)
     Traceback (most recent call last):
     ...
-    tasks.tools.paths.PathError: '..' is not allowed in a path: '../etc/passwd'
+    cairn.tasks.tools.paths.PathError: '..' is not allowed in a path: '../etc/passwd'
     """
     _check_text(user_path)
     base, relative = _split_source(root, user_path, readonly_roots, for_write)
