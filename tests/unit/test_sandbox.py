@@ -61,6 +61,12 @@ def test_a_child_holding_the_pipes_does_not_make_a_finished_command_time_out(tmp
     assert result.stdout == "done\n" and not result.timed_out and result.duration_s < 2
 
 
+def test_a_command_that_closes_its_pipes_before_it_exits_is_not_killed(tmp_path: Path) -> None:
+    script = "import os, time; print('hi', flush=True); os.close(1); os.close(2); time.sleep(0.05)"
+    result = run([PY, "-c", script], tmp_path)
+    assert (result.exit_code, result.stdout, result.timed_out) == (0, "hi\n", False)  # was -9 every time
+
+
 def test_fifty_megabytes_of_output_are_capped(tmp_path: Path) -> None:
     code = "import sys\nfor _ in range(50): sys.stdout.buffer.write(b'x' * 1_000_000)\n"
     code += "print('E', file=sys.stderr)"

@@ -189,7 +189,18 @@ def _collect(
     out, err = CappedOutput(cap), CappedOutput(cap)
     streams = {proc.stdout.fileno(): out, proc.stderr.fileno(): err}
     closed = _drain(streams, deadline, proc.pid)
-    return out, err, not closed and not _has_exited(proc.pid)
+    exited = _exit_by(proc.pid, deadline) if closed else _has_exited(proc.pid)
+    return out, err, not exited
+
+
+def _exit_by(pid: int, deadline: float) -> bool:
+    """Wait (until the deadline) for a command whose pipes closed to exit: `echo` closes them just
+    before it exits, and the group's kill after this reported it as killed (-9) one run in two."""
+    while not _has_exited(pid):
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.002)
+    return True
 
 
 def _drain(streams: dict[int, CappedOutput], deadline: float, pid: int) -> bool:
