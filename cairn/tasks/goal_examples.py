@@ -20,6 +20,7 @@ import re
 import textwrap
 
 TEST_FILE = "test_goal_examples.py"
+EXAMPLES_WHY = "The goal's own examples, run against the code as a test."  # the write's rationale
 _PROMPT = re.compile(r"^\s*>>> ")
 
 

@@ -7,12 +7,15 @@ from typing import Any
 
 import pytest
 
-from cairn.flows.steps.write import examples_write, goal_path, stubs
+from cairn.flows.steps.frontier import screen
+from cairn.flows.steps.redraw import stubs
+from cairn.flows.steps.write import examples_write, goal_path
 from cairn.memory.log.state import TaskState
-from cairn.tasks.goal_examples import TEST_FILE
+from cairn.memory.models import ToolCall
+from cairn.tasks.goal_examples import EXAMPLES_WHY, TEST_FILE
 from cairn.tasks.messages.file_reply import file_blocks, file_list, files_reply
 from cairn.tasks.messages.prompts import render
-from cairn.tasks.messages.schemas import Candidate, WriteInput
+from cairn.tasks.messages.schemas import Candidate, ToolSpec, WriteInput
 from cairn.tasks.model.llm import ModelClient, response_format_for
 from tests.unit.test_llm import no_network_models, scripted  # noqa: F401  (fixtures: autouse, provider)
 
@@ -159,3 +162,23 @@ def test_blocks_no_line_names_are_each_kept_for_the_caller_to_place() -> None:
     goal = "Write the Python function slugify(text) in slug.py, with its tests in test_slug.py"
     assert (code_path, test_path) == ("", "")
     assert (goal_path(goal, code), goal_path(goal, tests)) == ("slug.py", "test_slug.py")
+
+
+def test_the_file_cairn_wrote_from_the_goals_examples_is_not_rewritten_by_the_model() -> None:
+    written = ToolCall(
+        call_id="c-1",
+        iteration=1,
+        index=2,
+        tool="write_file",
+        params={"path": "test_solution.py", "content": "import solution as subject\n"},
+        tool_selection_rationale=EXAMPLES_WHY,
+    )
+    state = TaskState(goal="Write `add` in solution.py", task_type="coding_task", pending_calls=[written])
+    specs = [ToolSpec(name="write_file", description="", params={"path": "str", "content": "str"})]
+    rewrite = Candidate(
+        tool="write_file", params={"path": "test_solution.py", "content": "def test_x(): ..."}
+    )
+    fix = Candidate(tool="write_file", params={"path": "solution.py", "content": "def add(a, b): ..."})
+    (why,) = screen([rewrite, fix], specs, state)
+    assert why.startswith("write_file(path='test_solution.py'") and "the goal's own examples" in why
+    assert examples_write(state, []) == []  # and it is written once

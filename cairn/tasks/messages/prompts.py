@@ -26,7 +26,7 @@ from pydantic_core import PydanticSerializationError
 
 from cairn.memory.fsnames import displayable_data
 from cairn.tasks.messages.file_reply import files_reply
-from cairn.tasks.messages.schemas import INPUTS, OUTPUTS, CallKind, Excerpt, Schema
+from cairn.tasks.messages.schemas import INPUTS, OUTPUTS, CallKind, Excerpt, Schema, WriteInput
 
 Message = dict[str, str]
 HEADER: Final = "cairn-call:"
@@ -141,6 +141,8 @@ class PromptError(ValueError):
 def render(kind: CallKind, payload: Schema) -> list[Message]:
     """The chat messages for one call: instructions + schema, then the input as data (and, for
     the kinds that answer from files, the files' words as plain text after it)."""
+    if isinstance(payload, WriteInput) and payload.form == "plain":
+        return _plain_write(payload)
     system = f"{HEADER} {kind}\n{INSTRUCTIONS[kind]}\n\n{reply_format(kind)}"
     words = kind in PLAIN_WORDS
     # A goal holding code is given once, as it is written: the 1.5B, shown it escaped in the JSON
@@ -169,6 +171,43 @@ def _json(payload: Schema, exclude: set[str] | None) -> str:
         return json.dumps(data, indent=2, ensure_ascii=False)
 
 
+PLAIN_WRITE: Final = "Complete the code the user gives."
+PLAIN_REPLY: Final = "Reply with the whole file, its imports included, in one fenced code block."
+DRAW_TEMPERATURE: Final = 0.8
+
+
+def _plain_write(payload: WriteInput) -> list[Message]:
+    """A `write` in its plain form: one file (`current[0]`) and one line asking for what it lacks.
+    Shown the write instructions, the 1.5B wrote HumanEval/10's signature and docstring back five
+    times in five phrasings; shown only the file and "complete it", it wrote the body."""
+    code = payload.current[0]
+    data = json.dumps({"bodies": payload.bodies, "draw": payload.draw, "form": payload.form}, indent=2)
+    names = ", ".join(body.partition(" in ")[0] for body in payload.bodies)
+    ask = f"Complete the Python code of {code.source}: write the body of {names}."
+    if payload.tests:
+        ask += f" Its last version failed: {payload.tests}"
+    user = (
+        f"{DATA_LABEL}\n\nInput for `write`:\n```json\n{data}\n```\n\n{ask} {PLAIN_REPLY}\n\n"
+        f"```python\n{code.text.rstrip()}\n```"
+    )
+    return [
+        {"role": "system", "content": f"{HEADER} write\n{PLAIN_WRITE}"},
+        {"role": "user", "content": user},
+    ]
+
+
+def sampling(payload: Schema) -> dict[str, float]:
+    """How a request is sampled, when not at the client's own temperature: a `draw` n > 0 is the
+    model's nth sample (at temperature 0 the same request gets the same reply, so a redraw of
+    code that failed would be that code again).
+
+    >>> sampling(WriteInput(goal="g", draw=2))
+    {'temperature': 0.8, 'seed': 2}
+    """
+    draw = getattr(payload, "draw", 0)
+    return {"temperature": DRAW_TEMPERATURE, "seed": draw} if draw else {}
+
+
 def _plain_excerpts(messages: list[Message]) -> list[Excerpt]:
     """The files' words `plain_words` wrote after the JSON block, read back (`=== path ===` heads)."""
     user = next((str(m.get("content") or "") for m in messages if m.get("role") == "user"), "")
@@ -181,7 +220,18 @@ def _plain_excerpts(messages: list[Message]) -> list[Excerpt]:
 
 def _plain_goal(messages: list[Message]) -> str:
     user = next((str(m.get("content") or "") for m in messages if m.get("role") == "user"), "")
+    if "\n\nGoal: " not in user:
+        return ""  # the plain form: the file is the goal
     return user.rpartition("\n\nGoal: ")[2].partition(f"\n\n{WANTED_HEAD} ")[0]  # the goal's own words
+
+
+def _plain_asked(messages: list[Message]) -> dict[str, object]:
+    """The file a plain-form `write` asks to complete, and what its last version got wrong, read back."""
+    user = next((str(m.get("content") or "") for m in messages if m.get("role") == "user"), "")
+    found = re.search(r"Complete the Python code of (\S+?):.*?\n```python\n(.*)\n```$", user, re.S)
+    failed = re.search(rf"Its last version failed: (.*?) {re.escape(PLAIN_REPLY)}", user, re.S)
+    current = [Excerpt(source=found.group(1), text=found.group(2) + "\n")] if found else []
+    return {"current": current, "tests": failed.group(1) if failed else ""}
 
 
 def plain_words(payload: Schema, heads: bool = True) -> str:
@@ -248,7 +298,9 @@ def parse_request(messages: list[Message]) -> tuple[CallKind, Schema]:
         payload = INPUTS[kind].model_validate_json(block)
     except ValidationError as exc:
         raise PromptError(f"invalid {kind} input: {exc.errors()[0]['msg']}") from exc
-    if kind in PLAIN_WORDS:
+    if isinstance(payload, WriteInput) and payload.form == "plain":
+        payload = payload.model_copy(update=_plain_asked(messages))
+    elif kind in PLAIN_WORDS:
         payload = payload.model_copy(update={"excerpts": _plain_excerpts(messages)})
     return kind, payload
 

@@ -225,6 +225,10 @@ class WriteInput(Schema):
     wanted: list[str] = Field(default_factory=list)  # only these files, when the rest is done
     bodies: list[str] = Field(default_factory=list)  # functions just written without a body
     phrasing: int = 0  # which words ask for those bodies (`cairn.tasks.messages.prompts.body_ask`)
+    # "plain": one file to complete or fix and one line of ask, no instructions to parrot
+    # (`cairn.flows.steps.redraw`); `draw` n > 0 asks for the model's nth sample, not its likeliest.
+    form: Literal["full", "plain"] = "full"
+    draw: int = 0
 
 
 class ExtractConstraintInput(Schema):

@@ -200,12 +200,12 @@ class ModelClient:
         """
         if not isinstance(payload, INPUTS[kind]):
             raise TypeError(f"{kind} takes {INPUTS[kind].__name__}, not {type(payload).__name__}")
-        messages = prompts.render(kind, payload)
+        messages, sampling = prompts.render(kind, payload), prompts.sampling(payload)
         cost, raw, errors = CallCost(), "", list[str]()
         for attempt in range(1, self.max_attempts + 1):
             started = time.perf_counter()
             try:
-                reply = self._complete(kind, messages)
+                reply = self._complete(kind, messages, sampling)
             except CassetteError:
                 raise  # the replay cannot reproduce the run: a reproduction bug, not a model failure
             except Exception as exc:  # any provider failure is a failed call, never a crash
@@ -246,12 +246,14 @@ class ModelClient:
             kind=kind, model=self.model, error=error, attempts=attempts, cost=cost, raw=raw, errors=errors
         )
 
-    def _complete(self, kind: CallKind, messages: list[dict[str, str]]) -> Reply:
+    def _complete(
+        self, kind: CallKind, messages: list[dict[str, str]], sampling: Mapping[str, float]
+    ) -> Reply:
         try:
             if self._player:
                 reply = self._player_reply(kind, messages)
             else:
-                reply = self._litellm_reply(kind, messages)
+                reply = self._litellm_reply(kind, messages, sampling)
         except Exception as exc:
             if self._recorder:
                 self._recorder.record(kind, messages, None, one_line(exc))
@@ -277,10 +279,12 @@ class ModelClient:
             raise ReplayedProviderError(entry.error or "recorded request had no reply")
         return entry.reply
 
-    def _litellm_reply(self, kind: CallKind, messages: list[dict[str, str]]) -> Reply:
+    def _litellm_reply(
+        self, kind: CallKind, messages: list[dict[str, str]], sampling: Mapping[str, float]
+    ) -> Reply:
         litellm = _litellm()
 
-        extra = dict(self.litellm_kwargs)
+        extra: dict[str, Any] = {"temperature": self.temperature, **self.litellm_kwargs, **sampling}
         response_format = response_format_for(self.model, kind, self.response_format)
         if response_format is not None:
             extra["response_format"] = response_format
@@ -290,7 +294,6 @@ class ModelClient:
         response = litellm.completion(
             model=self.model,
             messages=messages,
-            temperature=self.temperature,
             timeout=self.timeout_for(extra["max_tokens"]),
             num_retries=0,
             max_retries=0,

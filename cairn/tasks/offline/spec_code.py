@@ -34,7 +34,10 @@ def is_test(path: str) -> bool:
 
 
 def write(inp: WriteInput) -> WriteOutput:
-    """The `write` call offline: the files the excerpts (or notes) spell out, as they spell them."""
+    """The `write` call offline: the files the excerpts (or notes) spell out, as they spell them.
+    Asked plainly to complete a file, it gives the file back as it is: it writes no code of its own."""
+    if inp.form == "plain":
+        return WriteOutput(files=[FileDraft(path=e.source, content=e.text) for e in inp.current])
     blocks: dict[str, str] = {}
     for text in [*(e.text for e in inp.excerpts), *(n.text for n in inp.notes)]:
         blocks = {**file_blocks(text), **blocks}

@@ -1,0 +1,142 @@
+"""When the full `write` gives a coding task no working code: ask for one file plainly, and draw again.
+
+Shown the write instructions with a HumanEval signature and docstring, the 1.5B wrote them back
+without a body in every phrasing (HumanEval/10: five asks over three iterations); shown only the
+file and "complete the body", it wrote one. A body that fails the goal's examples comes back the
+same when asked again at temperature 0, and asked to fix it the model copied it back even when
+sampled; so each later plain ask starts from the signature and docstring again, names what the
+last body got wrong, and is a new draw (the model's nth sample, seed n).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from cairn.memory.log.state import TaskState
+from cairn.tasks.messages.schemas import Excerpt, WriteInput
+
+KIND = "redraw"  # the call key's kind, so the asks are counted across iterations
+
+
+def draws(state: TaskState) -> int:
+    """How many plain asks this task has made (the next one's draw number)."""
+    return sum(1 for call in state.model_calls if call.key.endswith(f"/{KIND}"))
+
+
+def redraw_input(
+    payload: WriteInput, drafts: dict[str, str], names: list[str], draw: int
+) -> WriteInput | None:
+    """The plain ask for the file that still lacks working code, or None when the drafts are new
+    code (or nothing failed): a draft still without a body, or a test run that failed on code
+    the full ask wrote back unchanged (or did not write again)."""
+    empty = stubs(drafts, names)
+    if empty:
+        path = empty[0].partition(" in ")[2]
+        code = drafts[path]
+    elif payload.tests and _unchanged(drafts, payload.current):
+        module = next((e for e in payload.current if _defines(e.text, names)), None)
+        if module is None:
+            return None
+        path, code = module.source, module.text
+    else:
+        return None
+    bodies = [f"{name} in {path}" for name in names if _defines(code, [name])]
+    return payload.model_copy(
+        update={
+            "form": "plain",
+            "draw": draw,
+            "current": [Excerpt(source=path, text=stripped(code, names))],
+            "bodies": bodies,
+            "tests": failures(payload.tests),
+        }
+    )
+
+
+def stubs(files: dict[str, str], names: list[str]) -> list[str]:
+    """The functions the goal names that a file defines with no body (a docstring, `pass`, `...`
+    at most): the 1.5B, given a HumanEval signature and docstring, often wrote them back as they were.
+
+    >>> stubs({"a.py": "def f(x):\\n    'Double.'\\n", "b.py": "def g():\\n    return 1\\n"}, ["f", "g"])
+    ['f in a.py']
+    """
+    found: list[str] = []
+    for path, content in files.items():
+        functions = _functions(path, content)
+        found += [f"{f.name} in {path}" for f in functions if f.name in names and _empty(f)]
+    return found
+
+
+def stripped(code: str, names: list[str]) -> str:
+    """The code with the bodies of the named functions taken out (signature and docstring kept):
+    what a new draw completes.
+
+    >>> print(stripped('def f(x):\\n    "Double."\\n    return x + x\\n\\ndef g():\\n    return 1\\n', ["f"]))
+    def f(x):
+        "Double."
+    <BLANKLINE>
+    def g():
+        return 1
+    <BLANKLINE>
+    """
+    lines = code.splitlines(keepends=True)
+    cuts: list[tuple[int, int]] = []
+    for function in _functions("x.py", code):
+        body = function.body[1:] if ast.get_docstring(function) is not None else function.body
+        if function.name in names and body and function.end_lineno is not None:
+            cuts.append((body[0].lineno - 1, function.end_lineno))
+    for start, end in sorted(cuts, reverse=True):
+        del lines[start:end]
+    return "".join(lines)
+
+
+_DOCTEST_FAILURE = re.compile(
+    r"Failed example:\n\s+(.+?)\n(?:Expected:\n\s+(.+?)\nGot:\n\s+(.+?)\n|(Exception raised))"
+)
+
+
+def failures(run: str, limit: int = 3) -> str:
+    """The goal's examples a test run failed, in words; else its assertion lines (`E   ...`).
+
+    >>> failures("Failed example:\\n    f(2)\\nExpected:\\n    4\\nGot:\\n    5\\n")
+    'f(2) returned 5; the goal expects 4.'
+    """
+    said = []
+    for call, expected, got, raised in _DOCTEST_FAILURE.findall(run)[:limit]:
+        said.append(
+            f"{call} raised an exception."
+            if raised
+            else f"{call} returned {got}; the goal expects {expected}."
+        )
+    if said:
+        return " ".join(said)
+    errors = [line[1:].strip() for line in run.splitlines() if line.startswith("E ")]
+    return " ".join(errors[: 2 * limit])
+
+
+def _unchanged(drafts: dict[str, str], current: list[Excerpt]) -> bool:
+    written = {e.source: e.text.strip() for e in current}
+    return all(written.get(path) == code.strip() for path, code in drafts.items() if path in written)
+
+
+def _defines(code: str, names: list[str]) -> bool:
+    return any(f.name in names for f in _functions("x.py", code))
+
+
+def _functions(path: str, content: str) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    if not path.endswith(".py"):
+        return []
+    try:
+        tree = ast.parse(content)
+    except SyntaxError:
+        return []
+    return [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+
+
+def _empty(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    body = function.body[1:] if ast.get_docstring(function) is not None else function.body
+    return all(
+        isinstance(statement, ast.Pass)
+        or (isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant))
+        for statement in body
+    )

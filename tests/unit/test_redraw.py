@@ -1,0 +1,94 @@
+"""The plain ask and its draws (`cairn.flows.steps.redraw`): what is asked, of which file, when."""
+
+from __future__ import annotations
+
+from cairn.flows.steps.redraw import failures, redraw_input, stripped, stubs
+from cairn.tasks.messages.prompts import INSTRUCTIONS, parse_request, render, sampling
+from cairn.tasks.messages.schemas import Excerpt, WriteInput
+from cairn.tasks.offline import respond
+from tests.model_server import ModelServer
+
+SIGNATURE = 'def make(s: str) -> str:\n    """Make s.\n    >>> make("ab")\n    \'aba\'\n    """\n'
+WRONG = SIGNATURE + "    return s + s[::-1]\n"
+HELPER = "def helper() -> int:\n    return 1\n\n\n"
+DOCTEST_RUN = (
+    "**********************************************************************\n"
+    "Line 1, in the goal\nFailed example:\n    make(\"ab\")\nExpected:\n    'aba'\nGot:\n    'abba'\n"
+    "FAILED test_solution.py::test_the_goals_examples - AssertionError: 1 of 1 of the goal's examples fail\n"
+)
+
+
+def goal_input(**update: object) -> WriteInput:
+    return WriteInput(goal="Write `make` in solution.py", **update)  # type: ignore[arg-type]
+
+
+def test_a_draft_without_a_body_is_asked_for_plainly() -> None:
+    ask = redraw_input(goal_input(), {"solution.py": HELPER + SIGNATURE}, ["make"], draw=0)
+    assert ask is not None and ask.form == "plain" and ask.draw == 0
+    assert ask.bodies == ["make in solution.py"] and ask.tests == ""
+    assert ask.current == [Excerpt(source="solution.py", text=HELPER + SIGNATURE)]
+
+
+def test_code_written_back_unchanged_after_a_failing_run_is_drawn_again_from_its_signature() -> None:
+    payload = goal_input(current=[Excerpt(source="solution.py", text=HELPER + WRONG)], tests=DOCTEST_RUN)
+    for drafts in ({}, {"solution.py": HELPER + WRONG}):
+        ask = redraw_input(payload, drafts, ["make"], draw=2)
+        assert ask is not None and ask.draw == 2
+        assert ask.current[0].text == HELPER + SIGNATURE  # the failing body is not shown again
+        assert ask.tests == "make(\"ab\") returned 'abba'; the goal expects 'aba'."
+
+
+def test_new_code_or_nothing_failing_asks_nothing() -> None:
+    failing = goal_input(current=[Excerpt(source="solution.py", text=WRONG)], tests=DOCTEST_RUN)
+    assert redraw_input(failing, {"solution.py": SIGNATURE + "    return s\n"}, ["make"], draw=1) is None
+    assert redraw_input(goal_input(), {"solution.py": WRONG}, ["make"], draw=0) is None
+    assert redraw_input(failing, {}, ["other"], draw=0) is None  # no file defines what the goal names
+
+
+def test_stubs_and_stripped_bodies() -> None:
+    files = {"solution.py": HELPER + SIGNATURE, "notes.md": "def make():", "bad.py": "def make(:"}
+    assert stubs(files, ["make", "helper"]) == ["make in solution.py"]
+    assert stripped(HELPER + WRONG, ["make"]) == HELPER + SIGNATURE
+    assert stripped(HELPER + WRONG, ["helper"]) == "def helper() -> int:\n\n\n" + WRONG
+
+
+def test_failures_without_doctest_blocks_are_the_assertion_lines() -> None:
+    run = "    def test_make():\n>       assert make('ab') == 'aba'\n"
+    run += "E       AssertionError: assert 'abba' == 'aba'\n"
+    assert failures(run) == "AssertionError: assert 'abba' == 'aba'"
+    assert failures("1 passed") == ""
+
+
+def test_the_plain_form_shows_the_file_and_one_ask_and_reads_back() -> None:
+    payload = goal_input(
+        form="plain",
+        draw=1,
+        bodies=["make in solution.py"],
+        current=[Excerpt(source="solution.py", text=SIGNATURE)],
+        tests="make(\"ab\") returned 'abba'; the goal expects 'aba'.",
+    )
+    system, user = render("write", payload)
+    assert system["content"].splitlines() == ["cairn-call: write", "Complete the code the user gives."]
+    assert INSTRUCTIONS["write"] not in system["content"]  # the instructions the 1.5B parroted past
+    assert "write the body of make. Its last version failed: make(\"ab\") returned 'abba'" in user["content"]
+    assert user["content"].endswith(f"```python\n{SIGNATURE}```")
+    kind, back = parse_request([system, user])
+    assert kind == "write" and isinstance(back, WriteInput)
+    assert (back.form, back.draw, back.current, back.bodies) == ("plain", 1, payload.current, payload.bodies)
+    assert back.tests == payload.tests
+    assert "def make" in respond([system, user])  # offline, the file comes back as it is
+
+
+def test_a_draw_is_the_models_nth_sample_and_the_first_ask_its_likeliest() -> None:
+    from cairn.tasks.model.llm import ModelClient
+
+    assert sampling(goal_input()) == {} and sampling(goal_input(draw=3)) == {"temperature": 0.8, "seed": 3}
+    plain = goal_input(
+        form="plain", bodies=["make in solution.py"], current=[Excerpt(source="solution.py", text=SIGNATURE)]
+    )
+    with ModelServer() as server:
+        client = ModelClient("openai/m", litellm_kwargs={"api_base": server.url, "api_key": "x"})
+        first, third = client.call("write", plain), client.call("write", plain.model_copy(update={"draw": 2}))
+    assert first.ok and third.ok
+    sent = [(r.get("temperature"), r.get("seed")) for r in server.requests]
+    assert sent == [(0.0, None), (0.8, 2)]
