@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from cairn.flows.steps.redraw import failures, redraw_input, stripped, stubs
+from cairn.flows.steps.redraw import draws, failures, redraw_input, stripped, stubs
+from cairn.memory.log.state import TaskState
+from cairn.memory.models import ModelCall
 from cairn.tasks.messages.prompts import INSTRUCTIONS, parse_request, render, sampling
 from cairn.tasks.messages.schemas import Excerpt, WriteInput
 from cairn.tasks.offline import respond
@@ -92,3 +94,12 @@ def test_a_draw_is_the_models_nth_sample_and_the_first_ask_its_likeliest() -> No
     assert first.ok and third.ok
     sent = [(r.get("temperature"), r.get("seed")) for r in server.requests]
     assert sent == [(0.0, None), (0.8, 2)]
+
+
+def test_a_draw_is_numbered_by_the_asks_of_earlier_iterations_so_a_resume_asks_the_same() -> None:
+    def asked(iteration: int, index: int) -> ModelCall:
+        return ModelCall(key=f"t/{iteration}/{index}/redraw", kind="write", model="m", iteration=iteration)
+
+    plan = ModelCall(key="t/3/0/plan", kind="plan", model="m", iteration=3)
+    state = TaskState(model_calls=[asked(1, 0), plan, asked(3, 1)])
+    assert [draws(state, i) for i in (1, 2, 3, 4)] == [0, 1, 1, 2]  # iteration 3 resumed: draw 1 again

@@ -19,9 +19,12 @@ from cairn.tasks.messages.schemas import Excerpt, WriteInput
 KIND = "redraw"  # the call key's kind, so the asks are counted across iterations
 
 
-def draws(state: TaskState) -> int:
-    """How many plain asks this task has made (the next one's draw number)."""
-    return sum(1 for call in state.model_calls if call.key.endswith(f"/{KIND}"))
+def draws(state: TaskState, iteration: int) -> int:
+    """How many plain asks the task made before this iteration: this one's draw number (a resumed
+    iteration asks with the same number, so it finds its finished ask in the cache)."""
+    return sum(
+        1 for call in state.model_calls if call.key.endswith(f"/{KIND}") and call.iteration < iteration
+    )
 
 
 def redraw_input(

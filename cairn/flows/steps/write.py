@@ -56,7 +56,7 @@ def _drafts(session: Session, executor: Executor, iteration: int, missing: list[
     state = session.state
     payload = _write_input(session, missing)
     names = named_functions(state.goal)
-    drawn = redraw.draws(state)
+    drawn = redraw.draws(state, iteration)
     on_disk = {e.source: e.text for e in payload.current}
     drafts = (
         {}
