@@ -81,6 +81,17 @@ def test_the_plain_form_shows_the_file_and_one_ask_and_reads_back() -> None:
     assert "def make" in respond([system, user])  # offline, the file comes back as it is
 
 
+def test_the_full_form_shows_nothing_of_the_plain_one() -> None:
+    _system, user = render("write", goal_input(bodies=["make in solution.py"]))
+    assert '"form"' not in user["content"] and '"draw"' not in user["content"]  # its request is as before
+
+
+def test_an_example_that_raised_is_said_with_its_error() -> None:
+    run = "Failed example:\n    make(1)\nException raised:\n    Traceback (most recent call last):\n"
+    run += '      File "<doctest>", line 1\n    TypeError: can only concatenate str\n'
+    assert failures(run) == "make(1) raised TypeError: can only concatenate str."
+
+
 def test_a_draw_is_the_models_nth_sample_and_the_first_ask_its_likeliest() -> None:
     from cairn.tasks.model.llm import ModelClient
 

@@ -94,7 +94,7 @@ def stripped(code: str, names: list[str]) -> str:
 
 
 _DOCTEST_FAILURE = re.compile(
-    r"Failed example:\n\s+(.+?)\n(?:Expected:\n\s+(.+?)\nGot:\n\s+(.+?)\n|(Exception raised))"
+    r"Failed example:\n\s+(.+?)\n(?:Expected:\n\s+(.+?)\nGot:\n\s+(.+?)\n|Exception raised:\n((?:\s+.*\n?)+))"
 )
 
 
@@ -103,13 +103,14 @@ def failures(run: str, limit: int = 3) -> str:
 
     >>> failures("Failed example:\\n    f(2)\\nExpected:\\n    4\\nGot:\\n    5\\n")
     'f(2) returned 5; the goal expects 4.'
+    >>> failures("Failed example:\\n    f('a')\\nException raised:\\n    Traceback:\\n    ValueError: no\\n")
+    "f('a') raised ValueError: no."
     """
     said = []
     for call, expected, got, raised in _DOCTEST_FAILURE.findall(run)[:limit]:
+        error = raised.strip().splitlines()[-1].strip() if raised.strip() else ""
         said.append(
-            f"{call} raised an exception."
-            if raised
-            else f"{call} returned {got}; the goal expects {expected}."
+            f"{call} raised {error}." if raised else f"{call} returned {got}; the goal expects {expected}."
         )
     if said:
         return " ".join(said)

@@ -148,6 +148,7 @@ def render(kind: CallKind, payload: Schema) -> list[Message]:
     # A goal holding code is given once, as it is written: the 1.5B, shown it escaped in the JSON
     # block too, echoed a HumanEval signature and docstring back with no body (and wrote it when not).
     plain = {"excerpts", "current", "tests"} | ({"goal"} if kind in FILE_REPLIES else set())
+    plain |= {"form", "draw"} if kind in FILE_REPLIES else set()  # the plain form's own: not shown here
     data = _json(payload, exclude=plain if words else None)
     user = f"{DATA_LABEL}\n\nInput for `{kind}`:\n```json\n{data}\n```"
     if words:
