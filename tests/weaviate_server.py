@@ -51,17 +51,17 @@ def build(say: Callable[[str], None]) -> tuple[Path | None, str]:
     build.sh's own lines (which Go, how long) are passed to `say` as they come: a cold build is
     minutes of silence otherwise."""
     say("Weaviate for the weaviate_live tests: deployments/weaviate/build.sh (cached by version) ...")
-    proc = subprocess.Popen(
-        [str(SCRIPTS / "build.sh")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-    )
     lines = []
-    assert proc.stderr is not None and proc.stdout is not None
-    for line in proc.stderr:  # stdout is one line: it cannot fill its pipe meanwhile
-        lines.append(line.rstrip())
-        if line.startswith("build.sh:"):
-            say(line.rstrip())
-    path = proc.stdout.read().strip()
-    if proc.wait() != 0:  # stderr ended: the script has exited
+    with subprocess.Popen(  # on exit: both pipes closed, the script reaped
+        [str(SCRIPTS / "build.sh")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    ) as proc:
+        assert proc.stderr is not None and proc.stdout is not None
+        for line in proc.stderr:  # stdout is one line: it cannot fill its pipe meanwhile
+            lines.append(line.rstrip())
+            if line.startswith("build.sh:"):
+                say(line.rstrip())
+        path = proc.stdout.read().strip()
+    if proc.returncode != 0:
         why = next(
             (line for line in reversed(lines) if line.startswith("build.sh:")), (lines or ["no output"])[-1]
         )
