@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cairn.flows.steps.redraw import draws, failures, redraw_input, stripped, stubs
+from cairn.flows.steps.redraw import draws, failures, plain_only, redraw_input, stripped, stubs
 from cairn.memory.log.state import TaskState
 from cairn.memory.models import ModelCall
 from cairn.tasks.messages.prompts import INSTRUCTIONS, parse_request, render, sampling
@@ -45,6 +45,24 @@ def test_new_code_or_nothing_failing_asks_nothing() -> None:
     assert redraw_input(failing, {"solution.py": SIGNATURE + "    return s\n"}, ["make"], draw=1) is None
     assert redraw_input(goal_input(), {"solution.py": WRONG}, ["make"], draw=0) is None
     assert redraw_input(failing, {}, ["other"], draw=0) is None  # no file defines what the goal names
+
+
+def test_a_run_that_found_no_tests_or_new_code_beside_new_tests_is_not_redrawn() -> None:
+    no_tests = goal_input(current=[Excerpt(source="solution.py", text=WRONG)], tests="no tests ran in 0.3s")
+    assert redraw_input(no_tests, {"solution.py": WRONG}, ["make"], draw=0) is None
+    failing = no_tests.model_copy(update={"tests": DOCTEST_RUN})
+    beside_tests = {"solution.py": WRONG, "test_solution.py": "def test_make(): ..."}
+    assert redraw_input(failing, beside_tests, ["make"], draw=0) is not None  # the code is what failed
+
+
+def test_the_full_ask_is_skipped_only_when_it_failed_before_and_no_spec_was_read() -> None:
+    failing = goal_input(current=[Excerpt(source="solution.py", text=WRONG)], tests=DOCTEST_RUN)
+    assert plain_only(failing, ["make"], drawn=1)
+    assert not plain_only(failing, ["make"], drawn=0)  # no plain ask yet
+    spec = failing.model_copy(update={"excerpts": [Excerpt(source="source:spec/make.md", text="...")]})
+    assert not plain_only(spec, ["make"], drawn=1)  # only the full ask shows the spec's words
+    stub = goal_input(current=[Excerpt(source="solution.py", text=SIGNATURE)])
+    assert plain_only(stub, ["make"], drawn=1) and not plain_only(goal_input(), ["make"], drawn=1)
 
 
 def test_stubs_and_stripped_bodies() -> None:

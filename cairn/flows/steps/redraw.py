@@ -14,6 +14,7 @@ import ast
 import re
 
 from cairn.memory.log.state import TaskState
+from cairn.tasks.messages.file_reply import is_test
 from cairn.tasks.messages.schemas import Excerpt, WriteInput
 
 KIND = "redraw"  # the call key's kind, so the asks are counted across iterations
@@ -31,13 +32,14 @@ def redraw_input(
     payload: WriteInput, drafts: dict[str, str], names: list[str], draw: int
 ) -> WriteInput | None:
     """The plain ask for the file that still lacks working code, or None when the drafts are new
-    code (or nothing failed): a draft still without a body, or a test run that failed on code
-    the full ask wrote back unchanged (or did not write again)."""
+    code (or nothing failed): a draft still without a body, or a test run whose tests failed
+    (a run that found no tests says nothing of the code) on code the full ask wrote back
+    unchanged, tests files aside (or did not write again)."""
     empty = stubs(drafts, names)
     if empty:
         path = empty[0].partition(" in ")[2]
         code = drafts[path]
-    elif payload.tests and _unchanged(drafts, payload.current):
+    elif failures(payload.tests) and _unchanged(drafts, payload.current):
         module = next((e for e in payload.current if _defines(e.text, names)), None)
         if module is None:
             return None
@@ -119,8 +121,19 @@ def failures(run: str, limit: int = 3) -> str:
 
 
 def _unchanged(drafts: dict[str, str], current: list[Excerpt]) -> bool:
+    """No code file of the drafts is new or different (tests files aside: the code is what failed)."""
     written = {e.source: e.text.strip() for e in current}
-    return all(written.get(path) == code.strip() for path, code in drafts.items() if path in written)
+    code = {path: text for path, text in drafts.items() if path.endswith(".py") and not is_test(path)}
+    return all(written.get(path) == text.strip() for path, text in code.items())
+
+
+def plain_only(payload: WriteInput, names: list[str], drawn: int) -> bool:
+    """Skip the full ask: a plain one was needed before, the code still fails, and the task read
+    no files whose words only the full ask shows (the code file's docstring is the whole spec).
+    With a spec read (`bench/agent_tasks/slugify`), plain asks alone lost its words: four draws failed
+    its tests where the full ask, shown them and the failing run, had fixed the code."""
+    on_disk = {e.source: e.text for e in payload.current}
+    return bool(drawn and not payload.excerpts and (failures(payload.tests) or stubs(on_disk, names)))
 
 
 def _defines(code: str, names: list[str]) -> bool:

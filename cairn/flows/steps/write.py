@@ -52,17 +52,14 @@ def _drafts(session: Session, executor: Executor, iteration: int, missing: list[
     """The files the model writes when asked for them alone (with what failed, when fixing),
     asked again at once, in other words each time, while a function the goal names comes back
     without a body; then plainly (`cairn.flows.steps.redraw`) when that gave no new code. Once
-    the plain ask was needed, a task whose code still fails goes to it straight away."""
+    the plain ask was needed, a task whose code still fails (and that read no spec) goes to it
+    straight away."""
     state = session.state
     payload = _write_input(session, missing)
     names = named_functions(state.goal)
     drawn = redraw.draws(state, iteration)
-    on_disk = {e.source: e.text for e in payload.current}
-    drafts = (
-        {}
-        if drawn and (payload.tests or redraw.stubs(on_disk, names))
-        else _full(session, executor, iteration, payload)
-    )
+    plain_only = redraw.plain_only(payload, names, drawn)
+    drafts = {} if plain_only else _full(session, executor, iteration, payload)
     if plain := redraw.redraw_input(payload, drafts, names, drawn):
         key = CallKey(task_id=session.task_id, iteration=iteration, index=drawn, kind=redraw.KIND)
         redrawn = _files(session, executor, key, plain, f"redraw-{iteration}-{drawn}")

@@ -88,3 +88,9 @@ def _fenced(code: str) -> str:
     longest = max((len(run) for run in re.findall(r"^\s*(`{3,})", code, re.M)), default=2)
     fence = "`" * (longest + 1)
     return f"{fence}\n{code.rstrip(chr(10))}\n{fence}"
+
+
+def is_test(path: str) -> bool:
+    """A pytest file, by its name: `test_x.py` or `x_test.py`."""
+    name = path.rsplit("/", 1)[-1]
+    return name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))

@@ -14,7 +14,7 @@ True
 
 from __future__ import annotations
 
-from cairn.tasks.messages.file_reply import file_blocks
+from cairn.tasks.messages.file_reply import file_blocks, is_test
 from cairn.tasks.messages.schemas import FileDraft, WriteInput, WriteOutput
 
 __all__ = ["file_blocks", "is_test", "note", "write"]
@@ -26,11 +26,6 @@ def note(target: str, blocks: dict[str, str]) -> str:
     for name, code in blocks.items():
         parts += ["", f"## {name}", "```", code.rstrip("\n"), "```"]
     return "\n".join(parts)
-
-
-def is_test(path: str) -> bool:
-    name = path.rsplit("/", 1)[-1]
-    return name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))
 
 
 def write(inp: WriteInput) -> WriteOutput:
