@@ -320,14 +320,35 @@ class Claim(Frozen):
         return f"{self.text}: {self.where}"
 
 
+class QuotedLine(Frozen):
+    """A line the task read, quoted as proof: where it is and what it says (with the headings or
+    label it stands under)."""
+
+    source: str  # the file as the tools name it (`source:docs/teams.md`), or the call that returned it
+    line: int  # 1-based
+    text: str
+    context: str = ""
+
+    def shown(self) -> str:
+        """`source:docs/slo.md:7 › | billing | 180 | 99.95% |` (headings before the line)."""
+        where = f"{self.source}:{self.line}"
+        return f"{where} {self.context} › {self.text}" if self.context else f"{where} {self.text}"
+
+
 class PartCheck(Frozen):
-    """One part of the goal (a question it asks, a thing it asks for) and the answer's clause that
-    answers it with a supported claim, if any."""
+    """One part of the goal (a question it asks, a thing it asks for), and its proof: the value the
+    answer gives and the lines read that state it, or why it is not proven.
+
+    `not_stated`: every source was read (or searched for the part's words) and no line states it.
+    """
 
     part: str
     answered: bool
     clause: str = ""
     why: str = ""  # what is missing when it is not answered
+    value: str = ""  # the answer to this part, as the quoted lines write it
+    quotes: list[QuotedLine] = Field(default_factory=list)
+    not_stated: bool = False
 
 
 class FunctionCheck(Frozen):

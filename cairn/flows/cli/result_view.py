@@ -11,7 +11,7 @@ from cairn.flows.console import safe
 from cairn.memory.log.history import Replay
 from cairn.memory.log.state import Constraint, HotIssue, replay
 from cairn.memory.log.workspace import TaskRepo
-from cairn.memory.models import Evidence, IterationRecord, ModelCall, ToolCall, Verdict
+from cairn.memory.models import Evidence, IterationRecord, ModelCall, PartCheck, ToolCall, Verdict
 from cairn.memory.store.protocol import SearchHit
 
 out = Console()
@@ -113,8 +113,22 @@ def _evidence_table(evidence: list[Evidence]) -> Table:
 def print_verdict(verdict: Verdict) -> None:
     mark = "[green]complete[/]" if verdict.complete else "[yellow]incomplete[/]"
     out.print(f"verdict: {mark} (confidence {verdict.confidence:.2f}) — {safe(verdict.rationale)}")
+    if any(p.quotes or p.value for p in verdict.parts):
+        out.print(_proof_table(verdict.parts))
     for line in verdict.unmet:
         out.print(f"  [yellow]unmet:[/] {safe(line)}")
+
+
+def _proof_table(parts: list[PartCheck]) -> Table:
+    """Each question, the answer proven for it, and the lines read that state it."""
+    table = Table(title="proof", title_justify="left", show_lines=True)
+    for col in ("part", "answer", "quoted lines"):
+        table.add_column(col, overflow="fold")
+    for part in parts:
+        said = part.value if part.answered else f"[yellow]not proven[/]: {safe(part.why)}"
+        quotes = "\n".join(safe(q.shown()) for q in part.quotes)
+        table.add_row(safe(part.part), safe(said) if part.answered else said, quotes)
+    return table
 
 
 def print_result(result: BaseModel) -> None:

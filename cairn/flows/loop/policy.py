@@ -39,6 +39,7 @@ DEFAULT_POLICY = LoopPolicy()
 MODEL_UNAVAILABLE = "model_unavailable"  # stop reasons a caller acts on start with these words
 BUDGET = "budget"
 AWAITING_REVIEW = "awaiting_review"
+NOT_STATED = "not_stated"
 
 
 def awaiting_review(iteration: int) -> str:
@@ -54,7 +55,7 @@ def awaiting_review(iteration: int) -> str:
 def decide(state: TaskState, policy: LoopPolicy = DEFAULT_POLICY) -> Decision:
     if state.verdict is not None and state.verdict.complete:
         return Decision(stop="complete: every requirement of the suite is met")
-    for condition in (_model_unavailable, _budget, _cap, _same_call, _validations, _no_evidence):
+    for condition in (_model_unavailable, _budget, _cap, _not_stated, _same_call, _validations, _no_evidence):
         reason = condition(state, policy)
         if reason:
             return Decision(stop=reason)
@@ -84,6 +85,21 @@ def _cap(state: TaskState, policy: LoopPolicy) -> str | None:
     if len(state.iterations) >= state.max_iterations:
         return f"iteration cap of {state.max_iterations} reached"
     return None
+
+
+def _not_stated(state: TaskState, policy: LoopPolicy) -> str | None:
+    """Every source was read (or searched for the question's words) and no line states what is
+    still unanswered, while all the answer says is in the files: reading on finds nothing more."""
+    verdict = state.verdict
+    if verdict is None or verdict.iteration != (state.iterations[-1].iteration if state.iterations else -1):
+        return None
+    open_parts = [p for p in verdict.parts if not p.answered]
+    if not open_parts or not all(p.not_stated for p in open_parts):
+        return None
+    if any(not c.supported for c in verdict.claims):
+        return None
+    asked = "; ".join(p.part for p in open_parts)
+    return f"{NOT_STATED}: the files read do not say: {asked}"
 
 
 def _same_call(state: TaskState, policy: LoopPolicy) -> str | None:
