@@ -18,7 +18,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path, PurePosixPath
 
 from cairn.memory.log.state import TaskState
-from cairn.memory.models import CodeReference, ToolCall
+from cairn.memory.models import CodeReference, Coverage, PartCheck, ToolCall
+from cairn.tasks.coverage.goal import CoverageGoal, coverage_goal
 from cairn.tasks.grounding import ReadIndex, check_answer, split_goal
 from cairn.tasks.grounding.answer_text import terms
 from cairn.tasks.grounding.asked import parse
@@ -124,11 +125,26 @@ def checked_for(state: TaskState, deliverable: str, full_output: FullOutput) -> 
         defined = {name for code in state.code.values() for name in _defined(code)}
         functions = check_functions(named_functions(state.goal), defined, state.calls)
         return Checked(functions=functions, parts=check_files(named_files(state.goal), _present(state)))
-    reads = ReadIndex(task_reads(state, full_output))
     parts = state.parts or split_goal(state.goal)
+    if (spec := coverage_goal(state.goal)) is not None and state.coverage is not None:
+        return Checked(parts=[_covered(part, spec, state) for part in parts])  # each cell proven as read
+    reads = ReadIndex(task_reads(state, full_output))
     exhausted = sources_exhausted(state, full_output)
     found = check_answer(deliverable, parts, reads, given_text(state), state.worked, exhausted=exhausted)
     return Checked(claims=found.claims, parts=found.parts)
+
+
+def _covered(part: str, spec: CoverageGoal, state: TaskState) -> PartCheck:
+    """A coverage goal's part: answered when every source was read and every item's fields are
+    quoted or stated as not given."""
+    coverage = state.coverage or Coverage()
+    rows = list(state.ledger.values())
+    unsettled = [row.item for row in rows if not row.done]
+    if coverage.complete and rows and not unsettled:
+        return PartCheck(part=part, answered=True, value=coverage.line())
+    lacking = f"; no quoted {spec.kind} field for {', '.join(unsettled[:5])}" if unsettled else ""
+    found = "" if rows else f"; no {spec.kind} found yet"
+    return PartCheck(part=part, answered=False, why=f"{coverage.line()}{lacking}{found}")
 
 
 def _present(state: TaskState) -> Callable[[str], bool]:

@@ -14,8 +14,7 @@ from __future__ import annotations
 from cairn.memory.index.indexer import index
 from cairn.memory.log.events import EVENT_ADAPTER, Event
 from cairn.memory.log.history import HistoryError
-from cairn.memory.log.state import TaskState
-from cairn.memory.log.state import replay as replay_state
+from cairn.memory.log.state import TaskState, replay
 from cairn.memory.log.workspace import TaskRepo
 from cairn.memory.store.protocol import MemoryStore
 from cairn.redact import redact_value
@@ -72,9 +71,9 @@ class TaskRecorder:
         return self.state
 
     def _reread(self) -> TaskState:
-        replay = self.repo.read()
-        self.state = replay_state(replay.events)
-        self._seq = replay.envelopes[-1].seq if replay.envelopes else 0
+        log = self.repo.read()
+        self.state = replay(log.events)
+        self._seq = log.envelopes[-1].seq if log.envelopes else 0
         self._offset = self.repo.history.read_after(0)[1]
         return self.state
 

@@ -14,7 +14,7 @@ import re
 from cairn.memory.embed.embeddings import tokens
 
 UNVERIFIED = "> **Unverified**"  # the banner an incomplete task's kept answer opens with
-_SOURCES = re.compile(r"^#+\s*(?:sources|references|proof)\s*$", re.I | re.M)
+_SOURCES = re.compile(r"^#+\s*(?:sources|references|proof|ledger)\s*$", re.I | re.M)
 _CITE = re.compile(r"\s*\[source:[^\]]*\]")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'“(\[*A-Z0-9])")
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")

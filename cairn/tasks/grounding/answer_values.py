@@ -133,7 +133,7 @@ _LEADING = frozenset(
 )
 _CLAUSE_END = re.compile(r"[.;!?—–()\[\]]|,\s|:\s|\s-\s")
 _SEGMENT = re.compile(r";\s*")
-_COLUMN_UNIT = re.compile(r"\(([^()\d]{1,12})\)\s*$")
+_COLUMN_UNIT = re.compile(r"(?:\(([^()\d]{1,12})\)|\s([a-z%]{1,5}))\s*$")  # `budget (ms)`, `budget ms`
 _RESOLVED = re.compile(r"(?<=\w) \(((?:the \w+ before )?[^()]*\d{4})\)")  # Cairn's dating of a relative day
 _AT_PLACE = re.compile(r"\b(?:in|at|to|from|near|on|into|around|visited|visiting|visit)\s+(?:the\s+)?$", re.I)
 _LABEL = re.compile(r"^[A-Z][\w'.-]*(?: [\w'.-]+){0,2}:\s+")
@@ -300,11 +300,12 @@ def _pair_value(text: str, asked: Asked) -> Value | None:
 def _with_unit(value: Value, label: str) -> Value:
     """A table cell's figure with the unit its column names: `p95 latency budget (ms): 400` is 400 ms."""
     named = _COLUMN_UNIT.search(label)
-    unit = figures.UNITS.get(named.group(1).lower()) if named else None
-    if unit is None or named is None:
+    written = (named.group(1) or named.group(2) or "") if named else ""
+    unit = figures.UNITS.get(written.lower())
+    if unit is None:
         return value
     key = ("figure", value.key[1], unit)
-    return replace(value, text=f"{value.text} {named.group(1)}", unit=unit, key=key)
+    return replace(value, text=f"{value.text} {written}", unit=unit, key=key)
 
 
 def _typed(text: str, asked: Asked, offset: int) -> Value | None:

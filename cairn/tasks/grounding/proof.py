@@ -35,6 +35,7 @@ from cairn.tasks.grounding.answer_text import clauses, sentences
 from cairn.tasks.grounding.answer_values import Value, states
 from cairn.tasks.grounding.asked import Asked, parse
 from cairn.tasks.grounding.chains import Chain, UnitIndex
+from cairn.tasks.grounding.formats import as_markdown
 from cairn.tasks.grounding.lemmas import FRAME, content_terms, term, tokens
 from cairn.tasks.grounding.reads import Read
 from cairn.tasks.grounding.units import Unit
@@ -246,7 +247,11 @@ def occurs(quote: QuotedLine, reads: Sequence[Read]) -> bool:
     (True, False)
     """
     wanted = _plain(quote.text)
-    return bool(wanted) and any(read.source == quote.source and wanted in _plain(read.text) for read in reads)
+    return bool(wanted) and any(
+        read.source == quote.source
+        and (wanted in _plain(read.text) or wanted in _plain(as_markdown(read.source, read.text)))
+        for read in reads
+    )
 
 
 def _plain(text: str) -> str:

@@ -24,6 +24,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 
 from cairn.tasks.grounding.figures import MONTHS
+from cairn.tasks.grounding.formats import as_markdown
 from cairn.tasks.grounding.lemmas import FRAME, forms, tokens
 from cairn.tasks.grounding.names import names
 from cairn.tasks.grounding.relative_dates import heading_date, resolved
@@ -88,6 +89,7 @@ def units_of(
     """The units of one text, in order. `about`: what the whole text answers (a tool call), the
     heading of its every unit; `first_line`: the line of `source` the text starts on."""
     units: list[Unit] = []
+    text = as_markdown(source, text)  # a CSV file as a table, a JSON file's objects as `key: value` lines
     for n, block in enumerate(_blocks(text, about, first_line), start=first_paragraph):
         units += _units(source, block, n)
     return units
@@ -202,9 +204,23 @@ def _unit(
         paragraph=paragraph,
         refers_back=back,
         section=section,
-        forms=frozenset(forms(f"{context} {said}") - addressed),
+        forms=frozenset((forms(f"{context} {said}") | _doers(said)) - addressed),
         names=own,
     )
+
+
+def _doers(said: str) -> set[str]:
+    """A field named for who does something states the doing for its row: a column `owner` says
+    its row's team owns the service, `Lead:` that the person leads (`own`, `lead`)."""
+    found: set[str] = set()
+    for segment in said.split(";"):
+        label, colon, _ = segment.strip().partition(": ")
+        if not colon:
+            continue
+        for word in label.lower().split():
+            if len(word) >= 5 and word.endswith(("er", "or")):
+                found |= {word[:-2], word[:-1]}
+    return found
 
 
 def _addressed(sentence: str) -> frozenset[str]:
