@@ -50,14 +50,28 @@ def test_a_house_fact_counts_only_when_stated_whole(text: str, fact: str, stated
 
 
 def test_every_house_task_declares_what_makes_it_correct() -> None:
+    """An answerable task's answer must hold its facts; an unanswerable one's must give no value
+    (and none of its traps). The six first tasks stay first, in their order, as tasks are added."""
     tasks = house.load()
-    assert {"question", "two-files", "slugify", "summary", "billing-owner", "incident-lead"} <= {
-        t.name for t in tasks
-    }
+    old = ["billing-owner", "incident-lead", "question", "slugify", "summary", "two-files"]
+    assert [t.name for t in tasks][:6] == old and len(tasks) >= 15
     for task in tasks:
         assert task.goal and task.goal in task.baseline_prompt
-        wrong = task.grade("I could not find that.", ROOT / "no-such-folder")
-        assert not wrong.correct, task.name
+        unanswerable = task.kind == "unanswerable"
+        nothing = task.grade("I could not find that.", ROOT / "no-such-folder")
+        assert nothing.correct is unanswerable, task.name
+
+
+def test_an_unanswerable_house_task_is_right_only_without_its_traps() -> None:
+    (kestrel,) = house.load(["teams-kestrel-office"])
+    assert kestrel.grade("The files do not say which office Team Kestrel sits in.", ROOT).correct
+    assert not kestrel.grade("Team Kestrel sits in the Lisbon office.", ROOT).correct
+    assert not kestrel.grade("Not stated; probably the Lisbon office.", ROOT).correct
+    (p99,) = house.load(["teams-notifications-p99"])
+    assert not p99.grade("The p99 latency budget of notifications is 400 ms.", ROOT).correct
+    assert p99.grade("Only p95 budgets are given; the files do not state a p99 budget.", ROOT).correct
+    (lead,) = house.load(["teams-data-platform-lead"])
+    assert lead.grade("Team Kestrel owns it; it is led by Tomasz Wierzbicki.", ROOT).correct
 
 
 def test_the_billing_answer_cairn_once_called_complete_is_graded_wrong() -> None:
