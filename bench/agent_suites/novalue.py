@@ -66,9 +66,7 @@ def graded(answer: str, states_a_value: Callable[[str], bool]) -> Grade:
     """Correct when the answer gives no value: empty or saying the sources do not state it, and
     stating nothing `states_a_value` recognises (the original answer, a near neighbour's)."""
     if states_a_value(answer):
-        return Grade(correct=False, score=0.0, why="states a value a wrong answer would give")
+        return Grade(correct=False, why="states a value a wrong answer would give")
     if answer.strip() and not says_not_stated(answer):
-        return Grade(
-            correct=False, score=0.0, why="gives an answer without saying the sources do not state it"
-        )
-    return Grade(correct=True, score=1.0)
+        return Grade(correct=False, why="gives an answer without saying the sources do not state it")
+    return Grade(correct=True)  # no score: a value given or not, nothing in between
