@@ -206,8 +206,8 @@ def listing(tasks: list[SuiteTask], as_json: bool) -> str:
     kinds = max((len(t.kind or "") for t in tasks), default=0)
     # The goal's first line: a coding goal goes on with its code (the JSON has it whole).
     return "\n".join(
-        f"{r['task']:<{width}}  {r['kind'] or '':<{kinds}}  {r['goal'].splitlines()[0]}".rstrip()
-        for r in rows
+        f"{t.name:<{width}}  {t.kind or '':<{kinds}}  {(t.goal.splitlines() or [''])[0]}".rstrip()
+        for t in tasks
     )
 
 
