@@ -147,6 +147,17 @@ def summary(suite: str, model: str, runs: list[Outcome]) -> dict[str, Any]:
     }
 
 
+def generated(args: argparse.Namespace) -> dict[str, Any]:
+    """A near-miss suite's generator counts (made, skipped per kind): what the run could not ask."""
+    if not args.suite.startswith("near-"):
+        return {}
+    from near_misses import tally
+
+    suite = args.suite.removeprefix("near-")
+    made = near.generated(suite, args.limit, args.offset, args.seed, near.kinds(args.kinds), args.data)
+    return {"generated": tally([m for _, m in made])}
+
+
 def table(report: dict[str, Any]) -> Table:
     out = Table(title=f"{report['suite']} · {report['model']}", title_justify="left")
     for col in (
@@ -263,11 +274,13 @@ def main(argv: list[str] | None = None) -> None:
         for o in runs[-2 if baseline else -1 :]:
             flag = " [red]FALSE COMPLETE[/]" if o.false_complete else ""
             console.print(f"  {o.side}: complete {o.complete}, correct {o.correct} ({o.why}){flag}")
-    report = summary(args.suite, args.model, runs)
+    report = summary(args.suite, args.model, runs) | generated(args)
     if args.json:
         print(json.dumps(report))
     else:
         Console(width=160).print(table(report))
+        if "generated" in report:
+            Console(width=160).print(f"near misses made and skipped: {report['generated']}")
     if not args.keep:
         shutil.rmtree(root, ignore_errors=True)
 

@@ -317,3 +317,17 @@ def test_the_bench_modules_examples_run(module: str) -> None:
 
     result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
     assert result.failed == 0 and result.attempted > 0
+
+
+def test_a_near_suites_report_counts_what_the_generator_made_and_skipped(tmp_path: Path) -> None:
+    import argparse
+
+    agent = _agent()
+    args = argparse.Namespace(
+        suite="near-house", limit=None, offset=0, seed=0, kinds="subject,removed", data=None
+    )
+    counts = agent.generated(args)["generated"]
+    assert set(counts) == {"subject", "removed"}
+    made = len(agent.load(args, tmp_path))  # the removed kind's sources are written there
+    assert made == counts["subject"]["made"] + counts["removed"]["made"]
+    assert agent.generated(argparse.Namespace(suite="house")) == {}
