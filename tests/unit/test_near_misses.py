@@ -248,3 +248,11 @@ def test_the_generator_prints_its_table_as_json() -> None:
     report = json.loads(run.stdout)
     assert set(report["counts"]) == {"attribute", "subject", "removed"}
     assert all(row["near_miss"] or row["why"] for row in report["rows"])
+
+
+def test_removed_takes_every_evidence_id_written_even_two_in_one_string() -> None:
+    sample = _conversation()
+    qa = _qa("When did Odile plant the quince tree?", 2, ["D1:1; D1:3", "D"], answer="last Sunday")
+    case = near._locomo_removed("t", qa["question"], sample, qa)
+    reduced = case.files["c-x"]["c-x.md"]
+    assert "quince" not in reduced and "repainted the boat" in reduced
