@@ -116,6 +116,16 @@ def run_cairn(task: SuiteTask, args: argparse.Namespace, root: Path) -> Outcome:
     )
 
 
+def cairn_or_error(task: SuiteTask, args: argparse.Namespace, root: Path) -> Outcome:
+    """Cairn's run of one task; a run that raised (a Prefect server that answered 503 under load)
+    is an outcome like any other, never complete, so one bad task does not end the bench."""
+    try:
+        return run_cairn(task, args, root)
+    except Exception as exc:  # the bench reports every task; the error is named in its row
+        why = f"error: {type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}"
+        return Outcome(task=task.name, side="cairn", complete=False, correct=False, why=why, kind=task.kind)
+
+
 def run_baseline(task: SuiteTask, args: argparse.Namespace, root: Path) -> Outcome:
     reply = ask_plainly(args.model, task.baseline_prompt, timeout=args.timeout)
     artifacts = root / "baseline" / task.name
@@ -268,7 +278,7 @@ def main(argv: list[str] | None = None) -> None:
     runs: list[Outcome] = []
     for n, task in enumerate(tasks, start=1):
         console.print(f"[bold]{n}/{len(tasks)} {task.name}[/]: {task.goal.splitlines()[0][:100]}")
-        runs.append(run_cairn(task, args, root))
+        runs.append(cairn_or_error(task, args, root))
         if baseline:
             runs.append(run_baseline(task, args, root))
         for o in runs[-2 if baseline else -1 :]:
