@@ -67,7 +67,6 @@ class CorpusOutcome(BaseModel):
 
 def run_cairn(goal: str, args: argparse.Namespace, workspace: Path, task_id: str, **kwargs: Any) -> CairnRun:
     """One task, run as `bench/agent.py` runs it; an exception is recorded, never raised."""
-    from cairn.flows.prefect.flow import run_task
     from cairn.flows.settings import Settings
 
     started = time.monotonic()
@@ -76,6 +75,8 @@ def run_cairn(goal: str, args: argparse.Namespace, workspace: Path, task_id: str
         config = Settings(workspace=workspace).run_config(
             model=args.model, max_iterations=args.max_iterations, beam=args.batch
         )
+        from cairn.flows.prefect.flow import run_task  # Prefect, once the configuration holds
+
         result = run_task(goal, config, task_id=task_id, **kwargs)
         found = found.model_copy(update=_result_fields(result))
     except Exception as exc:  # one run's failure is a row of the bench, not its end
