@@ -125,6 +125,9 @@ def humaneval_table(coding: dict[str, Any], title: str) -> Table:
     )
     ended = run["error"] or f"{run['status']} ({run['stop_reason']}), {run['iterations']} iterations"
     table.add_row("cairn ended", "", "", "", ended[:60])
+    own = run["own"] or {}
+    marks = ", ".join(f"@{i} {s:.2f}" for i, s in own.get("own_s", {}).items())
+    table.add_row("cairn own s", "", "", "", f"{marks or '-'}; last {_num(own.get('own_last_s'), 2)}")
     return table
 
 

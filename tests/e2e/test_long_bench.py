@@ -1,6 +1,6 @@
 """`bench/long_task.py` end to end at a tiny size, with the offline model: a real Prefect run on a
-corpus of 12 services, its JSON carrying the score and Cairn's own time, whatever the report
-delivered (the bench's parts are tested in `tests/unit/test_long_bench.py`)."""
+corpus of 12 services and one HumanEval problem as a task, its JSON carrying the scores and Cairn's
+own time, whatever the reports delivered (the bench's parts are tested in `tests/unit/test_long_bench.py`)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ pytestmark = pytest.mark.e2e
 
 
 def test_long_task_bench_offline() -> None:
-    report = figures("long_task.py", "--n", "12", "--max-iterations", "2")
+    report = figures("long_task.py", "--n", "12", "--max-iterations", "2", "--humaneval", "1")
     (run,) = report["corpus"]
     assert run["n"] == 12 and run["score"]["truth"] == 12
     assert run["run"]["error"] is None and run["run"]["status"]
@@ -20,4 +20,7 @@ def test_long_task_bench_offline() -> None:
     score = run["score"]
     assert score["right"] + score["wrong"] == score["delivered"]
     assert score["right"] + score["missing"] <= 12
-    assert report["humaneval"] is None
+    coding = report["humaneval"]
+    assert coding["k"] == 1 and coding["baseline"] is None  # the offline model has no baseline
+    (problem,) = coding["cairn"]["problems"]
+    assert problem["task_id"] == "HumanEval/0" and isinstance(problem["passed"], bool)
