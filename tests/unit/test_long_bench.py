@@ -18,6 +18,8 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from litellm.llms.custom_llm import CustomLLM
+from litellm.types.utils import ModelResponse
 from rich.console import Console
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -440,3 +442,38 @@ def test_the_tables_draw_a_run_that_delivered_nothing_and_one_that_failed() -> N
     report.print_tables(out, console)
     text = console.export_text()
     assert "not_stated" in text and "RuntimeError: boom" in text and "distractors" in text
+
+
+class _PlainCoder(CustomLLM):
+    """A plain model for the baseline: the reference solution of HumanEval/0, a wrong one otherwise."""
+
+    def completion(self, model: str, messages: list[Any], *args: Any, **kwargs: Any) -> ModelResponse:
+        prompt = str(messages[-1]["content"])
+        [first] = humaneval_one.problems(1)
+        if f"def {first['entry_point']}(" in prompt:
+            code = first["prompt"] + first["canonical_solution"]
+        else:
+            code = "def separate_paren_groups(paren_string):\n    return []\n"
+        content = f"Here it is:\n```python\n{code}```\n"
+        return ModelResponse(
+            model=model,
+            choices=[
+                {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}
+            ],
+            usage={"prompt_tokens": 50, "completion_tokens": 30, "total_tokens": 80},
+        )
+
+
+def test_the_baseline_asks_each_problem_in_turn_and_is_graded_like_cairn(tmp_path: Path) -> None:
+    import litellm
+
+    before = list(litellm.custom_provider_map)
+    litellm.custom_provider_map = [*before, {"provider": "plaincoder", "custom_handler": _PlainCoder()}]
+    try:
+        args = argparse.Namespace(model="plaincoder/any", offset=0, timeout=30.0)
+        found = _long_task()._baseline(humaneval_one.problems(2), args, tmp_path)
+    finally:
+        litellm.custom_provider_map = before
+    assert [p["passed"] for p in found["problems"]] == [True, False]
+    assert found["tokens"] == 160
+    assert (tmp_path / "baseline" / "humaneval-0" / "solution.py").is_file()
