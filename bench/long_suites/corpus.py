@@ -21,6 +21,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from long_suites import wording
 from long_suites.grade import item_key
 
 GOAL = (
@@ -31,44 +32,6 @@ MIN_N = 12  # room for the distractors and for every register format
 Kind = Literal["plain", "corrected", "not_given", "near_name"]
 Format = Literal["prose", "table", "csv", "json"]
 COLUMNS = ("service", "owner", "p95 latency budget (ms)", "launched")
-
-_SYLLABLES = (
-    "bra", "vel", "tor", "qui", "mon", "dal", "sen", "ka", "lo", "rin", "zu", "fe", "pax", "nor", "ty",
-    "vo", "mir", "gan", "tes", "lu", "ost", "red", "cal", "im", "bel", "sor", "ach", "un", "pri", "dov",
-)  # fmt: skip
-_NOUNS = (
-    "sync", "relay", "ledger", "gate", "index", "broker", "cache", "feed", "vault", "router",
-    "mirror", "quota", "notifier", "intake",
-)  # fmt: skip
-_BIRDS = (
-    "Finch", "Osprey", "Heron", "Wren", "Plover", "Kestrel", "Lark", "Egret", "Tern", "Avocet",
-    "Curlew", "Dunlin", "Godwit", "Shrike", "Siskin", "Linnet", "Bunting", "Pipit", "Rook", "Petrel",
-    "Gannet", "Puffin", "Harrier", "Crake", "Stint", "Whimbrel", "Dipper", "Ouzel", "Redpoll", "Twite",
-    "Chough", "Nuthatch", "Merganser", "Bittern", "Sandpiper", "Warbler",
-)  # fmt: skip
-_PROSE = (
-    "The {name} service is owned by {team}. Its p95 latency budget is {ms} ms. It launched in {year}.",
-    "{team} runs {name}; budget (p95): {ms} ms; launched {year}.",
-    "# {Name}\n\nLaunched in {year}, {name} is owned by {team}. The latency budget for {name} at p95 is "
-    "{ms} ms.",
-    "{team} owns the {name} service, which went live in {year}. Latency budget (p95): {ms} milliseconds.",
-    "## {Name}\n\n- Owning team: {team}\n- p95 latency budget: {ms} ms\n- Launched: {year}",
-    "# {Name}\n\n{Name} has been in production since {year}. It is owned by {team}, and its p95 latency "
-    "budget is {ms} ms.",
-    "Service note: {name}. The team that owns it is {team}. p95 latency budget: {ms} ms. First launched "
-    "{year}.",
-)
-_NO_BUDGET = (
-    "The {name} service is owned by {team} and launched in {year}. No p95 latency budget has been agreed "
-    "for it yet."
-)
-_FILLER = (
-    "On-call for it rotates weekly.",
-    "Its dashboards were rebuilt last quarter.",
-    "Deploys go out twice a week.",
-    "It has no public endpoint.",
-    "Its runbook sits next to the code.",
-)
 
 
 class TruthRow(BaseModel):
@@ -125,9 +88,9 @@ def build_corpus(n: int, seed: int = 0) -> Corpus:
     if n < MIN_N:
         raise ValueError(f"a corpus needs at least {MIN_N} services, not {n}")
     rng = random.Random(seed)
-    teams = [f"Team {bird}" for bird in rng.sample(_BIRDS, min(len(_BIRDS), max(6, n // 12)))]
+    teams = [f"Team {bird}" for bird in rng.sample(wording.BIRDS, min(len(wording.BIRDS), max(6, n // 12)))]
     services = _services(rng, n, teams)
-    files = _unrelated(rng, teams)
+    files = wording.unrelated(*rng.sample(teams, 3))
     truth = {
         s.name: TruthRow(service=s.name, owner=s.owner, budget_ms=s.budget_ms, kind=s.kind) for s in services
     }
@@ -136,7 +99,8 @@ def build_corpus(n: int, seed: int = 0) -> Corpus:
         files[name] = _render(rng, fmt, members)
     corrected, where = _to_correct(rng, placed)
     new = _corrected_budget(rng, corrected.budget_ms or 0)
-    files[f"memo-{MEMO_DATE}.md"] = _memo(rng.choice(teams), corrected, new, where)
+    memo = wording.memo(MEMO_DATE, rng.choice(teams), corrected.name, new, corrected.budget_ms, where)
+    files[f"memo-{MEMO_DATE}.md"] = memo
     truth[corrected.name] = truth[corrected.name].model_copy(update={"budget_ms": new, "kind": "corrected"})
     return Corpus(files=files, truth=sorted(truth.values(), key=lambda row: item_key(row.service)))
 
@@ -185,12 +149,12 @@ def _shape(rng: random.Random) -> str:
 
 
 def _name(rng: random.Random, shape: str) -> str:
-    word = "".join(rng.choice(_SYLLABLES) for _ in range(rng.choice((2, 2, 3))))
+    word = "".join(rng.choice(wording.SYLLABLES) for _ in range(rng.choice((2, 2, 3))))
     if shape == "one":
         return word
     if shape == "two":
-        return f"{word} {rng.choice(_NOUNS)}"
-    first, second = rng.sample(_NOUNS, 2)
+        return f"{word} {rng.choice(wording.NOUNS)}"
+    first, second = rng.sample(wording.NOUNS, 2)
     return f"{first} {second}"
 
 
@@ -248,10 +212,10 @@ def _prose(rng: random.Random, service: Service) -> str:
     fields = {"name": service.name, "Name": service.name[:1].upper() + service.name[1:]}
     fields |= {"team": service.owner, "ms": str(service.budget_ms), "year": str(service.launched)}
     if service.budget_ms is None:
-        return _NO_BUDGET.format(**fields) + "\n"
-    text = rng.choice(_PROSE).format(**fields)
+        return wording.NO_BUDGET.format(**fields) + "\n"
+    text = rng.choice(wording.PROSE).format(**fields)
     if rng.random() < 0.3:
-        text += "\n\n" + rng.choice(_FILLER)
+        text += "\n\n" + rng.choice(wording.FILLER)
     if rng.random() < 0.15:  # another percentile's figure, which is not the budget
         text += f"\n\nIts p50 latency is usually near {max(5, service.budget_ms // 15 * 5)} ms."
     return text + "\n"
@@ -266,34 +230,3 @@ def _to_correct(rng: random.Random, placed: list[tuple[str, Format, list[Service
 def _corrected_budget(rng: random.Random, old: int) -> int:
     delta = rng.randrange(20, 200, 5)
     return old - delta if old - delta >= 25 and rng.random() < 0.5 else old + delta
-
-
-def _memo(team: str, service: Service, new: int, where: str) -> str:
-    return (
-        f"# Memo, {MEMO_DATE}\n\nFrom: {team}, platform review\nTo: every service owner\n\n"
-        f"Correction: the p95 latency budget of {service.name} is {new} ms, not the {service.budget_ms} ms "
-        f"that {where} gives. That figure predates the capacity review; the file has not been updated "
-        "yet.\n\nNo other budget changes.\n"
-    )
-
-
-def _unrelated(rng: random.Random, teams: list[str]) -> dict[str, str]:
-    """Files that describe no service: a README, meeting minutes, a handbook that defines the terms."""
-    first, second, third = rng.sample(teams, 3)
-    return {
-        "README.md": (
-            "# Service notes\n\nWhat each team wrote about the services it runs: one note per service, and "
-            "registers that list several at once. Corrections come as dated memos.\n"
-        ),
-        "minutes-2026-02-17.md": (
-            f"# Platform sync, minutes, 2026-02-17\n\nPresent: {first}, {second}, {third}.\n\n"
-            f"- The capacity review starts next month; {first} collects the figures.\n"
-            "- No one objected to moving the retro to Thursdays.\n"
-            f"- Action: {second} to tidy the on-call calendar.\n"
-        ),
-        "oncall-handbook.md": (
-            "# On-call handbook\n\nPage the owning team first. A p95 latency budget is the time within which "
-            "95 of every 100 requests must finish; breaching it for an hour opens an incident. Each "
-            "service's budget is set in its own note.\n"
-        ),
-    }

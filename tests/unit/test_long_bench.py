@@ -25,7 +25,7 @@ from rich.console import Console
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
 
-from long_suites import corpus, grade, humaneval_one, report, timing  # noqa: E402
+from long_suites import corpus, grade, humaneval_one, report, timing, wording  # noqa: E402
 from long_suites.corpus import MEMO_DATE, TruthRow, build_corpus, write_corpus  # noqa: E402
 from long_suites.grade import LedgerRow, parse_ledger, score  # noqa: E402
 from long_suites.timing import iteration_times, own_time_summary  # noqa: E402
@@ -44,10 +44,12 @@ def _long_task() -> ModuleType:
     return module
 
 
-@pytest.mark.parametrize("name", ["corpus", "grade", "timing", "humaneval_one", "report", "long_task"])
+@pytest.mark.parametrize(
+    "name", ["corpus", "wording", "grade", "timing", "humaneval_one", "report", "long_task"]
+)
 def test_the_docstring_examples_run(name: str) -> None:
-    modules = {"corpus": corpus, "grade": grade, "timing": timing, "humaneval_one": humaneval_one}
-    module = _long_task() if name == "long_task" else {**modules, "report": report}[name]
+    modules = {"corpus": corpus, "wording": wording, "grade": grade, "timing": timing, "report": report}
+    module = _long_task() if name == "long_task" else {**modules, "humaneval_one": humaneval_one}[name]
     failed, tried = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert tried > 0 and failed == 0
 
