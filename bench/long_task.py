@@ -15,7 +15,7 @@ module, each graded by its own hidden tests, beside the baseline (the same model
 problem in turn; left out with `cairn/offline` or `--no-baseline`).
 
     python bench/long_task.py                                  # N = 50, cairn/offline
-    python bench/long_task.py --n 50,250,1000 --batch 2 --json
+    python bench/long_task.py --n 50,250,1000 --batch 4 --json
     python bench/long_task.py --n 50 --humaneval 10 --model openai/qwen2.5-coder-1.5b-instruct
 """
 
@@ -73,7 +73,7 @@ def run_cairn(goal: str, args: argparse.Namespace, workspace: Path, task_id: str
     found = CairnRun(task_id=task_id)
     try:
         config = Settings(workspace=workspace).run_config(
-            model=args.model, max_iterations=args.max_iterations, beam=args.batch
+            model=args.model, max_iterations=args.max_iterations, read_batch=args.batch
         )
         from cairn.flows.prefect.flow import run_task  # Prefect, once the configuration holds
 
@@ -166,14 +166,15 @@ def sizes(text: str) -> list[int]:
 
 
 def batch(text: str) -> int:
-    """`--batch`: calls per iteration, within RunConfig.beam's range.
+    """`--batch`: sources a coverage goal reads per iteration (RunConfig.read_batch), to force a
+    long run of small iterations.
 
     >>> batch("2")
     2
     """
     value = int(text)
-    if not 1 <= value <= 10:  # RunConfig.beam's range
-        raise argparse.ArgumentTypeError(f"--batch takes 1 to 10, not {value}")
+    if not 1 <= value <= 10_000:  # RunConfig.read_batch's range
+        raise argparse.ArgumentTypeError(f"--batch takes 1 to 10000, not {value}")
     return value
 
 
@@ -183,7 +184,7 @@ def arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=0, help="the corpus generator's seed")
     parser.add_argument("--model", default=os.environ.get("CAIRN_MODEL", "cairn/offline"))
     parser.add_argument("--max-iterations", type=int, help="Cairn's cap (default: Cairn's own)")
-    parser.add_argument("--batch", type=batch, help="calls per iteration (RunConfig.beam), 1 to 10")
+    parser.add_argument("--batch", type=batch, help="sources read per iteration (RunConfig.read_batch)")
     parser.add_argument("--humaneval", type=int, metavar="K", help="also K HumanEval problems as one task")
     parser.add_argument("--offset", type=int, default=0, help="--humaneval: skip this many problems first")
     parser.add_argument("--timeout", type=float, default=600.0, help="the baseline's request timeout (s)")
