@@ -18,9 +18,13 @@ BIRDS = (
     "Gannet", "Puffin", "Harrier", "Crake", "Stint", "Whimbrel", "Dipper", "Ouzel", "Redpoll", "Twite",
     "Chough", "Nuthatch", "Merganser", "Bittern", "Sandpiper", "Warbler",
 )  # fmt: skip
+# A note states its two fields in the goal's own words (owns, owned, owning team, owner; p95 latency
+# budget), in varied order and syntax. Cairn's quote check compares words, not meanings: a note
+# that said "runs" for "owns" would measure paraphrase recall, which the near misses and LoCoMo
+# measure; this corpus measures coverage, correction, near names and cost on a long run.
 PROSE = (
     "The {name} service is owned by {team}. Its p95 latency budget is {ms} ms. It launched in {year}.",
-    "{team} runs {name}; budget (p95): {ms} ms; launched {year}.",
+    "{team} owns {name}; p95 latency budget: {ms} ms; launched {year}.",
     "# {Name}\n\nLaunched in {year}, {name} is owned by {team}. The latency budget for {name} at p95 is "
     "{ms} ms.",
     "{team} owns the {name} service, which went live in {year}. Latency budget (p95): {ms} milliseconds.",

@@ -13,7 +13,7 @@ import pytest
 from cairn.flows.steps.coverage import reads_batch
 from cairn.memory.log.workspace import Workspace
 from cairn.tasks.coverage.goal import coverage_goal
-from cairn.tasks.coverage.items import items_in
+from cairn.tasks.coverage.items import Subjects
 from cairn.tasks.coverage.ledger import Ledger
 from cairn.tasks.deps import RunConfig
 from cairn.tasks.grounding.units import units_of
@@ -44,14 +44,30 @@ def test_a_goal_about_one_thing_is_no_coverage_goal() -> None:
     assert coverage_goal("Which team owns the billing service?") is None
 
 
-def test_items_are_named_by_a_kind_column_or_by_the_words_before_the_kind() -> None:
+def test_items_are_named_by_a_kind_column_the_words_before_the_kind_or_a_fields_subject() -> None:
+    spec = coverage_goal(GOAL)
+    assert spec is not None
+
     def found(source: str, text: str) -> list[list[str]]:
-        return [items_in(u, "service") for u in units_of(source, text)]
+        return [Subjects(spec).named(u) for u in units_of(source, text)]
 
     assert found("a.md", "The ledger sync service is owned by Team Wren.") == [["ledger sync"]]
     assert found("a.md", "Each service has an owner. The service level objectives apply.") == [[], []]
     assert found("a.csv", "service,owner\nledger sync v2,Team Kite\n") == [["ledger sync v2"]]
     assert found("a.json", '[{"service": "cart", "owner": "Team Lark"}]') == [["cart"]]
+    assert found("a.md", "Service note: calqui. Team Wren owns mirmon; launched 2019.") == [
+        ["calqui"],
+        ["mirmon"],
+    ]
+    assert found("a.md", "Launched in 2019, quirin is owned by Team Wren.") == [["quirin"]]
+    assert found("m.md", "Correction: the p95 latency budget of vofe is 1330 ms.") == [["vofe"]]
+
+
+def test_a_section_naming_no_item_is_about_its_heading_only_when_it_states_every_field() -> None:
+    note = "## Achtes mirror\n\n- Owning team: Team Stint\n- p95 latency budget: 940 ms\n- Launched: 2024"
+    handbook = "# On-call handbook\n\nPage the owning team first. A p95 latency budget is 95 of 100 requests."
+    rows = _ledger({"a.md": note, "h.md": handbook})
+    assert rows == {"Achtes mirror": [("Team Stint", "quoted"), ("940 ms", "quoted")]}
 
 
 def _ledger(files: dict[str, str], exhausted: bool = True) -> dict[str, list[tuple[str, str]]]:

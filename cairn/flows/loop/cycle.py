@@ -26,7 +26,15 @@ from cairn.flows.steps.session import Session, deliverable_text, learner_for, re
 from cairn.memory.context.levels import apply_promotions
 from cairn.memory.log.events import EvidenceRecorded, TaskFinished, ValidationRecorded
 from cairn.memory.log.state import TaskState
-from cairn.memory.models import Coverage, Evidence, Frozen, IterationMode, IterationRecord, TaskStatus, Verdict
+from cairn.memory.models import (
+    Coverage,
+    Evidence,
+    Frozen,
+    IterationMode,
+    IterationRecord,
+    TaskStatus,
+    Verdict,
+)
 from cairn.tasks.task_grounding import checked_for, full_output_reader
 from cairn.tasks.validate import has_tests, validate
 

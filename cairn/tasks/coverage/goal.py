@@ -11,7 +11,7 @@ answer does.
 >>> spec.kind, spec.fields
 ('service', ['the team that owns it', 'its p95 latency budget'])
 >>> [spec.question(f, "billing") for f in spec.fields]
-['Which team owns the billing service?', 'What is the p95 latency budget of the billing service?']
+['Which team owns billing?', 'What is the p95 latency budget of billing?']
 """
 
 from __future__ import annotations
@@ -47,9 +47,9 @@ class CoverageGoal(Frozen):
         return f"What is the {_OWN.sub('', field)} of {name}?"
 
     def named(self, item: str) -> str:
-        """`the billing service` (not `the billing service service`)."""
-        ends = item.lower().split()[-1:] == [self.kind] or lemma(item.lower().split()[-1]) == self.kind
-        return f"the {item}" if ends else f"the {item} {self.kind}"
+        """The item as its fields' questions name it: by its name alone (a line that states a field
+        may name it without the kind: `Owning team: Team Wren` under `## Ledger sync`)."""
+        return item
 
 
 def coverage_goal(goal: str) -> CoverageGoal | None:

@@ -1,15 +1,29 @@
 """The items of a kind that a line names: the rows a coverage goal's ledger has.
 
-A line names an item of kind `service` by a `service: billing` pair (a table row, a CSV row, a
-JSON object, a `Service: billing` heading) or in prose, by the words before the kind word after a
-determiner or at a sentence's start (`The ledger sync service is owned by ...`, `Ledger sync
-service: ...`). Names are compared without case and with hyphens as spaces, so the same item
-read from a table and from a memo is one row; `ledger sync` and `ledger sync v2` stay two.
+A line names an item of kind `service`:
+- by a pair whose label holds the kind: `service: billing` (a table row, a CSV row, a JSON
+  object), `Service note: calqui.`;
+- in prose, by the words before the kind word after a determiner or at a sentence's start: `The
+  ledger sync service is owned by ...`;
+- as the subject of one of the goal's fields, asked the other way round: `the p95 latency budget
+  of quirin is ...`, `the latency budget for quirin at p95`, `calqui is owned by ...`, `Team Wren
+  owns ledger sync; ...` (the field `its p95 latency budget` and `the team that owns it`).
+A section that names no item but states every field under a short heading (`## Achtes mirror`,
+`- Owning team: ...`) is about the item its heading names; that rule is the ledger's
+(`cairn.tasks.coverage.ledger`), which sees whole sections.
 
+Names are compared without case and with hyphens as spaces, so the same item read from a table
+and from a memo is one row; `ledger sync` and `ledger sync v2` stay two.
+
+>>> from cairn.tasks.coverage.goal import coverage_goal
 >>> from cairn.tasks.grounding.units import units_of
->>> [items_in(u, "service") for u in units_of("a.md", "The ledger sync service is owned by Team Wren.")]
+>>> spec = coverage_goal("For every service, list the team that owns it and its p95 budget.")
+>>> names = Subjects(spec)
+>>> [names.named(u) for u in units_of("a.md", "The ledger sync service is owned by Team Wren.")]
 [['ledger sync']]
->>> [items_in(u, "service") for u in units_of("a.csv", "service,owner\\nbilling,Team Finch\\n")]
+>>> [names.named(u) for u in units_of("m.md", "Correction: the p95 budget of quirin is 1330 ms.")]
+[['quirin']]
+>>> [names.named(u) for u in units_of("a.csv", "service,owner\\nbilling,Team Finch\\n")]
 [['billing']]
 """
 
@@ -17,7 +31,8 @@ from __future__ import annotations
 
 import re
 
-from cairn.tasks.grounding.lemmas import FRAME, Token, tokens
+from cairn.tasks.coverage.goal import CoverageGoal
+from cairn.tasks.grounding.lemmas import FRAME, Token, lemma, tokens
 from cairn.tasks.grounding.units import Unit
 
 MAX_NAME_WORDS = 4
@@ -28,6 +43,9 @@ _STOP = (
     | frozenset(["each", "every", "all", "any", "some", "no", "other", "another", "per", "which"])
 )
 _SEGMENT = re.compile(r";\s*")
+_NAME = r"(?P<x>[A-Za-z0-9][\w-]*(?: [A-Za-z0-9][\w-]*){0,3}?)"
+_WHO_FIELD = re.compile(r"^(?:the\s+)?\w+\s+(?:that|which|who)\s+(?P<verb>\w+)\s+(?:it|them)$", re.I)
+_NOUN_FIELD = re.compile(r"^(?:its|their|the)?\s*(?:[\w-]+\s+)*?(?P<noun>\w+)$", re.I)
 
 
 def key(name: str) -> str:
@@ -35,21 +53,60 @@ def key(name: str) -> str:
     return " ".join(re.sub(r"[-_]+", " ", name.lower()).split()).strip(" .,:;\"'`")
 
 
-def items_in(unit: Unit, kind: str) -> list[str]:
-    """The names of the items of `kind` that `unit` names, as written (see the module docstring)."""
-    found = _paired(unit.said, kind) or _in_prose(unit.said, kind)
-    if unit.heading and not found:
-        found = _paired(unit.text, kind) or _in_prose(unit.text, kind)
-    return list(dict.fromkeys(n for n in found if key(n) and key(n) not in FRAME))
+class Subjects:
+    """Finds the items of a coverage goal's kind that a line names (see the module docstring)."""
+
+    def __init__(self, spec: CoverageGoal) -> None:
+        self.kind = spec.kind
+        self._patterns = [p for field in spec.fields for p in _field_patterns(field)]
+
+    def named(self, unit: Unit) -> list[str]:
+        """The names of the items `unit` names, as written."""
+        text = unit.said
+        found = _paired(text, self.kind) or _in_prose(text, self.kind) or self._as_subject(text)
+        return list(dict.fromkeys(n for n in found if _usable(n)))
+
+    def _as_subject(self, text: str) -> list[str]:
+        return [m["x"] for pattern in self._patterns for m in pattern.finditer(text)]
+
+
+def _field_patterns(field: str) -> list[re.Pattern[str]]:
+    """How a line states a field of an item named X: `X is owned by`, `owns X;` for `the team that
+    owns it`; `budget of X is`, `budget for X at` for `its p95 latency budget`."""
+    if found := _WHO_FIELD.match(field.strip()):
+        verb = lemma(found["verb"].lower())
+        done, does = _past(verb), f"{verb}s"
+        return [
+            re.compile(rf"(?:^|[,;:]\s*|\b(?:the)\s+){_NAME} (?:is|was|are|were) {done}\b", re.I),
+            re.compile(rf"\b{does} (?:the )?{_NAME}(?=\s*(?:[;,.]|$|\s(?:and|which|with|since)\b))", re.I),
+        ]
+    if found := _NOUN_FIELD.match(field.strip()):
+        noun = found["noun"]
+        return [
+            re.compile(
+                rf"\b{noun}s? (?:of|for) (?:the )?{_NAME}(?= (?:is|was|are|at|stays|remains)\b|:)", re.I
+            )
+        ]
+    return []
+
+
+def _past(verb: str) -> str:
+    return f"{verb}d" if verb.endswith("e") else f"{verb}ed"
+
+
+def _usable(name: str) -> bool:
+    words = key(name).split()
+    return bool(words) and not all(w in _STOP for w in words) and words[0] not in ("it", "they", "this")
 
 
 def _paired(text: str, kind: str) -> list[str]:
+    """`service: billing`, `Service note: calqui` (a label of at most three words holding the kind)."""
     names = []
     for segment in _SEGMENT.split(text):
         label, colon, value = segment.partition(": ")
         words = [t.lemma for t in tokens(label)]
-        if colon and value.strip() and words and words[-1] == kind and len(words) <= 2:
-            names.append(value.strip().rstrip("."))
+        if colon and value.strip() and kind in words and len(words) <= 3:
+            names.append(re.split(r"[.;]\s", value.strip(), maxsplit=1)[0].rstrip("."))
     return names
 
 
@@ -73,4 +130,4 @@ def _spaced(text: str, words: list[Token], at: int) -> bool:
     return text[words[at].end : words[at + 1].start].strip() in ("", "-", "_")
 
 
-__all__ = ["items_in", "key"]
+__all__ = ["Subjects", "key"]

@@ -230,10 +230,10 @@ def _unit_fits(unit: str, wanted: str) -> bool:
 
 def _names(text: str, asked: Asked, known: frozenset[str] = frozenset()) -> list[Value]:
     found = []
-    first = _first_word(text)
+    openers = _openers(text)
     for name in names(text):
         words = [w.strip("'’\"") for w in name.words]
-        if name.start == first and words[0] not in known:
+        if name.start in openers and words[0] not in known:
             words = words[1:]  # `Pets bring joy`: capitalised for coming first
         if any(w in asked.terms for w in words) or any(w.startswith("i'") for w in words):
             continue  # `Embracing Identity`: the question's own word in a title is no answer to it
@@ -243,11 +243,14 @@ def _names(text: str, asked: Asked, known: frozenset[str] = frozenset()) -> list
     return found
 
 
-def _first_word(text: str) -> int:
-    """Where a sentence's first word starts (past a `Name:` label)."""
+def _openers(text: str) -> set[int]:
+    """Where the words capitalised for coming first start: the sentence's first word, and the
+    first past a `Label:` (`Owning team: Team Stint`, `Correction: the budget ...`)."""
+    found = tokens(text)
+    starts = {found[0].start} if found else set()
     label = _LABEL.match(text)
-    found = tokens(text[label.end() :] if label else text)
-    return (label.end() if label else 0) + (found[0].start if found else 0)
+    after = tokens(text[label.end() :]) if label else []
+    return starts | ({label.end() + after[0].start} if after else set())
 
 
 def _beside_head(unit: Unit, asked: Asked, known: frozenset[str]) -> list[Value]:
@@ -256,14 +259,14 @@ def _beside_head(unit: Unit, asked: Asked, known: frozenset[str]) -> list[Value]
     found: list[Value] = []
     for text, offset in ((unit.said, 0), (unit.context, -1)):
         words = tokens(text)
-        first = _first_word(text)
+        openers = _openers(text)
         for n, t in enumerate(words):
             if t.lemma != asked.head and t.lower != asked.head:
                 continue
             for other in (words[n - 1] if n else None, words[n + 1] if n + 1 < len(words) else None):
                 if other is None or not other.capitalised or other.lower in asked.terms | FRAME:
                     continue
-                if other.start == first and other.lower not in known and text is unit.said:
+                if other.start in openers and other.lower not in known and text is unit.said:
                     continue  # `Plus pets are awesome`: capitalised for coming first
                 if text[min(t.end, other.end) : max(t.start, other.start)].strip():
                     continue  # punctuation between: not one phrase

@@ -63,6 +63,7 @@ class Unit:
     refers_back: bool  # it opens with a word pointing at the sentence before it
     section: str  # the nearest heading when that heading names one thing (links a section)
     heading: bool = False  # the unit is a heading itself
+    under: str = ""  # the headings above it (no label): the section it is in
     forms: frozenset[str] = field(default=frozenset(), compare=False)
     names: frozenset[str] = field(default=frozenset(), compare=False)  # its own capitalised words
 
@@ -161,7 +162,8 @@ def _section(headings: list[tuple[int, str]]) -> str:
 def _units(source: str, block: _Block, paragraph: int) -> list[Unit]:
     if block.spelled:
         number, line = block.pieces[0]
-        return [_unit(source, number, line, block.spelled, block.context, paragraph, False, block.section)]
+        row = _unit(source, number, line, block.spelled, block.context, paragraph, False, block.section)
+        return [replace(row, under=block.context)]
     joined, starts = "", []
     for number, piece in block.pieces:
         starts.append((len(joined) + (1 if joined else 0), number))
@@ -186,7 +188,7 @@ def _units(source: str, block: _Block, paragraph: int) -> list[Unit]:
         said = resolved(sentence, dated)
         back = n > 0 and _points_back(sentence, out[-1].said if out else "")
         unit = _unit(source, number, sentence, said, under, paragraph, back, block.section)
-        out.append(replace(unit, heading=block.heading) if block.heading else unit)
+        out.append(replace(unit, heading=block.heading, under=block.context))
     return out
 
 
