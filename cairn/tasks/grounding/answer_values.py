@@ -249,7 +249,9 @@ def _openers(text: str) -> set[int]:
     found = tokens(text)
     starts = {found[0].start} if found else set()
     label = _LABEL.match(text)
-    after = tokens(text[label.end() :]) if label else []
+    if label is None:
+        return starts
+    after = tokens(text[label.end() :])
     return starts | ({label.end() + after[0].start} if after else set())
 
 
