@@ -8,9 +8,10 @@ else gets "ok"). A test switches it to `fail` (HTTP 500), `refuse` (the socket c
 (no answer for longer than the client waits), to `repeat` (a reply that repeats `runaway`'s block
 forever, streamed until the client hangs up, whatever `max_tokens` says) or `ramble` (a reply that
 never repeats and stops at `max_tokens`, `finish_reason` "length"), makes it refuse a strict JSON
-schema as some servers do (`refuse_schema`: HTTP 400), or slow (`delay` seconds a reply,
-`token_delay` seconds a streamed token), and reads what it was sent and how many tokens each
-streamed reply got out before the client hung up (`streamed`).
+schema as some servers do (`refuse_schema`: HTTP 400), answer every request with one text
+(`answer`), or slow (`delay` seconds a reply, `token_delay` seconds a streamed token), and reads
+what it was sent and how many tokens each streamed reply got out before the client hung up
+(`streamed`).
 
 >>> with ModelServer() as server:  # doctest: +SKIP
 ...     server.mode = "fail"
@@ -52,6 +53,7 @@ class ModelServer:
         self.delay = delay
         self.token_delay = token_delay
         self.runaway = RUNAWAY  # (prefix, block) of a `repeat` reply
+        self.answer: str | None = None  # the reply to every request, in place of the offline model's
         self.requests: list[dict[str, Any]] = []
         self.streamed: list[int] = []  # tokens written per streamed reply, until it ended or the client left
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
@@ -104,7 +106,7 @@ class ModelServer:
             words = (f"word {n}, " for n in itertools.count())
             text = itertools.chain('{"synthesis": "', itertools.chain.from_iterable(words))
             return itertools.islice(_pieces(text), int(body.get("max_tokens") or 16))
-        return _pieces(iter(_answer(body.get("messages") or [])))
+        return _pieces(iter(self.answer if self.answer is not None else _answer(body.get("messages") or [])))
 
     def stream(self, body: dict[str, Any], write: Any) -> None:
         """Send the reply as server-sent events; count the tokens that went out."""

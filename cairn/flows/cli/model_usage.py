@@ -1,6 +1,7 @@
 """What a task's model calls cost, by kind and in total: for `cairn show`, `cairn run` and the UI.
 
->>> from cairn.memory.models import CallCost, ModelCall
+>>> from cairn.flows.console import safe
+from cairn.memory.models import CallCost, ModelCall
 >>> calls = [ModelCall(key="t/1/0/plan", kind="plan", model="m", cost=CallCost(prompt_tokens=90,
 ...     completion_tokens=10, seconds=2.0)), ModelCall(key="t/1/0/plan", kind="plan", model="m", ok=False)]
 >>> [(u.kind, u.calls, u.failed, u.tokens) for u in usage(calls)]
@@ -14,6 +15,7 @@ from collections.abc import Sequence
 from pydantic import BaseModel
 from rich.table import Table
 
+from cairn.flows.console import safe
 from cairn.memory.models import CallCost, ModelCall
 
 
@@ -67,7 +69,11 @@ def usage_line(calls: Sequence[ModelCall]) -> str:
 
 
 def usage_table(calls: Sequence[ModelCall]) -> Table:
-    table = Table(title="model calls", title_justify="left")
+    """The usage by kind, and under it, one line per failed call saying why it failed."""
+    failed = "\n".join(failure(call) for call in calls if not call.ok)
+    table = Table(
+        title="model calls", title_justify="left", caption=safe(failed) or None, caption_justify="left"
+    )
     columns = ("kind", "calls", "failed", "attempts", "prompt tokens", "completion tokens", "seconds", "USD")
     for col in columns:
         table.add_column(col, justify="left" if col == "kind" else "right")
@@ -83,3 +89,10 @@ def usage_table(calls: Sequence[ModelCall]) -> Table:
             f"{u.usd:.4f}",
         )
     return table
+
+
+def failure(call: ModelCall) -> str:
+    """`failed plan t/3/0/plan (2 attempts, 2,304 tokens, 38.2 s): plan reply repeated itself ...`"""
+    tries, cost = f"{call.attempts} attempt{'s' * (call.attempts != 1)}", call.cost
+    spent = f"{tries}, {cost.completion_tokens:,} tokens, {cost.seconds:.1f} s"
+    return f"failed {call.kind} {call.key} ({spent}): {call.error or 'no reason recorded'}"

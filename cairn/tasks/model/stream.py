@@ -24,6 +24,9 @@ MIN_REPEATS = 3  # copies in a row of one block: two can be a model naming one c
 MIN_SPAN = 600  # characters the copies cover at least (about 150 tokens): ten equal lines of a fixture pass
 WINDOW = 6000  # characters looked back: blocks of up to 2,000 characters (a plan's candidate is 300-600)
 ANCHOR = 16  # the reply's last characters, sought further back to find where a block may start
+# litellm raises (MidStreamFallbackError) when one chunk of over 2 characters comes 100 times
+# running (`REPEATED_STREAMING_CHUNK_LIMIT`): a repetition too, sometimes seen before `repeats`.
+LITELLM_REPEATING = "The model is repeating the same chunk"
 
 
 def repeats(text: str) -> int:
@@ -60,6 +63,10 @@ def read(stream: Iterable[Any], seconds: float) -> tuple[list[Any], str | None]:
                 return chunks, "repetition"
             if time.monotonic() > deadline:
                 return chunks, "timeout"
+    except Exception as exc:
+        if LITELLM_REPEATING not in str(exc):
+            raise
+        return chunks, "repetition"  # litellm's own check: one chunk 100 times running
     finally:
         close(stream)
     return chunks, finish
