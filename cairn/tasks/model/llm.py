@@ -118,7 +118,7 @@ REPLY_TOKENS: dict[CallKind, int] = {
     "deliver": 2048,  # a whole report: 33-35 here, 100-400 in the bench's summaries
     "calculate": 256,  # one expression
     "write": 2048,  # whole files: 88-224 (HumanEval); the baseline's cap
-    "compress_batch": 2048,  # up to 5 calls (the deep beam) at compress's 95-160 each, and room to spare
+    "compress_batch": 4096,  # up to 16 calls (an opening reads 16 files whole) at compress's 95-160 each
     "compress": 512,  # 95-160 (10 replies)
     "synthesize": 512,  # 134-146 (8); unbounded, the 1.5B once repeated one sentence for 3,000 tokens
     "extract_constraint": 256,  # 15-41 (6)
