@@ -2,7 +2,10 @@
 
 `ModelClient.call` never raises for model-side problems: an unreachable provider, a reply that is
 not JSON, or JSON that fails validation `max_attempts` times all become a failed `LLMResult` with a
-one-line error, so the agent loop records the failure and carries on. Model strings: any litellm
+one-line error, so the agent loop records the failure and carries on. Every reply is capped by its
+kind (`REPLY_TOKENS`); a real provider's is streamed and hung up on once it repeats itself
+(`cairn.tasks.model.stream`), and a reply that ran away is never asked for again to the same cap
+(`cairn.tasks.model.attempts`). Model strings: any litellm
 model, `cairn/offline` (the deterministic provider in `cairn.tasks.offline`), or `replay:PATH` (with an
 optional `?match=kind`) to play a cassette recorded with `record=PATH`.
 """
