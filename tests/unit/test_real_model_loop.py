@@ -382,7 +382,8 @@ def test_the_reply_schema_is_sent_where_asked(tmp_path: Path) -> None:
     assert plan_format["json_schema"]["strict"] is False  # a tool's params are a free-form object
     assert extract_format["json_schema"]["strict"] is True
     assert extract_format["json_schema"]["schema"]["additionalProperties"] is False
-    assert [r["max_tokens"] for r in server.requests] == [4096, 256]  # no reply runs on unbounded
+    assert [r["max_tokens"] for r in server.requests] == [1536, 256]  # no reply runs on unbounded
+    assert all(r["stream"] for r in server.requests)  # a runaway can be hung up on
 
 
 STUB = 'def half(x: float) -> float:\n    """Half of x.\n    >>> half(3.0)\n    1.5\n    """\n'
