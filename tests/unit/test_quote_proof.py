@@ -122,7 +122,9 @@ def test_the_answer_is_never_one_of_the_questions_own_words() -> None:
     assert not check.answered and check.value == ""
 
 
-def test_the_files_do_not_say_is_said_after_every_source_was_read_and_never_complete(reads: ReadIndex) -> None:
+def test_the_files_do_not_say_is_said_after_every_source_was_read_and_never_complete(
+    reads: ReadIndex,
+) -> None:
     """Lemmas cannot see a paraphrase, nor a misspelt name: not stated is never answered."""
     [absent] = prove(["Who leads Team Albatross?"], "The files read do not say.", reads.units, exhausted=True)
     [unsaid] = prove(["Who leads Team Osprey?"], "The files read do not say.", reads.units, exhausted=True)
