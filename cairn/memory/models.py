@@ -134,9 +134,21 @@ class PlannedCall(Frozen):
     @property
     def signature(self) -> str:
         """Identity of a call for duplicate detection: tool plus canonical params."""
-        import json
+        return call_signature(self.tool, self.params)
 
-        return f"{self.tool}:{json.dumps(self.params, sort_keys=True, default=str)}"
+
+RERUN_AFTER_WRITE = frozenset({"run_tests", "lint", "run_python"})  # their result depends on the files
+
+
+def call_signature(tool: str, params: dict[str, JsonValue]) -> str:
+    """Identity of a call for duplicate detection: tool plus canonical params.
+
+    >>> call_signature("read_file", {"path": "a.md"})
+    'read_file:{"path": "a.md"}'
+    """
+    import json
+
+    return f"{tool}:{json.dumps(params, sort_keys=True, default=str)}"
 
 
 class CheckOutcome(Frozen):

@@ -245,10 +245,34 @@ _DTYPES = {
 }  # fmt: skip
 
 
+def current(evidence: Sequence[Evidence]) -> list[Evidence]:
+    """The evidence that still says something: of each file, the latest of each type (a file
+    written again supersedes itself: a long task rewrites its report every iteration), and the
+    latest validation; every test run and tool result, in order.
+
+    >>> from cairn.memory.models import EvidenceMetadata
+    >>> meta = EvidenceMetadata(file_path="report.md")
+    >>> def wrote(n: int) -> Evidence:
+    ...     return Evidence(type="file_creation", content=f"v{n}", source=f"c{n}", iteration=n, metadata=meta)
+    >>> [e.content for e in current([wrote(1), wrote(2)])]
+    ['v2']
+    """
+    latest: dict[object, Evidence] = {}
+    for item in evidence:
+        if item.metadata.file_path:
+            key: object = (item.type, item.metadata.file_path)
+        else:
+            key = item.type if item.type == "validation" else item.evidence_id
+        latest.pop(key, None)
+        latest[key] = item
+    return list(latest.values())
+
+
 def evidence_frame(evidence: Sequence[Evidence]) -> pd.DataFrame:
     """One row per evidence item with the columns the suites may use (see the module docstring)."""
     import pandas as pd  # imported on first validation, like GX, to keep `import tasks` cheap
 
+    evidence = current(evidence)
     writes = [(e.iteration, e.timestamp) for e in evidence if _is_code_write(e)]
     last_write = max(writes) if writes else None
     rows = [_row(item, last_write) for item in evidence]

@@ -8,13 +8,10 @@ Pure functions of the task state, each stop condition giving a human reason.
 
 from __future__ import annotations
 
-from collections import Counter
-
 from pydantic import BaseModel, ConfigDict
 
-from cairn.flows.steps.frontier import RERUN_AFTER_WRITE
 from cairn.memory.log.state import TaskState
-from cairn.memory.models import IterationMode, IterationRecord, PlannedCall
+from cairn.memory.models import IterationMode, IterationRecord
 
 
 class LoopPolicy(BaseModel):
@@ -126,15 +123,10 @@ def _not_stated(state: TaskState, policy: LoopPolicy) -> str | None:
 
 
 def _same_call(state: TaskState, policy: LoopPolicy) -> str | None:
-    """The same call with nothing changed in between; a check re-run after a file write is new work."""
-    counts: Counter[str] = Counter()
-    for call in state.calls:
-        if call.tool == "write_file" and call.outcome == "success":
-            for signature in [s for s in counts if s.split(":", 1)[0] in RERUN_AFTER_WRITE]:
-                del counts[signature]
-        counts[PlannedCall(tool=call.tool, params=call.params).signature] += 1
-    if counts:
-        signature, n = counts.most_common(1)[0]
+    """The same call with nothing changed in between; a check re-run after a file write is new work
+    (`TaskState.repeats`, folded call by call)."""
+    if repeats := state.call_repeats:
+        signature, n = max(repeats.items(), key=lambda item: item[1])
         if n >= policy.same_call_limit:
             return f"the same call ran {n} times: {signature[:80]}"
     return None

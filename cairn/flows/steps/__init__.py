@@ -5,13 +5,11 @@ write and deliver, the task's `Session`, the `Executor` that runs calls, and mod
 from __future__ import annotations
 
 from cairn.flows.steps.executor import Executor, InProcessExecutor, ToolResult, ToolRun
-from cairn.flows.steps.frontier import RERUN_AFTER_WRITE
 from cairn.flows.steps.model_calls import ask, record_model_call
 from cairn.flows.steps.plan import plan_batch
 from cairn.flows.steps.session import Session, deliverable_text, learner_for, open_session, report_path
 
 __all__ = [
-    "RERUN_AFTER_WRITE",
     "Executor",
     "InProcessExecutor",
     "Session",

@@ -12,7 +12,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from cairn.memory.log.state import TaskState
-from cairn.memory.models import EvidenceType, IterationMode, JsonValue, PlannedCall, ToolCall
+from cairn.memory.models import (
+    RERUN_AFTER_WRITE,
+    EvidenceType,
+    IterationMode,
+    JsonValue,
+    PlannedCall,
+    ToolCall,
+)
 from cairn.tasks.goal_examples import EXAMPLES_WHY
 from cairn.tasks.messages.schemas import Candidate, DoneCall, Excerpt, KnownFile, Note, PlanInput, ToolSpec
 
@@ -27,7 +34,6 @@ _REQUIREMENT_EVIDENCE: dict[str, tuple[EvidenceType, ...]] = {
     "file": ("file_creation",),
     "evidence": ("file_creation", "synthesis", "execution"),
 }
-RERUN_AFTER_WRITE = frozenset({"run_tests", "lint", "run_python"})  # their result depends on the files
 MODES: dict[IterationMode, tuple[int, int]] = {"fast": (4, 3), "deep": (8, 5)}  # (candidates, beam)
 SHOWN_CHARS = 300  # a long argument (a file's whole content) is shown cut in the planner's prompt
 EXCERPT_CHARS = 6000  # the files' own words an answer may quote (about 1,500 tokens)

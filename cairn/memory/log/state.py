@@ -40,6 +40,7 @@ from cairn.memory.log.events import (
     ValidationRecorded,
 )
 from cairn.memory.models import (
+    RERUN_AFTER_WRITE,
     CallCost,
     CheckOutcome,
     CodeReference,
@@ -57,6 +58,7 @@ from cairn.memory.models import (
     TaskType,
     ToolCall,
     Verdict,
+    call_signature,
 )
 from cairn.memory.tool_config import ToolsConfig
 
@@ -111,6 +113,10 @@ class TaskState(Frozen):
     current: int = 0  # iteration in progress (0: none)
     mode: IterationMode = "fast"
     pending_calls: list[ToolCall] = Field(default_factory=list)  # calls of the unfinished iteration
+    done_calls: list[ToolCall] = Field(default_factory=list)  # the finished iterations' calls, in order
+    repeats: dict[str, int] = Field(
+        default_factory=dict
+    )  # call signature -> runs (checks: since the last write)
     plan: list[PlannedCall] = Field(default_factory=list)  # the batch of the unfinished iteration
     frontier: list[PlannedCall] = Field(default_factory=list)
     evidence: list[Evidence] = Field(default_factory=list)
@@ -158,8 +164,21 @@ class TaskState(Frozen):
 
     @property
     def calls(self) -> list[ToolCall]:
-        """Every executed call, finished iterations first."""
-        return [c for it in self.iterations for c in it.tool_calls] + self.pending_calls
+        """Every executed call, finished iterations first (the fold keeps `done_calls`; a state
+        built whole has only its iterations)."""
+        if not self.done_calls and self.iterations:
+            return [c for it in self.iterations for c in it.tool_calls] + self.pending_calls
+        return self.done_calls + self.pending_calls
+
+    @property
+    def call_repeats(self) -> dict[str, int]:
+        """How often each call ran (checks: since the last write), as the fold counted it."""
+        if self.repeats or not self.calls:
+            return self.repeats
+        counts: dict[str, int] = {}
+        for call in self.calls:  # a state built whole: count now
+            counts = _repeats(counts, call)
+        return counts
 
     @property
     def verdict(self) -> Verdict | None:
@@ -243,6 +262,7 @@ def _apply(s: TaskState, e: Event) -> TaskState:
             return s.model_copy(
                 update={
                     "iterations": [*s.iterations, e.record],
+                    "done_calls": [*s.done_calls, *e.record.tool_calls],
                     "current": 0,
                     "pending_calls": [],
                     "plan": [],
@@ -304,10 +324,26 @@ def _apply_tools(s: TaskState, e: ToolsConfigured | ToolCallStarted | UncertainC
 
 
 def _record_call(s: TaskState, call: ToolCall) -> TaskState:
+    again = any(c.call_id == call.call_id for c in s.pending_calls)
     pending = [c for c in s.pending_calls if c.call_id != call.call_id] + [call]
-    return s.model_copy(
-        update={"pending_calls": pending, "hot_issues": update_hot_issues(s.hot_issues, call)}
-    )
+    update: dict[str, object] = {
+        "pending_calls": pending,
+        "hot_issues": update_hot_issues(s.hot_issues, call),
+    }
+    if not again:
+        update["repeats"] = _repeats(s.repeats, call)
+    return s.model_copy(update=update)
+
+
+def _repeats(counts: dict[str, int], call: ToolCall) -> dict[str, int]:
+    """How often each call ran, folded call by call (the loop policy's "same call 3 times"): a
+    check re-run after a file write is new work, so a write starts the checks' counts afresh."""
+    counted = dict(counts)
+    if call.tool == "write_file" and call.outcome == "success":
+        counted = {sig: n for sig, n in counted.items() if sig.split(":", 1)[0] not in RERUN_AFTER_WRITE}
+    signature = call_signature(call.tool, call.params)
+    counted[signature] = counted.get(signature, 0) + 1
+    return counted
 
 
 def update_hot_issues(issues: list[HotIssue], call: ToolCall) -> list[HotIssue]:
