@@ -20,6 +20,7 @@ from cairn.flows.loop.start import start_task
 from cairn.flows.steps.executor import InProcessExecutor
 from cairn.memory.log.workspace import Workspace
 from cairn.tasks.deps import RunConfig
+from cairn.tasks.grounding import answer_body
 from cairn.tasks.messages.prompts import parse_request
 from cairn.tasks.messages.schemas import (
     CalculateOutput,
@@ -37,7 +38,6 @@ from cairn.tasks.messages.schemas import (
     WriteOutput,
 )
 from cairn.tasks.model.llm import ModelClient
-from cairn.tasks.grounding import answer_body
 from cairn.tasks.offline import respond
 from tests.model_server import ModelServer
 from tests.unit.scripted import create_task, run_whole_task
