@@ -13,6 +13,7 @@ False
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path, PurePosixPath
@@ -103,15 +104,15 @@ def sources_exhausted(state: TaskState, full_output: FullOutput) -> bool:
 
 
 def source_files(state: TaskState) -> list[str]:
-    """Every file of the task's sources, as the tools name it (`source:NAME/path`)."""
+    """Every file of the task's sources, as the tools name it (`source:NAME/path`), in order."""
     found = []
     for name, folder in sorted(state.sources.items()):
-        root = Path(folder)
-        for file in sorted(root.rglob("*")) if root.is_dir() else []:
-            parts = file.relative_to(root).parts
-            if file.is_file() and not any(p.startswith(".") or p in _SKIP for p in parts):
-                found.append(f"source:{name}/{file.relative_to(root).as_posix()}")
-    return found
+        for top, dirs, files in os.walk(folder):
+            dirs[:] = [d for d in dirs if not d.startswith(".") and d not in _SKIP]
+            rel = os.path.relpath(top, folder)
+            prefix = "" if rel == "." else f"{rel.replace(os.sep, '/')}/"
+            found += [f"source:{name}/{prefix}{f}" for f in files if not f.startswith(".")]
+    return sorted(found)
 
 
 def _every_match(output: str) -> bool:

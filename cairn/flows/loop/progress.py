@@ -12,6 +12,7 @@ from cairn.flows.loop.results import record_call
 from cairn.flows.steps.coverage import kept_ledger, read_sources, spec_of
 from cairn.flows.steps.session import Session
 from cairn.memory.log.events import CoverageRecorded
+from cairn.memory.log.state import TaskState
 from cairn.memory.models import CallCost, Compression, Coverage, LedgerRow, PlannedCall
 from cairn.tasks.call_key import CallKey
 from cairn.tasks.coverage.goal import CoverageGoal
@@ -34,8 +35,7 @@ def record_coverage(session: Session, iteration: int) -> None:
     touched = kept.take_in(state, full_output_reader(session.recorder.repo.root))
     read, files = read_sources(state), source_files(state)
     rows = kept.rows(touched, all(p in read for p in files), state.ledger) if kept.ledger else []
-    ledger = {**state.ledger, **{row.item: row for row in rows}}
-    coverage = _coverage(spec, len(files), sum(p in read for p in files), ledger)
+    coverage = _coverage(spec, state, len(files), sum(p in read for p in files), rows)
     before = state.coverage.read if state.coverage else 0
     new_ground = bool(rows) or coverage.read > before
     session.recorder.record(
@@ -45,13 +45,17 @@ def record_coverage(session: Session, iteration: int) -> None:
         _write_report(session, iteration, spec, coverage)
 
 
-def _coverage(spec: CoverageGoal | None, sources: int, read: int, ledger: dict[str, LedgerRow]) -> Coverage:
+def _coverage(
+    spec: CoverageGoal | None, state: TaskState, sources: int, read: int, rows: list[LedgerRow]
+) -> Coverage:
+    """The coverage after this iteration, its counts moved by the rows it changed only."""
     if spec is None:
         return Coverage(sources=sources, read=read)
-    done = sum(row.done for row in ledger.values())
-    return Coverage(
-        sources=sources, read=read, kind=spec.kind, fields=spec.fields, items=len(ledger), done=done
-    )
+    before = state.coverage or Coverage()
+    old = [state.ledger[row.item] for row in rows if row.item in state.ledger]
+    items = before.items + len(rows) - len(old)
+    done = before.done + sum(row.done for row in rows) - sum(row.done for row in old)
+    return Coverage(sources=sources, read=read, kind=spec.kind, fields=spec.fields, items=items, done=done)
 
 
 def _write_report(session: Session, iteration: int, spec: CoverageGoal, coverage: Coverage) -> None:
