@@ -7,11 +7,10 @@ are compressed mechanically, with no model call. What the compressor sees of an 
 truncated and redacted (`compress_input`); the record of the call, with its raw output kept to
 `RAW_CHARS`, is the loop's (`cairn.flows.loop.results`).
 
-The model is given as one object, a `CompressModel`: `compress` asks for one call's compression,
-`compress_batch` for several calls' at once. Each names the tool calls it compresses by their
-`CallKey`, so whoever implements it knows which calls a reply belongs to: the task loop makes each
-request a model call through its executor (a cached Prefect task run, keyed after those calls, so a
-resumed run finds it again) and records it in the task's history; a test answers from a script.
+Everything here is pure: what a request holds (`compress_input`, `batch_input`) and what a reply
+gives (`from_one`, `from_batch`, the mechanical fallback). The step that asks the model is the
+iteration's (`cairn.flows.steps.compression`): it makes each request a recorded model call through
+its executor, so the model is reached without this module calling back up into the loop.
 
 >>> truncate("x" * 5000)[1]
 True
@@ -23,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache, partial
-from typing import Any, Protocol
+from typing import Any
 
 from cairn.memory.context.reasoning import LineCounter
 from cairn.memory.models import CallCost, Compression, IterationMode, PlannedCall
@@ -49,18 +48,6 @@ BATCH_INPUT_CHARS = 3000  # per call in a batch: several outputs share one promp
 Reply = LLMResult[Any]
 Compressed = tuple[Compression, CallCost]
 Finished = tuple[CallKey, PlannedCall, ToolOutput]  # a tool call that ran: its key, the call, its output
-
-
-class CompressModel(Protocol):
-    """The model, as compression asks it (see the module docstring)."""
-
-    def compress(self, call: CallKey, payload: CompressInput) -> Reply:
-        """The compression of the tool call `call`."""
-        ...
-
-    def compress_batch(self, calls: Sequence[CallKey], payload: CompressBatchInput) -> Reply:
-        """The compressions of the tool calls `calls`, one result each, in their order."""
-        ...
 
 
 def truncate(text: str, limit: int = RAW_CHARS) -> tuple[str, bool]:
@@ -116,41 +103,30 @@ def from_output(out: CompressOutput | None, fallback: Compression) -> Compressio
     )
 
 
-def compress_one(goal: str, finished: Finished, context: str, model: CompressModel) -> Compressed:
-    """One model call for one result; a failed call falls back to the mechanical compression."""
-    key, planned, output = finished
-    result = model.compress(key, compress_input(goal, planned, output, context))
-    out = result.output if result.ok and isinstance(result.output, CompressOutput) else None
-    return from_output(out, mechanical(planned, output)), result.cost
-
-
-def compress_many(
-    goal: str, items: Sequence[Finished], context: str, model: CompressModel
-) -> list[Compressed]:
-    """One model call for several results, in order; its cost is split evenly between them.
-
-    A single item is compressed on its own (a batch prompt would only cost more). A failed batch, or
-    one that does not return exactly one result per call, falls back to one call each.
-    """
-    if len(items) <= 1:
-        return _each(goal, items, context, model)
+def batch_input(goal: str, items: Sequence[Finished], context: str) -> CompressBatchInput:
+    """One request for several results: each output shorter, the context once."""
     calls = [compress_input(goal, p, o, limit=BATCH_INPUT_CHARS) for _, p, o in items]
-    keys = [key for key, _, _ in items]
-    result = model.compress_batch(keys, CompressBatchInput(goal=goal, calls=calls, context=context))
-    out = result.output if result.ok and isinstance(result.output, CompressBatchOutput) else None
+    return CompressBatchInput(goal=goal, calls=calls, context=context)
+
+
+def from_one(finished: Finished, reply: Reply) -> Compressed:
+    """One result's compression from its reply; a failed call falls back to the mechanical one."""
+    _, planned, output = finished
+    out = reply.output if reply.ok and isinstance(reply.output, CompressOutput) else None
+    return from_output(out, mechanical(planned, output)), reply.cost
+
+
+def from_batch(items: Sequence[Finished], reply: Reply) -> list[Compressed] | None:
+    """Each result's compression from one batch reply, its cost split evenly between them; None
+    when the batch failed or did not return exactly one result per call (ask for each then)."""
+    out = reply.output if reply.ok and isinstance(reply.output, CompressBatchOutput) else None
     if out is None or len(out.results) != len(items):
-        retried = _each(goal, items, context, model)
-        wasted = split_cost(result.cost, len(items))  # the failed batch still cost something
-        return [(comp, cost + extra) for (comp, cost), extra in zip(retried, wasted, strict=True)]
-    costs = split_cost(result.cost, len(items))
+        return None
+    costs = split_cost(reply.cost, len(items))
     return [
         (from_output(res, mechanical(p, o)), cost)
         for (_, p, o), res, cost in zip(items, out.results, costs, strict=True)
     ]
-
-
-def _each(goal: str, items: Sequence[Finished], context: str, model: CompressModel) -> list[Compressed]:
-    return [compress_one(goal, item, context, model) for item in items]
 
 
 def split_cost(cost: CallCost, n: int) -> list[CallCost]:

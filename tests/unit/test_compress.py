@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -11,10 +11,11 @@ import pytest
 from cairn.flows.loop.iteration import run_iteration
 from cairn.flows.loop.results import _keep_full_output
 from cairn.flows.settings import Settings
+from cairn.flows.steps.compression import compress_items
 from cairn.flows.steps.session import open_session
 from cairn.memory.models import CallCost, PlannedCall
 from cairn.tasks.call_key import CallKey
-from cairn.tasks.compress import Finished, compress_input, compress_many, compress_one, needs_model
+from cairn.tasks.compress import Finished, compress_input, needs_model
 from cairn.tasks.messages.schemas import (
     CallKind,
     Candidate,
@@ -54,7 +55,7 @@ def unused(payload: CompressBatchInput) -> LLMResult[Any]:
 
 
 class Script:
-    """A `CompressModel` answering from the test's functions; it keeps what it was asked, in order."""
+    """The step's `ask`, answering from the test's functions; it keeps what it was asked, in order."""
 
     def __init__(
         self,
@@ -62,15 +63,17 @@ class Script:
         batch: Callable[[CompressBatchInput], LLMResult[Any]] = unused,
     ) -> None:
         self.each, self.batch = each, batch
-        self.asked: list[tuple[str, list[CallKey], Schema]] = []  # (method, calls, payload)
+        self.asked: list[tuple[str, list[int], Schema]] = []  # (kind, the tool calls' indexes, payload)
 
-    def compress(self, call: CallKey, payload: CompressInput) -> LLMResult[Any]:
-        self.asked.append(("compress", [call], payload))
+    def __call__(self, key: CallKey, kind: CallKind, payload: Schema, name: str) -> LLMResult[Any]:
+        if kind == "compress_batch":
+            indexes = [int(i) for i in key.kind.partition(":")[2].split(",")]
+            self.asked.append((kind, indexes, payload))
+            assert isinstance(payload, CompressBatchInput)
+            return self.batch(payload)
+        self.asked.append((kind, [key.index], payload))
+        assert isinstance(payload, CompressInput)
         return self.each(payload)
-
-    def compress_batch(self, calls: Sequence[CallKey], payload: CompressBatchInput) -> LLMResult[Any]:
-        self.asked.append(("compress_batch", list(calls), payload))
-        return self.batch(payload)
 
 
 def test_batch_is_one_call_whose_cost_is_split_exactly() -> None:
@@ -81,10 +84,8 @@ def test_batch_is_one_call_whose_cost_is_split_exactly() -> None:
         )
 
     model = Script(batch=batch)
-    out = compress_many("goal", items(3), "ACTIVE RULES AND ISSUES:\n- [Constraint] x", model)
-    assert [(method, calls) for method, calls, _ in model.asked] == [
-        ("compress_batch", [key for key, _, _ in items(3)])
-    ]
+    out = compress_items("goal", items(3), "ACTIVE RULES AND ISSUES:\n- [Constraint] x", model)
+    assert [(kind, calls) for kind, calls, _ in model.asked] == [("compress_batch", [1, 2, 3])]
     seen = model.asked[0][2]
     assert (
         isinstance(seen, CompressBatchInput)
@@ -108,23 +109,22 @@ def test_a_batch_with_the_wrong_count_falls_back_to_one_call_each() -> None:
         )
 
     model = Script(batch=short)
-    keys = [key for key, _, _ in items(2)]
-    out = compress_many("goal", items(2), "", model)
-    each = [calls for method, calls, _ in model.asked if method == "compress"]
-    assert each == [[keys[0]], [keys[1]]] and [c.insights for c, _ in out] == ["read f0.md", "read f1.md"]
+    out = compress_items("goal", items(2), "", model)
+    each = [calls for kind, calls, _ in model.asked if kind == "compress"]
+    assert each == [[1], [2]] and [c.insights for c, _ in out] == ["read f0.md", "read f1.md"]
     assert sum(cost.prompt_tokens for _, cost in out) == 2 * 301 + 301  # the wasted batch is counted too
 
 
 def test_a_single_result_is_compressed_on_its_own() -> None:
     model = Script()
-    out = compress_many("goal", items(1), "", model)
-    assert [(method, calls) for method, calls, _ in model.asked] == [("compress", [items(1)[0][0]])]
+    out = compress_items("goal", items(1), "", model)
+    assert [(kind, calls) for kind, calls, _ in model.asked] == [("compress", [1])]
     assert [c.insights for c, _ in out] == ["read f0.md"]
 
 
 def test_a_failed_model_call_keeps_a_mechanical_compression() -> None:
     failed = LLMResult[Any](kind="compress", model="m", ok=False, error="down", cost=COST)
-    compression, cost = compress_one("goal", items(1)[0], "", Script(each=lambda p: failed))
+    [(compression, cost)] = compress_items("goal", items(1), "", Script(each=lambda p: failed))
     assert compression.insights.startswith("read_file:") and cost == COST
 
 

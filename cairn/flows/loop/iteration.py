@@ -17,8 +17,9 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from cairn.flows.loop.progress import record_coverage
-from cairn.flows.loop.results import compress_results, record_call
+from cairn.flows.loop.results import record_call
 from cairn.flows.loop.uncertain import settle_calls
+from cairn.flows.steps.compression import compress_results
 from cairn.flows.steps.executor import Executor
 from cairn.flows.steps.model_calls import ask
 from cairn.flows.steps.plan import plan_batch
