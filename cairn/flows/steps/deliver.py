@@ -103,11 +103,12 @@ def delivery(
 
 
 def proven_answer(answer: str, parts: list[str], checks: list[PartCheck]) -> str | None:
-    """The answer as the lines read prove it, when the model's answer leaves a question unproven:
-    each question's proven value (the model's, or the one the lines give it), "The files read do
-    not say" when every source was read and none states it, or "Not proven"; the model's own
-    answer below, marked as unproven. None when every question is proven, or the goal also
-    instructs (a report is the model's to write). Cairn never gives a value it cannot verify.
+    """A goal of questions answered as the lines read prove it: each question's proven value (the
+    model's, or the one the lines give it), "The files read do not say" when every source was read
+    and none states it, or "Not proven"; the model's own words below, marked as not proven when a
+    question is. None when the goal also instructs (a report is the model's to write), or the
+    model said just that. Cairn never gives a value it cannot verify, and gives each value as the
+    lines read write it (a sentence around it is the model's).
 
     >>> check = PartCheck(part="Who leads Osprey?", answered=False, not_stated=True, why="...")
     >>> print(proven_answer("Ana Ruiz.", ["Who leads Osprey?"], [check]))
@@ -115,14 +116,15 @@ def proven_answer(answer: str, parts: list[str], checks: list[PartCheck]) -> str
     <BLANKLINE>
     > The model answered (not proven): Ana Ruiz.
     """
-    if all(c.answered for c in checks) or not all(is_question(p) for p in parts):
+    if not all(is_question(p) for p in parts):
         return None
     said = [_proven(check) for check in checks]
     body = said[0] if len(said) == 1 else "\n".join(f"- {p} {s}" for p, s in zip(parts, said, strict=True))
     if " ".join(body.split()) == " ".join(answer.split()):
         return None  # the model said just that (the offline model answers by the same rule)
     quoted = "\n".join(f"> {line}" if line.strip() else ">" for line in answer.strip().splitlines())
-    return f"{body}\n\n> The model answered (not proven): {quoted.removeprefix('> ')}"
+    said_as = "In the model's words" if all(c.answered for c in checks) else "The model answered (not proven)"
+    return f"{body}\n\n> {said_as}: {quoted.removeprefix('> ')}"
 
 
 def _proven(check: PartCheck) -> str:
