@@ -16,6 +16,7 @@ from pathlib import Path
 
 from cairn.tasks.tools.base import ToolContext, ToolOutput, WrittenFile, failure
 from cairn.tasks.tools.paths import PathError, resolve_path
+from cairn.tasks.tools.write_guard import note, refusal
 
 MAX_READ_CHARS = 200_000
 MAX_WRITE_CHARS = 2_000_000
@@ -48,16 +49,31 @@ def write_file(ctx: ToolContext, path: str, content: str) -> ToolOutput:
         target = resolve_path(ctx.artifacts, path, readonly_roots=ctx.sources, for_write=True)
     except PathError as exc:
         return failure(str(exc))
+    rel = target.relative_to(ctx.artifacts.resolve()).as_posix()
+    if why := refusal(rel, content, _text(target)):
+        return failure(f"not written: {why}")
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(f".{target.name}.cairn-tmp")
     tmp.write_text(content, encoding="utf-8", errors="surrogatepass")
     os.replace(tmp, target)  # atomic: a reader never sees half a file
-    rel = target.relative_to(ctx.artifacts.resolve()).as_posix()
+    return written_output(rel, content)
+
+
+def written_output(rel: str, content: str) -> ToolOutput:
+    """What `write_file` returns for `content` written at `rel` (the same for a write that is
+    found on disk after a crash, `cairn.tasks.tools.recovery`)."""
     return ToolOutput(
-        text=f"wrote {rel} ({len(content)} characters)",
+        text=f"wrote {rel} ({len(content)} characters){note(rel, content)}",
         paths=[rel],
         written=WrittenFile(path=rel, content=content),
     )
+
+
+def _text(target: Path) -> str | None:
+    """A file's text as the tools read it, None when there is none."""
+    if not target.is_file():
+        return None
+    return target.read_bytes().decode("utf-8", errors="surrogateescape")
 
 
 def readable_dir(ctx: ToolContext, path: str) -> Path:
