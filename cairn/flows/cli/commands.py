@@ -14,11 +14,12 @@ from rich.console import Console
 
 from cairn.errors import UsageError
 from cairn.flows.cli.arguments import check_run, check_tools, check_workspace, one_of
+from cairn.flows.cli.endings import ending
 from cairn.flows.cli.files import search_hits
 from cairn.flows.cli.result_view import print_hits, print_result, print_task, task_view
 from cairn.flows.console import emit, err, safe, say
 from cairn.flows.loop.claim import TaskLock
-from cairn.flows.loop.policy import AWAITING_REVIEW, BUDGET, MODEL_UNAVAILABLE
+from cairn.flows.loop.policy import AWAITING_REVIEW
 from cairn.flows.loop.preflight import preflight
 from cairn.flows.loop.reopen import check_untampered, ready_to_continue
 from cairn.flows.loop.request import TaskRequest
@@ -35,7 +36,6 @@ from cairn.memory.store.protocol import SearchFilter
 from cairn.memory.tool_config import ToolsConfig
 from cairn.redact import redact
 from cairn.tasks.deps import RunConfig, deps_for
-from cairn.tasks.model.llm import BudgetExhausted, ModelUnavailable
 
 if TYPE_CHECKING:
     from cairn.memory.store.protocol import MemoryStore
@@ -142,21 +142,13 @@ def _run(request: TaskRequest, as_json: bool, resuming: bool) -> None:
         return
     if (result.stop_reason or "").startswith(AWAITING_REVIEW):
         _review_at_the_command_line(result.task_id, result.iterations, config, as_json)
+    error = ending(result, config.workspace)  # the one mapping to an exit code (README, "Exit codes")
     if as_json:
-        emit(result.model_dump(mode="json"))
+        emit(result.model_dump(mode="json") | {"exit_code": error.exit_code if error else 0})
     else:
         print_result(result)
-    reason = result.stop_reason or ""
-    if reason.startswith(MODEL_UNAVAILABLE):
-        raise ModelUnavailable(
-            f"{reason}; continue with: cairn resume {task_id} --workspace {config.workspace}"
-        )
-    if reason.startswith(BUDGET):
-        raise BudgetExhausted(
-            f"{reason}; raise it with: cairn resume {task_id} --max-usd N or --max-tokens N"
-        )
-    if result.status not in ("complete", "stopped"):
-        sys.exit(1)
+    if error is not None:
+        raise error
 
 
 def _awaiting_review(waiting: object, config: RunConfig, as_json: bool) -> None:
@@ -164,7 +156,7 @@ def _awaiting_review(waiting: object, config: RunConfig, as_json: bool) -> None:
 
     assert isinstance(waiting, AwaitingReview)
     if as_json:
-        emit(waiting.model_dump(mode="json"))
+        emit(waiting.model_dump(mode="json") | {"exit_code": 0})  # suspended on a server: a worker goes on
         return
     err.print(f"task [cyan]{waiting.task_id}[/] is waiting for your review (the run is suspended):")
     print(
@@ -184,7 +176,7 @@ def _review_at_the_command_line(task_id: str, iteration: int, config: RunConfig,
 
     waiting = review_at_the_command_line(task_id, iteration, config.workspace)
     if as_json:
-        emit(waiting.model_dump(mode="json"))
+        emit(waiting.model_dump(mode="json") | {"exit_code": ReviewPending.exit_code})
     give, resume = waiting.next
     raise ReviewPending(
         f"task {task_id} waits for your review of iteration {iteration}: give feedback with "
