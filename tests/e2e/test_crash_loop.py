@@ -26,9 +26,10 @@ from tests.conftest import BIN, CORPUS, QUESTION_FILE
 
 pytestmark = pytest.mark.e2e
 VOLATILE = {"timestamp", "created_at", "modified_at", "seconds", "execution_time", "usd"}
-# A kill between a side-effecting call's start and its record leaves it uncertain (issue 18): the
-# resumes say `--on-uncertain rerun` (the loop's writes are idempotent), so a call's start marker
-# and the decision may appear where an uninterrupted run has one start; every outcome appears once.
+# A kill between a side-effecting call's start and its record leaves it uncertain (issue 18); the
+# resumes use the default `--on-uncertain ask`, and Cairn settles its own writes by looking (issue
+# 35), so a call's start marker and Cairn's decision may appear where an uninterrupted run has one
+# start; every outcome appears once.
 ATTEMPT_MARKERS = {"tool_call_started", "uncertain_call_resolved"}
 
 
@@ -112,7 +113,7 @@ def crash_loop(
     question = QUESTION_FILE.read_text(encoding="utf-8").strip()
     commands = {
         "run": ["run", question, "--source", str(CORPUS), "--workspace", str(ws), "--task-id", task],
-        "resume": ["resume", task, "--workspace", str(ws), "--on-uncertain", "rerun"],
+        "resume": ["resume", task, "--workspace", str(ws)],  # nobody answers: unattended
     }
     for command, lines, sig in kill_plans(reference_lines)[request.param]:
         run_until(commands[command], ephemeral, log, lines, sig)

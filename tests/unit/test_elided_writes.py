@@ -29,8 +29,7 @@ from cairn.tasks.messages.schemas import Candidate, FileDraft, Plan, PlanInput, 
 from cairn.tasks.offline import respond
 from cairn.tasks.tools.base import ToolContext
 from cairn.tasks.tools.builtins import BUILTINS
-from cairn.tasks.tools.file_tools import write_file
-from cairn.tasks.tools.write_guard import syntax_error
+from cairn.tasks.tools.file_tools import syntax_error, write_file
 from tests.unit.scripted import run_whole_task
 
 GOAL = (

@@ -17,7 +17,7 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from cairn.flows.loop.results import compress_results, record_call
-from cairn.flows.loop.uncertain import settle_calls
+from cairn.flows.loop.uncertain import in_call_order, settle_calls
 from cairn.flows.steps.executor import Executor
 from cairn.flows.steps.model_calls import ask
 from cairn.flows.steps.plan import plan_batch
@@ -53,8 +53,8 @@ def run_iteration(
         for n, call in enumerate(batch, start=1)
         if n not in finished
     ]
-    runs = settle_calls(session, executor, runs)  # side effects: at most once across crashes
-    results = executor.run_tools(runs, session.tool_context())
+    runs, found = settle_calls(session, executor, runs)  # side effects: at most once across crashes
+    results = in_call_order(found, executor.run_tools(runs, session.tool_context()))
     for key, call, output, compression, cost in compress_results(session, executor, results):
         record_call(session, key, call, output, compression, cost)
     return synthesize(session, executor, iteration, mode, evidence_before)

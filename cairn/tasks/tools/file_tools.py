@@ -2,7 +2,12 @@
 
 Paths are the agent's: relative to the task's `artifacts/`, or `source:NAME/...` for the read-only
 sources. `cairn.tasks.tools.paths.resolve_path` is the jail; every refusal is a failed output with a
-one-line reason and nothing is written.
+one-line reason and nothing is written. `write_file` also refuses (issue 35):
+
+- content holding Cairn's reference to an earlier value (`cairn.tasks.messages.elision`): the
+  model copied the planner's shortened view of a file back as the file;
+- a Python file that parses replaced by text that does not: a working module is never traded for
+  a broken one silently. A new file that does not parse is written, and the output says so.
 
 >>> ctx = ToolContext(task_id="t", artifacts=Path("/tmp/a"))  # doctest: +SKIP
 >>> write_file(ctx, "notes/a.md", "# A").outcome  # doctest: +SKIP
@@ -11,12 +16,13 @@ one-line reason and nothing is written.
 
 from __future__ import annotations
 
+import ast
 import os
 from pathlib import Path
 
+from cairn.tasks.messages.elision import elision_in
 from cairn.tasks.tools.base import ToolContext, ToolOutput, WrittenFile, failure
 from cairn.tasks.tools.paths import PathError, resolve_path
-from cairn.tasks.tools.write_guard import note, refusal
 
 MAX_READ_CHARS = 200_000
 MAX_WRITE_CHARS = 2_000_000
@@ -50,7 +56,7 @@ def write_file(ctx: ToolContext, path: str, content: str) -> ToolOutput:
     except PathError as exc:
         return failure(str(exc))
     rel = target.relative_to(ctx.artifacts.resolve()).as_posix()
-    if why := refusal(rel, content, _text(target)):
+    if why := _refusal(rel, content, _text(target)):
         return failure(f"not written: {why}")
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(f".{target.name}.cairn-tmp")
@@ -63,7 +69,7 @@ def written_output(rel: str, content: str) -> ToolOutput:
     """What `write_file` returns for `content` written at `rel` (the same for a write that is
     found on disk after a crash, `cairn.tasks.tools.recovery`)."""
     return ToolOutput(
-        text=f"wrote {rel} ({len(content)} characters){note(rel, content)}",
+        text=f"wrote {rel} ({len(content)} characters){_note(rel, content)}",
         paths=[rel],
         written=WrittenFile(path=rel, content=content),
     )
@@ -74,6 +80,41 @@ def _text(target: Path) -> str | None:
     if not target.is_file():
         return None
     return target.read_bytes().decode("utf-8", errors="surrogateescape")
+
+
+def _refusal(path: str, content: str, before: str | None) -> str | None:
+    """Why `content` must not replace `before` (None: the file does not exist) at `path`."""
+    if marker := elision_in(content):
+        return (
+            f"the content holds {marker!r}, Cairn's reference to an earlier value, not its text: "
+            "write the whole file"
+        )
+    if before is None or not path.endswith(".py") or syntax_error(before) is not None:
+        return None
+    if (error := syntax_error(content)) is not None:
+        return f"{path} parses now and this content does not ({error}): the file is unchanged; write it whole"
+    return None
+
+
+def _note(path: str, content: str) -> str:
+    """What the output adds about written content: that a Python file does not parse."""
+    error = syntax_error(content) if path.endswith(".py") else None
+    return f"; it does not parse ({error})" if error else ""
+
+
+def syntax_error(code: str) -> str | None:
+    """Why `code` is not Python, or None when it parses.
+
+    >>> syntax_error("x = 1"), syntax_error("  x = 1")
+    (None, 'IndentationError at line 1: unexpected indent')
+    """
+    try:
+        ast.parse(code)
+    except SyntaxError as exc:
+        return f"{type(exc).__name__} at line {exc.lineno}: {exc.msg}"
+    except ValueError as exc:  # a NUL byte
+        return f"ValueError: {exc}"
+    return None
 
 
 def readable_dir(ctx: ToolContext, path: str) -> Path:
