@@ -20,7 +20,8 @@ Exit codes (README, "Exit codes"):
 - 7: the task stopped for a review with no server to hold a form (`ReviewPending`);
 - 8: the task ended incomplete, its answer unverified (`cairn.flows.cli.endings.TaskIncomplete`);
 - 70: an internal error, a bug: one line naming the file that holds the traceback;
-- 130: interrupted (Ctrl-C); the task is saved.
+- 75: the Prefect server went away during a run; the task is saved (`cairn.flows.cli.guard`);
+- 130, 143: interrupted by SIGINT (Ctrl-C) or SIGTERM; the task is saved.
 
 Typer's own usage errors (an unknown option, a missing argument) are one line and exit 2 too.
 
