@@ -4,19 +4,31 @@ Before a batch runs, each of its calls to a tool with side effects (`read_only` 
 as started (`ToolCallStarted`, appended and fsync'd). Its `ToolCallRecorded` follows once it
 finished. A process that dies between the two leaves the call *uncertain*: it may or may not have
 taken effect. On the next run of the iteration (a resume, a Retry from the UI) each tool's ruling
-comes first (`cairn.tasks.tools.recovery.rule`): Cairn looks whether its own writes took effect
-(their result is then recorded without running them again, else they run again) and runs again
-what is safe to run again; only the calls left in doubt (`run_python`, the user's tools, MCP
-tools, unless they declare themselves idempotent) wait for `RunConfig.on_uncertain`:
+comes first (`rule`). Asking a person is right for a tool with effects outside the task; for
+Cairn's own write into the task's repository it stopped a research task, killed while writing
+its deliverable, until a person answered (issue 35). So:
 
-- `ask` (the default): stop before anything runs, with one line saying how to decide;
-- `skip`: record it as not run (a failed call the planner sees) and go on;
-- `rerun`: run it again.
+- by looking (`Tool.settle`): `write_file` and `answer` took effect when the file holds the call's
+  content, or the task's last commit does; their result is then recorded without running them
+  again. Otherwise the write never landed, and it runs again;
+- by running again (`Tool.idempotent`): `run_tests` (Cairn runs the tests again after every write
+  anyway); a user's tool that declares it (`@tool(idempotent=True)`, or `idempotent = true` in its
+  configuration); an MCP tool whose server declares `idempotentHint`;
+- by a person: everything else, `run_python` among the built-ins (a snippet may do anything,
+  anywhere: the sandbox is no jail). `RunConfig.on_uncertain` decides: `ask` (the default) stops
+  before anything runs, with one line saying how to decide; `skip` records it as not run (a failed
+  call the planner sees); `rerun` runs it again.
 
 A call whose tool finished and whose result Prefect persisted is not uncertain: running it again
 reads the kept result back and the tool does not run. `resolve` is the decision point a review
 form (the UI) can call with a person's answer; every decision, Cairn's included, is recorded.
 
+>>> from pathlib import Path
+>>> from cairn.tasks.tools.builtins import BUILTINS
+>>> ctx = ToolContext(task_id="t", artifacts=Path("/nonexistent"))
+>>> tools = {t.name: t for t in BUILTINS}
+>>> [rule(tools[name], ctx, {}).action for name in ("write_file", "run_tests", "run_python")]
+['rerun', 'rerun', 'ask']
 >>> UncertainCalls.exit_code
 6
 """
@@ -32,21 +44,44 @@ from cairn.flows.steps.executor import Executor, ToolResult, ToolRun
 from cairn.flows.steps.session import Session
 from cairn.memory.log.events import ToolCallStarted, UncertainCallResolved
 from cairn.memory.log.state import CallStart, TaskState
-from cairn.memory.models import CallCost, Compression
+from cairn.memory.models import CallCost, Compression, Frozen, JsonValue
 from cairn.tasks.call_key import CallKey
 from cairn.tasks.deps import RunConfig
 from cairn.tasks.tools.base import ToolContext, ToolOutput, failure
-from cairn.tasks.tools.recovery import Ruling, rule
+from cairn.tasks.tools.definition import Tool
 from cairn.tasks.toolset import Toolset
 
 Decision = Literal["skip", "rerun"]
-Judged = list[tuple[CallStart, Ruling]]
 
 
 class UncertainCalls(CairnError):
     """Calls with side effects were interrupted and nobody has said whether to run them again."""
 
     exit_code = 6  # not 4: "the model is down" and "your decision is needed" call for different acts
+
+
+class Ruling(Frozen):
+    """What becomes of an interrupted call: its effect `found` (its `output` is recorded as its
+    result), run it again (`rerun`), or `ask` a person; `reason` says why, for the history."""
+
+    action: Literal["found", "rerun", "ask"]
+    reason: str
+    output: ToolOutput | None = None
+
+
+Judged = list[tuple[CallStart, Ruling]]
+
+
+def rule(tool: Tool | None, ctx: ToolContext, params: dict[str, JsonValue]) -> Ruling:
+    """How the doubt of an interrupted call of `tool` is settled (None: a tool this process lacks)."""
+    if tool is not None and tool.settle is not None:
+        found = tool.settle(ctx, params)
+        if found is not None:
+            return Ruling(action="found", reason=f"its effect is there ({found.text})", output=found)
+        return Ruling(action="rerun", reason="it had not taken effect: run again")
+    if tool is not None and tool.idempotent:
+        return Ruling(action="rerun", reason=f"{tool.name} is safe to run again")
+    return Ruling(action="ask", reason="it may have had effects nobody can check")
 
 
 def uncertain(state: TaskState, cached: Callable[[CallKey], bool]) -> list[CallStart]:

@@ -88,7 +88,7 @@ def learner_for(deps: Deps, state: TaskState) -> TDLambda:
 
 def task_context(repo: TaskRepo, state: TaskState) -> ToolContext:
     """Where the task's tools act, without the live services of a session (the CLI looks, with
-    it, whether an interrupted write took effect: `cairn.tasks.tools.recovery`)."""
+    it, whether an interrupted write took effect: `cairn.flows.loop.uncertain`)."""
     return ToolContext(
         task_id=repo.task_id,
         artifacts=repo.artifacts,

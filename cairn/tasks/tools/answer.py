@@ -16,9 +16,8 @@ from __future__ import annotations
 
 from cairn.memory.models import JsonValue
 from cairn.tasks.tools.base import ToolContext, ToolOutput, failure
-from cairn.tasks.tools.file_tools import write_file
+from cairn.tasks.tools.file_tools import found_write, write_file
 from cairn.tasks.tools.paths import PathError, resolve_path
-from cairn.tasks.tools.recovery import found_write
 
 
 def answer(ctx: ToolContext, answer: str, sources: list[JsonValue] | str | None = None) -> ToolOutput:
@@ -31,7 +30,7 @@ def answer(ctx: ToolContext, answer: str, sources: list[JsonValue] | str | None 
 
 def found_answer(ctx: ToolContext, params: dict[str, JsonValue]) -> ToolOutput | None:
     """An interrupted `answer`'s effect, when it is there: the deliverable holds what the call would
-    write (`cairn.tasks.tools.recovery`); its output, as the call would have returned it."""
+    write (`Tool.settle`, `cairn.flows.loop.uncertain`); its output, as the call would have returned it."""
     text, sources = params.get("answer"), params.get("sources")
     if not isinstance(text, str) or not text.strip() or not isinstance(sources, list | str | None):
         return None

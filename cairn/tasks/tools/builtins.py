@@ -3,7 +3,7 @@
 Which have side effects (and so run at most once across crashes, see docs/tools.md):
 `write_file` and `answer` write the workspace; `run_python` and `run_tests` run code, which may do
 anything. The rest only read (`lint` runs ruff without `--fix`). After a crash mid-call
-(`cairn.tasks.tools.recovery`): whether a write took effect is found by looking, a test run is
+(`cairn.flows.loop.uncertain.rule`): whether a write took effect is found by looking, a test run is
 run again, and a person decides on a `run_python` snippet.
 
 >>> sorted(t.name for t in BUILTINS)[:3]
@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from cairn.tasks.tools import answer, coding, directory, file_tools, history_tools, memory_search, recovery
+from cairn.tasks.tools import answer, coding, directory, file_tools, history_tools, memory_search
 from cairn.tasks.tools.definition import Settle, Tool
 from cairn.tasks.tools.python_tools import function_tool
 
@@ -56,7 +56,7 @@ BUILTINS: list[Tool] = [
         "Write a text file into the workspace (committed to the task's git history). Sources are read-only.",
         {"path": "a file path in the workspace, without any 'source:' prefix", "content": "the full text"},
         read_only=False,
-        settle=recovery.found_write,
+        settle=file_tools.found_write,
     ),
     _builtin(
         answer.answer,

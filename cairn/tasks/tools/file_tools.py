@@ -20,6 +20,7 @@ import ast
 import os
 from pathlib import Path
 
+from cairn.memory.models import JsonValue
 from cairn.tasks.messages.elision import elision_in
 from cairn.tasks.tools.base import ToolContext, ToolOutput, WrittenFile, failure
 from cairn.tasks.tools.paths import PathError, resolve_path
@@ -66,13 +67,31 @@ def write_file(ctx: ToolContext, path: str, content: str) -> ToolOutput:
 
 
 def written_output(rel: str, content: str) -> ToolOutput:
-    """What `write_file` returns for `content` written at `rel` (the same for a write that is
-    found on disk after a crash, `cairn.tasks.tools.recovery`)."""
+    """What `write_file` returns for `content` written at `rel` (the same for a write found on
+    disk after a crash, `found_write`)."""
     return ToolOutput(
         text=f"wrote {rel} ({len(content)} characters){_note(rel, content)}",
         paths=[rel],
         written=WrittenFile(path=rel, content=content),
     )
+
+
+def found_write(ctx: ToolContext, params: dict[str, JsonValue]) -> ToolOutput | None:
+    """An interrupted `write_file`'s effect, when it is there (`Tool.settle`): the call's content
+    in the file, or in the file as the task's last commit holds it (a call of the same batch may
+    have changed the file since); its output, as the call would have returned it."""
+    path, content = params.get("path"), params.get("content")
+    if not isinstance(path, str) or not isinstance(content, str):
+        return None
+    try:
+        target = resolve_path(ctx.artifacts, path, readonly_roots=ctx.sources, for_write=True)
+    except PathError:
+        return None
+    rel = target.relative_to(ctx.artifacts.resolve()).as_posix()
+    data = content.encode("utf-8", errors="surrogatepass")  # as `write_file` writes it
+    on_disk = target.read_bytes() if target.is_file() else None
+    held = on_disk == data or (ctx.committed is not None and ctx.committed(rel) == data)
+    return written_output(rel, content) if held else None
 
 
 def _text(target: Path) -> str | None:

@@ -4,7 +4,7 @@ A tool is read-only when the server says so (`readOnlyHint`) and does not also c
 destructive (`destructiveHint`); anything else has side effects, and is marked destructive unless
 the server says it is not (the MCP default). A tool the server calls idempotent (`idempotentHint`)
 is run again after a crash mid-call; any other with side effects waits for a person's decision
-(`cairn.tasks.tools.recovery`). A result becomes an output: its text blocks, other
+(`cairn.flows.loop.uncertain`). A result becomes an output: its text blocks, other
 blocks named, structured content as JSON when there is no text; `isError` makes it a failure. A
 refused call or a server that stopped is a failed call with one line, never a crash.
 
