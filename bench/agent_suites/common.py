@@ -12,12 +12,16 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 Side = Literal["cairn", "baseline"]
+# The sentence every question's baseline prompt ends with: the plain ask may say the files do
+# not state it (a near miss, an unanswerable task), as Cairn's own answer may.
+SAY_SO = "If the files do not state it, say so."
 REPLY_TOKENS = 2048  # the baseline's reply cap: what Cairn's deliver and write calls may use
 _FENCE = re.compile(r"```[\w+-]*\n(.*?)```", re.S)
 
@@ -33,15 +37,23 @@ class Grade(BaseModel):
 class SuiteTask(BaseModel):
     """One task of a suite. `grade` reads the answer text and the folder of files written."""
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
+    model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")  # a misspelt field fails
 
     name: str
     goal: str
     sources: list[Path] = Field(default_factory=list)
     task_type: str | None = None  # given when the suite knows it (as `cairn run --task-type`)
-    baseline_prompt: str = ""  # the one prompt the baseline gets
+    kind: str | None = None  # what sort of task, where the suite sorts them (totals per kind)
+    # The baseline's one prompt, built on first use: LoCoMo's indexes a whole conversation, which
+    # listing the tasks (`--list`) or running Cairn alone never needs.
+    prompt: Callable[[], str] = Field(default=lambda: "")
     grade: Callable[[str, Path], Grade]
     baseline_files: Callable[[str, Path], None] | None = None  # writes a coding reply's files
+
+    @cached_property
+    def baseline_prompt(self) -> str:
+        """The one prompt the baseline gets."""
+        return self.prompt()
 
 
 class Outcome(BaseModel):
@@ -58,6 +70,7 @@ class Outcome(BaseModel):
     tokens: int = 0
     seconds: float = 0.0
     stop_reason: str | None = None
+    kind: str | None = None  # the task's kind, when its suite gives one
 
     @property
     def false_complete(self) -> bool:

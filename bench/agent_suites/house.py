@@ -15,7 +15,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from agent_suites.common import Grade, SuiteTask, code_blocks
+from agent_suites import novalue
+from agent_suites.common import SAY_SO, Grade, SuiteTask, code_blocks
 
 ROOT = Path(__file__).resolve().parents[2]
 TASKS = ROOT / "bench" / "agent_tasks"
@@ -30,40 +31,61 @@ class HouseSpec(BaseModel):
     facts: list[str] = Field(default_factory=list)
     cites: int = 0
     check: str | None = None
+    unanswerable: bool = False  # no file states the answer: graded by `novalue` against `traps`
+    traps: list[str] = Field(default_factory=list)  # values a wrong answer would give
+    series: int = 0  # tasks load by series, then name: a new series runs after the older tasks
+
+    @property
+    def kind(self) -> str:
+        return "coding" if self.check else "unanswerable" if self.unanswerable else "answerable"
 
 
-def load(names: list[str] | None = None) -> list[SuiteTask]:
+def specs(names: list[str] | None = None) -> list[tuple[str, HouseSpec, list[Path]]]:
+    """Each task's name, spec and source folders: by series, then name (or in the order named)."""
     found = {p.parent.name: p for p in sorted(TASKS.glob("*/task.toml"))}
     unknown = sorted(set(names or []) - set(found))
     if unknown:
         raise SystemExit(f"bench/agent.py: unknown task(s) {', '.join(unknown)}; known: {', '.join(found)}")
-    return [_task(name, found[name]) for name in names or list(found)]
+    read = {name: _spec(path) for name, path in found.items()}
+    order = names or sorted(read, key=lambda name: (read[name][0].series, name))
+    return [(name, *read[name]) for name in order]
 
 
-def _task(name: str, path: Path) -> SuiteTask:
+def load(names: list[str] | None = None) -> list[SuiteTask]:
+    return [_task(name, spec, sources) for name, spec, sources in specs(names)]
+
+
+def _spec(path: Path) -> tuple[HouseSpec, list[Path]]:
     spec = HouseSpec(**tomllib.loads(path.read_text(encoding="utf-8")))
     base = path.parent
-    sources = [ROOT / s.lstrip("/") if s.startswith("/") else base / s for s in spec.sources]
+    return spec, [ROOT / s.lstrip("/") if s.startswith("/") else base / s for s in spec.sources]
+
+
+def _task(name: str, spec: HouseSpec, sources: list[Path]) -> SuiteTask:
     coding = spec.check is not None
     return SuiteTask(
         name=name,
         goal=spec.goal,
         sources=sources,
-        baseline_prompt=_prompt(spec.goal, sources, coding),
+        kind=spec.kind,
+        prompt=lambda: prompt(spec.goal, sources, coding),
         grade=lambda text, artifacts: correctness(spec, name, text, artifacts),
         baseline_files=_write_files if coding else None,
     )
 
 
-def _prompt(goal: str, sources: list[Path], coding: bool) -> str:
-    """The baseline's prompt: every source file (the house sources are small), then the goal."""
+def prompt(goal: str, sources: list[Path], coding: bool = False) -> str:
+    """The baseline's prompt: every source file (the house sources are small), then the goal.
+    A question's prompt allows the answer that the files do not state it, answerable or not, so
+    that the prompt never tells which."""
     files = [
         _shown(folder, path) for folder in sources for path in sorted(folder.rglob("*")) if path.is_file()
     ]
     how = (
         "Reply with each file the goal asks for in a fenced code block, its file name on the line before it."
         if coding
-        else "Answer from these files; cite each fact's file as [source: PATH], with PATH as shown after ===."
+        else "Answer from these files; cite each fact's file as [source: PATH], with PATH as shown after "
+        f"===. {SAY_SO}"
     )
     return "\n\n".join([*files, goal, how])
 
@@ -86,11 +108,14 @@ def _write_files(reply: str, artifacts: Path) -> None:
 
 def correctness(spec: HouseSpec, name: str, text: str, artifacts: Path) -> Grade:
     """Correct when the answer states every declared fact, cites enough source files, and the
-    task's own check passes against the files written."""
+    task's own check passes against the files written; for an unanswerable task, when it gives no
+    value (`novalue`) and states none of its traps."""
     from cairn.tasks.evidence import cites
     from cairn.tasks.grounding import answer_body
 
     body = answer_body(text)
+    if spec.unanswerable:
+        return novalue.graded(body, lambda answer: any(states(answer, trap) for trap in spec.traps))
     if (spec.facts or spec.cites) and not body:
         return Grade(correct=False, why="no answer or report was delivered")
     missing = [fact for fact in spec.facts if not states(body, fact)]

@@ -37,7 +37,7 @@ def _task(problem: dict[str, Any]) -> SuiteTask:
         name=str(problem["task_id"]).replace("/", "-").lower(),
         goal=goal,
         task_type="coding_task",
-        baseline_prompt=prompt,
+        prompt=lambda: prompt,
         grade=lambda text, artifacts: hidden_tests(problem, artifacts),
         baseline_files=_write_solution,
     )

@@ -2,10 +2,13 @@
 the paper's token F1 against the gold answer; an answer at F1 >= 0.5 counts as correct.
 
 Only the development split in `../shared/data/locomo/` is used (the other five conversations are
-kept aside: tune to nothing else), questions of categories 1-4 (5, adversarial, has no answer).
-Each question is a task whose one source is its whole conversation, written as a Markdown
-transcript (a heading per session with its date, a `Speaker: words` line per turn). The baseline
-gets the top `PASSAGES` passages Cairn's own store returns for the question, in one prompt.
+kept aside: tune to nothing else), questions of categories 1-4 by default; category 5
+(adversarial: a question about something the conversation never says, with the
+`adversarial_answer` a careless reader would give) is graded by `novalue`: correct when the
+answer gives no value and scores F1 below 0.5 against that answer. Each question is a task whose
+one source is its whole conversation, written as a Markdown transcript (a heading per session
+with its date, a `Speaker: words` line per turn). The baseline gets the top `PASSAGES` passages
+Cairn's own store returns for the question, in one prompt.
 
 The F1 follows the paper's evaluation: lowercase, commas, punctuation, articles and "and"
 dropped, Porter stems compared as multisets; a multi-hop gold answer (category 1) is a
@@ -19,46 +22,88 @@ import json
 import re
 import string
 from collections import Counter
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from agent_suites.common import Grade, SuiteTask
+from agent_suites import novalue
+from agent_suites.common import SAY_SO, Grade, SuiteTask
 from cairn.tasks.grounding import answer_body
 
 ROOT = Path(__file__).resolve().parents[2]
 DEV = ROOT.parent / "shared" / "data" / "locomo" / "locomo-dev.json"
 CATEGORIES = (1, 2, 3, 4)
+KINDS = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
+ADVERSARIAL = 5
 PASSAGES = 10
 CORRECT_F1 = 0.5
 _DROP = re.compile(r"\b(a|an|the|and)\b")
+Pair = tuple[dict[str, Any], dict[str, Any]]  # a conversation and one of its questions
 
 
-def load(data: Path, limit: int | None, offset: int, root: Path) -> list[SuiteTask]:
+def load(
+    data: Path, limit: int | None, offset: int, root: Path, categories: tuple[int, ...] = CATEGORIES
+) -> list[SuiteTask]:
     """Questions taken in turn from each conversation (the first of each, then the second...)."""
+    return [
+        _task(sample, qa, conversation_folder(sample, root))
+        for sample, qa in select(data, limit, offset, categories)
+    ]
+
+
+def select(
+    data: Path, limit: int | None, offset: int, categories: tuple[int, ...] = CATEGORIES
+) -> list[Pair]:
+    """The questions of `categories`, the first of each conversation, then the second..., then
+    `offset` and `limit` applied to that order."""
     samples = json.loads(data.read_text(encoding="utf-8"))
-    queues = [[(s, q) for q in s["qa"] if q.get("category") in CATEGORIES and "answer" in q] for s in samples]
+    queues = [[(s, q) for q in s["qa"] if _asked(q, categories)] for s in samples]
     interleaved = [pair for rank in range(max(map(len, queues), default=0)) for pair in _at(queues, rank)]
-    chosen = interleaved[offset:][:limit]
-    return [_task(sample, qa, _conversation_folder(sample, root)) for sample, qa in chosen]
+    return interleaved[offset:][:limit]
 
 
-def _at(queues: list[list[tuple[dict[str, Any], dict[str, Any]]]], rank: int) -> list[Any]:
+def _asked(qa: dict[str, Any], categories: tuple[int, ...]) -> bool:
+    category = qa.get("category")
+    return category in categories and (
+        "answer" in qa or (category == ADVERSARIAL and "adversarial_answer" in qa)
+    )
+
+
+def _at(queues: list[list[Pair]], rank: int) -> list[Pair]:
     return [queue[rank] for queue in queues if rank < len(queue)]
 
 
+def task_name(sample: dict[str, Any], qa: dict[str, Any]) -> str:
+    return f"locomo-{sample['sample_id']}-{sample['qa'].index(qa)}"
+
+
 def _task(sample: dict[str, Any], qa: dict[str, Any], folder: Path) -> SuiteTask:
-    question = str(qa["question"]).strip()
-    gold, category = str(qa["answer"]), int(qa["category"])
-    index = sample["qa"].index(qa)
+    question, category = str(qa["question"]).strip(), int(qa["category"])
     return SuiteTask(
-        name=f"locomo-{sample['sample_id']}-{index}",
+        name=task_name(sample, qa),
         goal=question,
         sources=[folder],
         task_type="simple_question",
-        baseline_prompt=_prompt(question, folder),
-        grade=lambda text, artifacts: graded(answer_body(text), gold, category),
+        kind=KINDS.get(category),
+        prompt=lambda: prompt(question, folder),
+        grade=lambda text, artifacts: grade_for(qa)(answer_body(text)),
     )
+
+
+def grade_for(qa: dict[str, Any]) -> Callable[[str], Grade]:
+    """A question's grader: F1 against its answer; an adversarial one's, no value given."""
+    category = int(qa["category"])
+    if category == ADVERSARIAL:
+        return lambda answer: novalue.graded(answer, lambda said: gives(said, qa))
+    return lambda answer: graded(answer, str(qa["answer"]), category)
+
+
+def gives(answer: str, qa: dict[str, Any]) -> bool:
+    """Whether the answer gives the question's answer or its adversarial answer (F1 >= 0.5)."""
+    golds = [str(qa[key]) for key in ("answer", "adversarial_answer") if key in qa]
+    category = int(qa["category"])
+    return any(f1(answer, gold, category) >= CORRECT_F1 for gold in golds)
 
 
 def graded(answer: str, gold: str, category: int) -> Grade:
@@ -106,20 +151,23 @@ def _stemmer() -> Any:
     return PorterStemmer()
 
 
-def transcript(sample: dict[str, Any]) -> str:
-    """The conversation as Markdown: a heading per session with its date, a line per turn."""
+def transcript(sample: dict[str, Any], without: frozenset[str] = frozenset()) -> str:
+    """The conversation as Markdown: a heading per session with its date, a line per turn (the
+    turns whose dia_id is in `without` left out)."""
     conv = sample["conversation"]
     lines = [f"# Conversation between {conv['speaker_a']} and {conv['speaker_b']}"]
     sessions = sorted(int(k.split("_")[1]) for k in conv if re.fullmatch(r"session_\d+", k))
     for n in sessions:
         lines += ["", f"## Session {n} — {conv.get(f'session_{n}_date_time', '')}".rstrip(" —"), ""]
         for turn in conv[f"session_{n}"]:
+            if turn.get("dia_id") in without:
+                continue
             image = f" [shares an image: {turn['blip_caption']}]" if turn.get("blip_caption") else ""
             lines.append(f"{turn['speaker']}: {turn['text']}{image}")
     return "\n".join(lines) + "\n"
 
 
-def _conversation_folder(sample: dict[str, Any], root: Path) -> Path:
+def conversation_folder(sample: dict[str, Any], root: Path) -> Path:
     folder = root / "locomo-sources" / str(sample["sample_id"])
     path = folder / f"{sample['sample_id']}.md"
     if not path.is_file():
@@ -128,13 +176,13 @@ def _conversation_folder(sample: dict[str, Any], root: Path) -> Path:
     return folder
 
 
-def _prompt(question: str, folder: Path) -> str:
+def prompt(question: str, folder: Path) -> str:
     """Top passages from Cairn's own store for the question (as Cairn indexes the source)."""
     passages = top_passages(question, folder)
     return (
         "Excerpts of a conversation:\n\n"
         + "\n".join(passages)
-        + f"\n\nQuestion: {question}\nAnswer briefly (a phrase or one sentence) from the excerpts."
+        + f"\n\nQuestion: {question}\nAnswer briefly (a phrase or one sentence) from the excerpts. {SAY_SO}"
     )
 
 

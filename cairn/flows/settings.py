@@ -55,6 +55,7 @@ class Settings(BaseSettings):
     model_failures: int = 3  # CAIRN_MODEL_FAILURES: failed calls in a row that stop a task
     max_usd: float | None = None  # CAIRN_MAX_USD: a task's budget for model calls
     max_tokens: int | None = None  # CAIRN_MAX_TOKENS
+    read_batch: int | None = None  # CAIRN_READ_BATCH: sources a coverage goal reads per iteration
 
     def run_config(self, **overrides: object) -> RunConfig:
         values: dict[str, object] = {
@@ -69,6 +70,7 @@ class Settings(BaseSettings):
             "context_tokens": self.context_tokens,
             "compress": self.compress,
             "review": self.review,
+            "read_batch": self.read_batch,
             **self.model_dump(include=MODEL_SETTINGS),
         }
         if self.skip_compress is not None:  # unset: RunConfig's default skip list

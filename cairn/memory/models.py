@@ -320,14 +320,82 @@ class Claim(Frozen):
         return f"{self.text}: {self.where}"
 
 
+class QuotedLine(Frozen):
+    """A line the task read, quoted as proof: where it is and what it says (with the headings or
+    label it stands under)."""
+
+    source: str  # the file as the tools name it (`source:docs/teams.md`), or the call that returned it
+    line: int  # 1-based
+    text: str
+    context: str = ""
+
+    def shown(self) -> str:
+        """`source:docs/slo.md:7 › | billing | 180 | 99.95% |` (headings before the line)."""
+        where = f"{self.source}:{self.line}"
+        return f"{where} {self.context} › {self.text}" if self.context else f"{where} {self.text}"
+
+
 class PartCheck(Frozen):
-    """One part of the goal (a question it asks, a thing it asks for) and the answer's clause that
-    answers it with a supported claim, if any."""
+    """One part of the goal (a question it asks, a thing it asks for), and its proof: the value the
+    answer gives and the lines read that state it, or why it is not proven.
+
+    `not_stated`: every source was read (or searched for the part's words) and no line states it.
+    """
 
     part: str
     answered: bool
     clause: str = ""
     why: str = ""  # what is missing when it is not answered
+    value: str = ""  # the answer to this part, as the quoted lines write it
+    quotes: list[QuotedLine] = Field(default_factory=list)
+    not_stated: bool = False
+
+
+class LedgerCell(Frozen):
+    """One field of one item of a coverage goal: the value its source states, quoted; or that the
+    sources read do not give it (`missing`), or several values none of which is the latest."""
+
+    value: str = ""
+    quotes: list[QuotedLine] = Field(default_factory=list)
+    status: Literal["quoted", "not_given", "conflict", "open"] = "open"
+    note: str = ""  # why (`corrects 180 ms`, `two values: ...`)
+
+
+class LedgerRow(Frozen):
+    """One item a coverage goal ranges over (`for every service ...`) and its fields, in the goal's
+    order."""
+
+    item: str
+    source: str = ""  # where it was first found (`source:corpus/svc-001.md:3`)
+    cells: list[LedgerCell] = Field(default_factory=list)
+
+    @property
+    def done(self) -> bool:
+        """Every field quoted, or stated as not given by the sources read."""
+        return bool(self.cells) and all(c.status in ("quoted", "not_given") for c in self.cells)
+
+
+class Coverage(Frozen):
+    """How far a task got through what its goal ranges over."""
+
+    sources: int = 0  # source files the task can read
+    read: int = 0  # of them, read whole (or searched for every question's words)
+    kind: str = ""  # what a coverage goal ranges over (`service`), "" for other goals
+    fields: list[str] = Field(default_factory=list)
+    items: int = 0
+    done: int = 0  # items with every field quoted or not given
+
+    def line(self) -> str:
+        """`97 of 240 sources read; 95 services, 93 with owner and budget quoted`."""
+        head = f"{self.read} of {self.sources} sources read"
+        if not self.kind:
+            return head
+        asked = " and ".join(self.fields)
+        return f"{head}; {self.items} {self.kind} items found, {self.done} with {asked} quoted or not given"
+
+    @property
+    def complete(self) -> bool:
+        return self.read >= self.sources and (not self.kind or self.done == self.items)
 
 
 class FunctionCheck(Frozen):

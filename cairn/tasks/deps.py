@@ -37,6 +37,8 @@ class RunConfig(BaseModel):
     max_iterations: int = Field(default=40, ge=1, le=10_000)
     candidates: int = Field(default=4, ge=1, le=20)  # K proposals per iteration
     beam: int = Field(default=3, ge=1, le=10)  # calls executed per iteration
+    # Sources a coverage goal reads per iteration; None: as many as fit the answer's context share.
+    read_batch: int | None = Field(default=None, ge=1, le=10_000)
     compress: Literal["each", "batch"] = "each"
     # No model call for what holds nothing to compress: a listing, the model's own writing, a test
     # or lint run (its checks are already structured: they open and resolve hot issues).

@@ -5,20 +5,25 @@ model asked to plan, read one file at a time and note what each said lost the fi
 table row became "6.43 ms"). So when every source file fits the answer's share of the model's
 context, the first iteration reads them all, with no planning call, and their notes are the lines
 that hold the goal's words (`extractive`), not a model's paraphrase: the answer is then written from
-the files themselves. Sources too large to read whole are searched, once per part of the goal.
+the files themselves. Sources too large to read whole are searched, once per part of the goal: for
+every line holding the words each question asks of its subject (`find_lines`, so a line stating the
+answer cannot be missed), and by meaning (`search_memory`, for the words the files use instead).
 
 >>> files = [KnownFile(path="source:d/a.md", size=900), KnownFile(path="source:d/b.md", size=700)]
 >>> [c.params["path"] for c in opening_calls(files, ["Who?"], budget_chars=4000)]
 ['source:d/a.md', 'source:d/b.md']
 >>> [c.tool for c in opening_calls(files, ["Who owns it?", "What is its budget?"], budget_chars=1000)]
-['search_memory', 'search_memory']
+['find_lines', 'find_lines', 'search_memory', 'search_memory']
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from cairn.memory.fsnames import displayable
 from cairn.memory.models import Compression, PlannedCall, main_argument
+from cairn.tasks.grounding.asked import parse
+from cairn.tasks.grounding.parts import is_question
 from cairn.tasks.grounding.reads import spelled_tables
 from cairn.tasks.messages.schemas import KnownFile
 from cairn.tasks.offline import text  # extractive reading: the offline model's compressor's tools
@@ -31,6 +36,7 @@ WORDS_SHARE = 0.4  # of the model's input window, for the files' own words in th
 MAX_WORDS_CHARS = 24_000
 READ_WHY = "Opening: the sources fit the answer's context budget, so every file is read whole."
 SEARCH_WHY = "Opening: the sources are too large to read whole; search them for this part of the goal."
+FIND_WHY = "Opening: the sources are too large to read whole; find every line holding this question's words."
 
 
 def words_budget(window_tokens: int) -> int:
@@ -49,13 +55,31 @@ def opening_calls(files: Sequence[KnownFile], parts: Sequence[str], budget_chars
         return []
     if sum(f.size for f in sources) <= budget_chars and len(sources) <= MAX_FILES:
         return [_read(f.path) for f in sources]
-    return [_search(part) for part in dict.fromkeys(parts)]
+    roots = list(dict.fromkeys("/".join(f.path.split("/")[:1]) for f in sources))
+    asked = [words for part in dict.fromkeys(parts) if is_question(part) and (words := _asked_words(part))]
+    found = [_find(root, words) for words in dict.fromkeys(asked) for root in roots]
+    return found + [_search(part) for part in dict.fromkeys(parts)]
+
+
+def _asked_words(part: str) -> str:
+    """The words a line answering `part` must hold: what it asks and the names it asks about."""
+    return " ".join(sorted(parse(part).attribute))
+
+
+def _find(root: str, words: str) -> PlannedCall:
+    return PlannedCall(
+        tool="find_lines",
+        params={"path": root, "words": words},
+        rationale=FIND_WHY,
+        expected_evidence=["synthesis"],
+        extractive=True,
+    )
 
 
 def _read(path: str) -> PlannedCall:
     return PlannedCall(
         tool="read_file",
-        params={"path": path},
+        params={"path": displayable(path)},  # a name that is not UTF-8, as the tools take it
         rationale=READ_WHY,
         expected_evidence=["synthesis"],
         extractive=True,

@@ -13,21 +13,27 @@ False
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from pathlib import Path, PurePosixPath
 
 from cairn.memory.log.state import TaskState
-from cairn.memory.models import CodeReference, ToolCall
+from cairn.memory.models import CodeReference, Coverage, PartCheck, ToolCall
+from cairn.tasks.coverage.goal import CoverageGoal, coverage_goal
 from cairn.tasks.grounding import ReadIndex, check_answer, split_goal
 from cairn.tasks.grounding.answer_text import terms
+from cairn.tasks.grounding.asked import parse
 from cairn.tasks.grounding.functions import check_files, check_functions, named_files, named_functions
-from cairn.tasks.grounding.reads import Read
+from cairn.tasks.grounding.lemmas import content_terms
+from cairn.tasks.grounding.parts import is_question
+from cairn.tasks.grounding.reads import Read, passages
 from cairn.tasks.tools.builtins import BUILTIN_NAMES
 from cairn.tasks.validate import Checked
 
 FullOutput = Callable[[ToolCall], str]  # a call's whole output (its record keeps only the start)
 _SOURCE_TOOLS = frozenset({"read_file", "list_directory", "summarize_directory"})
-_SEARCH_HIT = "[document_chunk source:"
+_SKIP = frozenset({"__pycache__", "node_modules"})
+_SHOWN = re.compile(r"\((?P<shown>\d+) of (?P<all>\d+) matching lines\)\s*$")
 _FRAME_TERMS = terms("who whom whose what which when where why how many much is are was were does did")
 
 
@@ -57,8 +63,8 @@ def _reads(calls: list[ToolCall], full_output: FullOutput) -> Iterator[Read]:
         path = str(call.params.get("path", ""))
         if call.tool in _SOURCE_TOOLS and path.startswith("source:"):
             yield Read(path, full_output(call))
-        elif call.tool == "search_memory":
-            yield from _hits(full_output(call))
+        elif call.tool in ("search_memory", "find_lines"):
+            yield from passages(full_output(call))
         elif call.tool not in BUILTIN_NAMES:
             yield Read(call.call_id, full_output(call), about=_asked(call))
 
@@ -70,17 +76,47 @@ def _asked(call: ToolCall) -> str:
     return f"{call.tool} {values}".strip()
 
 
-def _hits(output: str) -> Iterator[Read]:
-    """The source passages of a memory search's output, each named by the file it is from."""
-    for line in output.splitlines():
-        if line.startswith(_SEARCH_HIT):
-            head, _, text = line.partition("] ")
-            yield Read(head.removeprefix("[document_chunk ").strip(), text)
-
-
 def given_text(state: TaskState) -> str:
     """What people said: the goal and their feedback (an answer may repeat it without a source)."""
     return "\n".join([state.goal, *state.feedback])
+
+
+def sources_exhausted(state: TaskState, full_output: FullOutput) -> bool:
+    """Every source file was read whole, or searched with `find_lines` (every match shown) for
+    words of each question of the goal: a line stating an answer could not have been missed."""
+    read = {
+        str(c.params.get("path", "")) for c in state.calls if c.tool == "read_file" and c.outcome == "success"
+    }
+    searches = [
+        (str(c.params.get("path", "")).rstrip("/"), content_terms(str(c.params.get("words", ""))))
+        for c in state.calls
+        if c.tool == "find_lines" and c.outcome == "success" and _every_match(full_output(c))
+    ]
+    wanted = [parse(p).attribute for p in state.parts or split_goal(state.goal) if is_question(p)]
+    for path in source_files(state):
+        if path in read:
+            continue
+        scopes = [words for where, words in searches if path == where or path.startswith(f"{where}/")]
+        if not wanted or not all(any(words and words <= need for words in scopes) for need in wanted):
+            return False
+    return True
+
+
+def source_files(state: TaskState) -> list[str]:
+    """Every file of the task's sources, as the tools name it (`source:NAME/path`)."""
+    found = []
+    for name, folder in sorted(state.sources.items()):
+        root = Path(folder)
+        for file in sorted(root.rglob("*")) if root.is_dir() else []:
+            parts = file.relative_to(root).parts
+            if file.is_file() and not any(p.startswith(".") or p in _SKIP for p in parts):
+                found.append(f"source:{name}/{file.relative_to(root).as_posix()}")
+    return found
+
+
+def _every_match(output: str) -> bool:
+    tail = _SHOWN.search(output)
+    return tail is not None and tail["shown"] == tail["all"]
 
 
 def checked_for(state: TaskState, deliverable: str, full_output: FullOutput) -> Checked:
@@ -89,10 +125,26 @@ def checked_for(state: TaskState, deliverable: str, full_output: FullOutput) -> 
         defined = {name for code in state.code.values() for name in _defined(code)}
         functions = check_functions(named_functions(state.goal), defined, state.calls)
         return Checked(functions=functions, parts=check_files(named_files(state.goal), _present(state)))
-    reads = ReadIndex(task_reads(state, full_output))
     parts = state.parts or split_goal(state.goal)
-    found = check_answer(deliverable, parts, reads, given_text(state), state.worked)
+    if (spec := coverage_goal(state.goal)) is not None and state.coverage is not None:
+        return Checked(parts=[_covered(part, spec, state) for part in parts])  # each cell proven as read
+    reads = ReadIndex(task_reads(state, full_output))
+    exhausted = sources_exhausted(state, full_output)
+    found = check_answer(deliverable, parts, reads, given_text(state), state.worked, exhausted=exhausted)
     return Checked(claims=found.claims, parts=found.parts)
+
+
+def _covered(part: str, spec: CoverageGoal, state: TaskState) -> PartCheck:
+    """A coverage goal's part: answered when every source was read and every item's fields are
+    quoted or stated as not given."""
+    coverage = state.coverage or Coverage()
+    rows = list(state.ledger.values())
+    unsettled = [row.item for row in rows if not row.done]
+    if coverage.complete and rows and not unsettled:
+        return PartCheck(part=part, answered=True, value=coverage.line())
+    lacking = f"; no quoted {spec.kind} field for {', '.join(unsettled[:5])}" if unsettled else ""
+    found = "" if rows else f"; no {spec.kind} found yet"
+    return PartCheck(part=part, answered=False, why=f"{coverage.line()}{lacking}{found}")
 
 
 def _present(state: TaskState) -> Callable[[str], bool]:
@@ -115,10 +167,14 @@ def _defined(code: CodeReference) -> Iterator[str]:
 def lines_to_answer_from(state: TaskState, full_output: FullOutput, k: int = 6) -> list[str]:
     """After a verdict that found the answer wanting: the lines of what the task read that hold
     the words of the parts still unanswered (of the goal, when every part was answered but a
-    claim was not supported), each as `source: line`."""
+    claim was not supported), each as `source: line`; first the lines that prove a value the
+    answer did not give."""
     verdict = state.verdict
     if verdict is None or not verdict.unmet:
         return []
-    open_parts = [p.part for p in verdict.parts if not p.answered] or [state.goal]
+    unanswered = [p for p in verdict.parts if not p.answered]
+    proving = [f"{q.source}:{q.line}: {q.text[:300]}" for p in unanswered if p.value for q in p.quotes]
+    open_parts = [p.part for p in unanswered] or [state.goal]
     wanted = set().union(*(terms(part) for part in open_parts)) - _FRAME_TERMS
-    return ReadIndex(task_reads(state, full_output)).lines_about(wanted, k)
+    about = ReadIndex(task_reads(state, full_output)).lines_about(wanted, k)
+    return list(dict.fromkeys(proving + about))[: max(k, len(proving))]

@@ -25,20 +25,24 @@ from cairn.flows.steps.session import Session, open_session
 from cairn.memory.models import IterationMode, PlannedCall, TaskType
 from cairn.tasks.deps import RunConfig
 from cairn.tasks.messages.prompts import parse_request
-from cairn.tasks.messages.schemas import Candidate, Plan, PlanInput
+from cairn.tasks.messages.schemas import Candidate, DeliverInput, DeliverOutput, Plan, PlanInput
 from cairn.tasks.model.llm import ModelClient
 from cairn.tasks.offline import respond
 from cairn.tasks.tools.base import ToolContext, ToolOutput
 
 PROVIDER = "script"
 PlanScript = Callable[[PlanInput], list[Candidate]]
+DeliverScript = Callable[[DeliverInput], DeliverOutput]
 Outputs = Callable[[PlannedCall], ToolOutput]
 
 
 class ScriptedModel(CustomLLM):
-    def __init__(self, plan: PlanScript) -> None:
+    """Plans from `plan`; answers `deliver` from `deliver` when given (else as `cairn/offline`)."""
+
+    def __init__(self, plan: PlanScript, deliver: DeliverScript | None = None) -> None:
         super().__init__()
         self.plan = plan
+        self.deliver = deliver
         self.prompts: list[tuple[str, str, Any]] = []  # (kind, full prompt text, input model)
 
     def completion(self, model: str, messages: list[Any], *args: Any, **kwargs: Any) -> ModelResponse:
@@ -46,6 +50,8 @@ class ScriptedModel(CustomLLM):
         self.prompts.append((kind, "\n".join(str(m["content"]) for m in messages), payload))
         if isinstance(payload, PlanInput):
             content = Plan(candidates=self.plan(payload)).model_dump_json()
+        elif isinstance(payload, DeliverInput) and self.deliver is not None:
+            content = self.deliver(payload).model_dump_json()
         else:
             content = respond(messages)
         return ModelResponse(

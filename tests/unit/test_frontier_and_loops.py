@@ -116,7 +116,10 @@ def test_a_coding_iteration_that_wrote_code_and_ran_no_tests_is_not_a_failed_val
 def test_no_new_evidence_for_n_iterations() -> None:
     its = [_it(i) for i in range(1, 7)]
     state = TaskState(iterations=its, evidence=[_ev(1)])
-    assert decide(state, LoopPolicy(no_evidence_iterations=5)).stop == "no new evidence for 5 iterations"
+    assert (
+        decide(state, LoopPolicy(no_evidence_iterations=5)).stop
+        == "no new evidence or new ground for 5 iterations"
+    )
     assert decide(state, LoopPolicy(no_evidence_iterations=6)).stop is None
 
 

@@ -78,7 +78,7 @@ def test_a_figure_in_no_file_is_named_and_its_part_unanswered(reads: ReadIndex) 
 def test_a_part_left_without_a_name_is_unanswered(reads: ReadIndex) -> None:
     found = checked("Team Heron, and they lead that team.", INCIDENT, reads)
     assert unsupported(found) == [] and answered(found)[1] is False
-    assert "name" in found.parts[1].why
+    assert "Tomas Berg" in found.parts[1].why  # the lines read name the lead; the answer does not
 
 
 def test_a_figure_from_the_files_said_of_something_else_does_not_answer(reads: ReadIndex) -> None:
@@ -87,8 +87,8 @@ def test_a_figure_from_the_files_said_of_something_else_does_not_answer(reads: R
         "Team Falcon owns the billing service, and its p95 latency budget is 30 minutes.", BILLING, reads
     )
     assert unsupported(found) == []  # every claim is in a file...
-    assert answered(found) == [True, False]  # ...but not where the files speak of a latency budget
-    assert "30 minutes" in found.parts[1].why
+    assert answered(found) == [True, False]  # ...but the billing row's budget is another figure
+    assert found.parts[1].why.startswith("the lines read give 180 (source:docs/slo.md:7)")
 
 
 def test_a_right_grounded_answer_passes(reads: ReadIndex) -> None:
@@ -127,7 +127,8 @@ def test_a_short_answer_without_figures_or_names_is_checked_by_its_words() -> No
         [Read("source:chat/log.md", "Caroline: I've been researching adoption agencies lately.")]
     )
     goal = "What did Caroline research?"
-    assert answered(checked("Adoption agencies.", goal, reads)) == [True]
+    right = checked("Adoption agencies.", goal, reads)
+    assert answered(right) == [True] and right.parts[0].value == "adoption agencies"
     wrong = checked("Pottery classes.", goal, reads)
     assert answered(wrong) == [False] and unsupported(wrong) == ["Pottery"]  # a capital reads as a name
 
@@ -195,7 +196,7 @@ def test_the_functions_a_goal_names_must_be_defined_and_called_by_the_passing_ru
 def test_a_tools_output_is_read_as_the_answer_to_its_call() -> None:
     """An MCP time server's JSON says `21:00` beside `Asia/Tokyo` and nothing of London or noon:
     the call's own arguments say what the output answers."""
-    goal = "What time is it in Tokyo when it is noon in London?"
+    goal = "What time is it in Tokyo when it is 12:00 in London?"
     output = (
         '{\n  "source": {"timezone": "Europe/London", "datetime": "2026-11-25T12:00:00+00:00"},\n'
         '  "target": {"timezone": "Asia/Tokyo", "datetime": "2026-11-25T21:00:00+09:00"}\n}'
@@ -206,14 +207,18 @@ def test_a_tools_output_is_read_as_the_answer_to_its_call() -> None:
     assert answered(checked(right, goal, framed)) == [True]
     assert answered(checked(right, goal, bare)) == [False]  # 21:00 is there, but said of what?
     assert unsupported(checked(wrong, goal, framed)) == ["22:00"]
-    # Known limit: every line of the output is said of the whole call, London's 12:00 included.
+    # Known limit: every line of the output is said of the whole call, London's 12:00 included; and
+    # "noon" for 12:00 would be unproven: the quote check compares words, not what they mean.
 
 
 @pytest.mark.parametrize(
     ("line", "expected"),
     [
         ("[8 May, 2023] I went yesterday.", "[8 May, 2023] I went yesterday (7 May 2023)."),
-        ("[20 July, 2023] I joined last Tues.", "[20 July, 2023] I joined last Tues (18 July 2023)."),
+        (
+            "[20 July, 2023] I joined last Tues.",
+            "[20 July, 2023] I joined last Tues (the Tuesday before 20 July 2023, 18 July 2023).",
+        ),
         (
             "[9 June, 2023] We met last week.",
             "[9 June, 2023] We met last week (the week before 9 June 2023).",
@@ -300,7 +305,7 @@ def test_a_figure_takes_no_hop_to_answer_how_many_days() -> None:
             ),
             Read(
                 "source:corpus/water-use-2025.md",
-                "In 2025 the town's average daily use was 8,400 cubic metres of water, up 3% on 2024.",
+                "In 2025 the town's average daily consumption was 8,400 cubic metres of water, up 3%.",
             ),
         ]
     )

@@ -30,7 +30,7 @@ from cairn.memory.models import PlannedCall
 from cairn.memory.store.protocol import SearchFilter, SearchQuery
 from cairn.memory.tool_config import ToolsConfig
 from cairn.tasks.deps import deps_for
-from cairn.tasks.messages.schemas import Candidate
+from cairn.tasks.messages.schemas import Candidate, DeliverOutput
 from cairn.tasks.model.llm import ModelClient
 from cairn.tasks.toolset import toolset_for
 from tests.conftest import CORPUS
@@ -70,7 +70,10 @@ def listed(source: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     ws = tmp_path_factory.mktemp("listed-ws")
     config = config_for(ws, model="script/model")
     listing = Candidate(tool="list_directory", params={"path": "source:corpus"}, rationale="see the files")
-    undo = register(ScriptedModel(lambda payload: [listing] if payload.iteration == 2 else []))
+    not_ready = DeliverOutput()  # the model does not answer yet: the plan runs
+    undo = register(
+        ScriptedModel(lambda payload: [listing] if payload.iteration == 2 else [], lambda _: not_ready)
+    )
     try:
         executor = InProcessExecutor(ModelClient(config.model, max_attempts=1))
         start_task(

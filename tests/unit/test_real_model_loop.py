@@ -77,6 +77,8 @@ def stubborn(kind: str, payload: Schema) -> Schema | None:
         return Plan(candidates=[Candidate(tool="read_file", params={"path": "source:docs/intro.md"})])
     if kind == "synthesize":
         return SynthesizeOutput(synthesis="Great progress.", progress_assessment="advancing")
+    if kind == "deliver":
+        return DeliverOutput()  # not ready to answer
     return None
 
 
@@ -127,23 +129,27 @@ TEAM_DOCS = ROOT / "bench" / "agent_tasks" / "billing-owner" / "docs"
         (
             "incident-lead",
             "Which team owns the service whose latency budget was exceeded on March 21, and who leads it?",
-            False,
-            "not answered: Which team owns the service whose latency budget was exceeded on March 21",
+            True,
+            "",
         ),
     ],
 )
 def test_the_real_models_team_answers_are_judged_by_what_it_read(
     tmp_path: Path, name: str, goal: str, complete: bool, unmet: str
 ) -> None:
-    """The local model's recorded replies (tests/data/real-model/README.md), replayed: a grounded
-    answer is complete; one whose link to the March 21 incident is nowhere in it is not, right
-    or not, and says which part it could not check."""
+    """The local model's recorded replies (tests/data/real-model/README.md), replayed: each part's
+    answer is proven by the lines it quotes. The incident's team takes a chain of three lines:
+    the team page names the recommendations service, the incident says its budget was exceeded
+    on March 21, the SLO table says that budget is a latency budget."""
     cassette = REAL.parent / f"{name}.cassette.jsonl"
     config = RunConfig(workspace=str(tmp_path), model=f"replay:{cassette}?match=kind", max_iterations=4)
     result = run_whole_task(config, name, goal, [TEAM_DOCS])
     assert result.complete is complete and result.status == ("complete" if complete else "incomplete")
     answer = Path(str(result.report_path)).read_text(encoding="utf-8")
-    assert ("180 ms" in answer) if complete else ("Tomas Berg" in answer and "Unverified" in answer)
+    assert "180 ms" in answer if name == "billing-owner" else "Tomas Berg" in answer
+    assert "## Proof" in answer and "source:docs/teams.md:" in answer
+    if name == "incident-lead":
+        assert "source:docs/incidents-2026-q1.md:4" in answer  # the March 21 line is quoted
     assert [u for u in result.unmet if u.startswith(unmet)] if unmet else result.unmet == []
 
 
@@ -320,7 +326,7 @@ def test_every_call_kind_has_tokens_and_seconds_in_history(tmp_path: Path) -> No
     result = run_whole_task(config, "q", QUESTION, [CORPUS])
     calls = Workspace(tmp_path).task("q").state().model_calls
     kinds = {c.kind for c in calls}
-    assert {"detect_task_type", "extract_constraint", "deliver", "plan"} <= kinds
+    assert {"detect_task_type", "extract_constraint", "deliver"} <= kinds  # read whole, answered: no plan
     assert all(c.ok and c.cost.prompt_tokens > 0 and c.cost.completion_tokens > 0 for c in calls)
     assert all(c.cost.seconds > 0 for c in calls)
     assert len({c.key for c in calls}) == len(calls)  # each call once

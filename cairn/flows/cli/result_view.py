@@ -11,7 +11,7 @@ from cairn.flows.console import safe
 from cairn.memory.log.history import Replay
 from cairn.memory.log.state import Constraint, HotIssue, replay
 from cairn.memory.log.workspace import TaskRepo
-from cairn.memory.models import Evidence, IterationRecord, ModelCall, ToolCall, Verdict
+from cairn.memory.models import Coverage, Evidence, IterationRecord, ModelCall, PartCheck, ToolCall, Verdict
 from cairn.memory.store.protocol import SearchHit
 
 out = Console()
@@ -31,6 +31,7 @@ class TaskView(BaseModel):
     constraints: list[Constraint]
     hot_issues: list[HotIssue]
     verdict: Verdict | None
+    coverage: Coverage | None = None  # how far it got: sources read; a coverage goal's items
     model_calls: list[ModelCall] = []
     history_warning: str | None = None  # a torn last line (a crash while appending)
     history_problems: list[str] = []  # lines changed, removed or reordered (`cairn verify`)
@@ -52,6 +53,7 @@ def task_view(repo: TaskRepo, log: Replay, tampering: list[str] | None = None) -
         constraints=state.constraints,
         hot_issues=state.hot_issues,
         verdict=state.verdict,
+        coverage=state.coverage,
         model_calls=state.model_calls,
         history_warning=log.torn_tail,
         history_problems=tampering or [],
@@ -83,6 +85,8 @@ def print_task(view: TaskView) -> None:
         out.print(f"hot issue: {safe(h.content)} {'(resolved)' if not h.active else '[red](active)[/]'}")
     if view.model_calls:
         out.print(usage_table(view.model_calls))
+    if view.coverage:
+        out.print(f"coverage: {safe(view.coverage.line())}")
     if view.verdict:
         print_verdict(view.verdict)
     if view.stop_reason:
@@ -113,13 +117,29 @@ def _evidence_table(evidence: list[Evidence]) -> Table:
 def print_verdict(verdict: Verdict) -> None:
     mark = "[green]complete[/]" if verdict.complete else "[yellow]incomplete[/]"
     out.print(f"verdict: {mark} (confidence {verdict.confidence:.2f}) — {safe(verdict.rationale)}")
+    if any(p.quotes or p.value for p in verdict.parts):
+        out.print(_proof_table(verdict.parts))
     for line in verdict.unmet:
         out.print(f"  [yellow]unmet:[/] {safe(line)}")
+
+
+def _proof_table(parts: list[PartCheck]) -> Table:
+    """Each question, the answer proven for it, and the lines read that state it."""
+    table = Table(title="proof", title_justify="left", show_lines=True)
+    for col in ("part", "answer", "quoted lines"):
+        table.add_column(col, overflow="fold")
+    for part in parts:
+        said = part.value if part.answered else f"[yellow]not proven[/]: {safe(part.why)}"
+        quotes = "\n".join(safe(q.shown()) for q in part.quotes)
+        table.add_row(safe(part.part), safe(said) if part.answered else said, quotes)
+    return table
 
 
 def print_result(result: BaseModel) -> None:
     data = result.model_dump()
     out.print(f"[bold]{data['task_id']}[/]: {data['status']} after {data['iterations']} iterations")
+    if data.get("coverage"):
+        out.print(f"coverage: {safe(Coverage.model_validate(data['coverage']).line())}")
     if data.get("verdict"):
         print_verdict(Verdict.model_validate(data["verdict"]))
     if data.get("stop_reason") and not data.get("complete"):

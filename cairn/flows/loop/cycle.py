@@ -26,7 +26,15 @@ from cairn.flows.steps.session import Session, deliverable_text, learner_for, re
 from cairn.memory.context.levels import apply_promotions
 from cairn.memory.log.events import EvidenceRecorded, TaskFinished, ValidationRecorded
 from cairn.memory.log.state import TaskState
-from cairn.memory.models import Evidence, Frozen, IterationMode, IterationRecord, TaskStatus, Verdict
+from cairn.memory.models import (
+    Coverage,
+    Evidence,
+    Frozen,
+    IterationMode,
+    IterationRecord,
+    TaskStatus,
+    Verdict,
+)
 from cairn.tasks.task_grounding import checked_for, full_output_reader
 from cairn.tasks.validate import has_tests, validate
 
@@ -44,6 +52,7 @@ class TaskResult(Frozen):
     stop_reason: str | None
     verdict: Verdict | None
     unmet: list[str] = Field(default_factory=list)  # the last verdict's unmet checks (none if complete)
+    coverage: Coverage | None = None  # how far it got (sources read; a coverage goal's items)
     task_type: str = ""
     model_calls: int = 0
     failed_model_calls: int = 0
@@ -189,6 +198,7 @@ def finish(session: Session, reason: str | None) -> TaskResult:
         report_path=report,
         stop_reason=state.stop_reason,
         verdict=state.verdict,
+        coverage=state.coverage,
         task_type=state.task_type,
         model_calls=len(state.model_calls),
         failed_model_calls=sum(not call.ok for call in state.model_calls),

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
+from cairn.flows.loop.progress import record_coverage
 from cairn.flows.loop.results import compress_results, record_call
 from cairn.flows.loop.uncertain import in_call_order, settle_calls
 from cairn.flows.steps.executor import Executor
@@ -57,6 +58,7 @@ def run_iteration(
     results = in_call_order(found, executor.run_tools(runs, session.tool_context()))
     for key, call, output, compression, cost in compress_results(session, executor, results):
         record_call(session, key, call, output, compression, cost)
+    record_coverage(session, iteration)  # how far it got; a coverage goal's ledger and report
     return synthesize(session, executor, iteration, mode, evidence_before)
 
 

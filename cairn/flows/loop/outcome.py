@@ -74,6 +74,11 @@ def _verdict_lines(verdict: Verdict | None) -> list[str]:
     lines += [f"- ✅ {r}" for r in verdict.satisfied] or ["- (none)"]
     lines += ["", "Requirements missing:"]
     lines += [f"- ❌ {r}" for r in verdict.missing] or ["- (none)"]
+    if any(p.quotes or p.value for p in verdict.parts):
+        lines += ["", "Proof, part by part (the lines read that state each answer):"]
+        for part in verdict.parts:
+            said = part.value if part.answered else f"not proven: {part.why}"
+            lines += [f"- **{part.part}** {said}", *(f"  - `{q.shown()}`" for q in part.quotes)]
     if verdict.unmet:
         lines += ["", "Checks not met (the answer is unverified):"]
         lines += [f"- {line}" for line in verdict.unmet]

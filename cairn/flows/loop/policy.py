@@ -39,6 +39,8 @@ DEFAULT_POLICY = LoopPolicy()
 MODEL_UNAVAILABLE = "model_unavailable"  # stop reasons a caller acts on start with these words
 BUDGET = "budget"
 AWAITING_REVIEW = "awaiting_review"
+NOT_STATED = "not_stated"
+COVERED = "covered"
 
 
 def awaiting_review(iteration: int) -> str:
@@ -54,7 +56,17 @@ def awaiting_review(iteration: int) -> str:
 def decide(state: TaskState, policy: LoopPolicy = DEFAULT_POLICY) -> Decision:
     if state.verdict is not None and state.verdict.complete:
         return Decision(stop="complete: every requirement of the suite is met")
-    for condition in (_model_unavailable, _budget, _cap, _same_call, _validations, _no_evidence):
+    conditions = (
+        _model_unavailable,
+        _budget,
+        _cap,
+        _covered,
+        _not_stated,
+        _same_call,
+        _validations,
+        _no_evidence,
+    )
+    for condition in conditions:
         reason = condition(state, policy)
         if reason:
             return Decision(stop=reason)
@@ -86,6 +98,33 @@ def _cap(state: TaskState, policy: LoopPolicy) -> str | None:
     return None
 
 
+def _covered(state: TaskState, policy: LoopPolicy) -> str | None:
+    """A goal about every item of a kind whose every source was read: its ledger will not change."""
+    coverage = state.coverage
+    if coverage is None or not coverage.kind or coverage.read < coverage.sources:
+        return None
+    if state.verdict is None or state.verdict.iteration != state.iterations[-1].iteration:
+        return None  # judge the last ledger first
+    open_rows = coverage.items - coverage.done
+    items = f"{open_rows} of {coverage.items} {coverage.kind} items"
+    return f"{COVERED}: every source read; {items} lack a quoted field"
+
+
+def _not_stated(state: TaskState, policy: LoopPolicy) -> str | None:
+    """Every source was read (or searched for the question's words) and no line states what is
+    still unanswered, while all the answer says is in the files: reading on finds nothing more."""
+    verdict = state.verdict
+    if verdict is None or verdict.iteration != (state.iterations[-1].iteration if state.iterations else -1):
+        return None
+    open_parts = [p for p in verdict.parts if not p.answered]
+    if not open_parts or not all(p.not_stated for p in open_parts):
+        return None
+    if any(not c.supported for c in verdict.claims):
+        return None
+    asked = "; ".join(p.part for p in open_parts)
+    return f"{NOT_STATED}: the files read do not say: {asked}"
+
+
 def _same_call(state: TaskState, policy: LoopPolicy) -> str | None:
     """The same call with nothing changed in between; a check re-run after a file write is new work."""
     counts: Counter[str] = Counter()
@@ -102,7 +141,8 @@ def _same_call(state: TaskState, policy: LoopPolicy) -> str | None:
 
 
 def _validations(state: TaskState, policy: LoopPolicy) -> str | None:
-    failed = [v for v in state.verdicts if not v.complete and v.iteration not in _awaiting_tests(state)]
+    waiting = _awaiting_tests(state) | _still_reading(state)
+    failed = [v for v in state.verdicts if not v.complete and v.iteration not in waiting]
     if len(failed) >= policy.validation_limit:
         return f"{len(failed)} validations without completion; still missing: {', '.join(failed[-1].missing)}"
     return None
@@ -122,13 +162,22 @@ def _awaiting_tests(state: TaskState) -> set[int]:
     }
 
 
+def _still_reading(state: TaskState) -> set[int]:
+    """A coverage goal's iterations that read sources not read before: its ledger is partial by
+    design until the last source is read, so a verdict then is no failed attempt."""
+    coverage = state.coverage
+    return set(state.new_ground) if coverage is not None and coverage.kind else set()
+
+
 def _no_evidence(state: TaskState, policy: LoopPolicy) -> str | None:
     n = policy.no_evidence_iterations
     if len(state.iterations) < n:
         return None
     recent = {it.iteration for it in state.iterations[-n:]}
+    if recent & set(state.new_ground[-n:]):
+        return None  # it read sources it had not read, or filled its ledger: that is progress
     if not any(ev.iteration in recent for ev in state.evidence):
-        return f"no new evidence for {n} iterations"
+        return f"no new evidence or new ground for {n} iterations"
     return None
 
 

@@ -88,7 +88,7 @@ class NarratingRecorder(TaskRecorder):
     """A `TaskRecorder` that also says each recorded event's story line."""
 
     def __init__(self, inner: TaskRecorder, say: Callable[[str], None]) -> None:
-        self.repo, self.store, self.secrets, self.state = inner.repo, inner.store, inner.secrets, inner.state
+        self.adopt(inner)
         self.say = say
 
     def recorded(self, event: Event, state: TaskState) -> None:

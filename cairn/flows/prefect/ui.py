@@ -90,8 +90,11 @@ def _verdict(verdict: Verdict | None, iteration: int) -> str:
     return f"**{status}** (confidence {verdict.confidence:.2f}): {verdict.rationale}.{missing}"
 
 
+EVIDENCE_ROWS = 200  # the evidence table shows the latest rows: its cost stays flat on a long task
+
+
 def evidence_rows(state: TaskState) -> list[dict[str, str | float | int]]:
-    """One row per piece of evidence, oldest first."""
+    """One row per piece of evidence, oldest first (the latest `EVIDENCE_ROWS` of them)."""
     return [
         {
             "iteration": ev.iteration,
@@ -100,15 +103,20 @@ def evidence_rows(state: TaskState) -> list[dict[str, str | float | int]]:
             "confidence": round(ev.confidence, 3),
             "content": _cell(ev.content, 200),
         }
-        for ev in state.evidence
+        for ev in state.evidence[-EVIDENCE_ROWS:]
     ]
 
 
 def progress_percent(state: TaskState) -> float:
-    """Share of the validator's requirements met; iterations over the cap until a first verdict."""
+    """Share of the validator's requirements met (of a coverage goal, of its sources read and items
+    settled); iterations over the cap until a first verdict."""
     verdict = state.verdict
     if verdict is not None and verdict.complete:
         return 100.0
+    coverage = state.coverage
+    if coverage is not None and coverage.kind and coverage.sources:
+        settled = coverage.done / coverage.items if coverage.items else 0.0
+        return round(min(99.0, 50.0 * coverage.read / coverage.sources + 50.0 * settled), 1)
     if verdict is not None and (verdict.satisfied or verdict.missing):
         met = len(verdict.satisfied) / (len(verdict.satisfied) + len(verdict.missing))
         return round(min(99.0, 100.0 * met), 1)
@@ -162,6 +170,8 @@ class TaskPages:
 
         percent = progress_percent(state)
         text = f"{len(state.iterations)} of at most {state.max_iterations} iterations; {state.status}"
+        if state.coverage is not None:
+            text += f"; {state.coverage.line()}"
         if self._progress is None:
             key = progress_key(self.task_id)
             created = create_progress_artifact(percent, key=key, description=text)

@@ -28,15 +28,23 @@ from cairn.tasks.call_key import CallKey
 from cairn.tasks.grounding import Grounding, ReadIndex, answer_body, check_answer, split_goal
 from cairn.tasks.grounding.answer_text import terms
 from cairn.tasks.grounding.arithmetic import worked
+from cairn.tasks.grounding.asked import parse
 from cairn.tasks.grounding.claims import answer_clauses
 from cairn.tasks.grounding.figures import figures
-from cairn.tasks.grounding.parts import wanted_unit, wants
+from cairn.tasks.grounding.parts import is_question
+from cairn.tasks.grounding.proof import proof_markdown
 from cairn.tasks.grounding.reads import Support
 from cairn.tasks.grounding.relative_dates import dated_text
 from cairn.tasks.messages.schemas import CalculateInput, CalculateOutput, DeliverInput, DeliverOutput
 from cairn.tasks.model.llm import context_window
 from cairn.tasks.opening import words_budget
-from cairn.tasks.task_grounding import full_output_reader, given_text, lines_to_answer_from, task_reads
+from cairn.tasks.task_grounding import (
+    full_output_reader,
+    given_text,
+    lines_to_answer_from,
+    sources_exhausted,
+    task_reads,
+)
 
 READS = ("read_file", "search_memory", "run_python", "summarize_directory")
 ORIGIN_SHARE = 0.6  # of a sentence's own words a line must hold to be where it comes from
@@ -71,17 +79,21 @@ def delivery(
     answer = _answer(session, executor, key, payload, name)
     if not answer:
         return None
-    reads = ReadIndex(task_reads(state, full_output_reader(session.recorder.repo.root)))
+    reader = full_output_reader(session.recorder.repo.root)
+    reads = ReadIndex(task_reads(state, reader))
+    exhausted = sources_exhausted(state, reader)
     done: list[str] = []
-    if (sum_ := _arithmetic(session, executor, key, payload, answer, reads)) is not None:
+    if (sum_ := _arithmetic(session, executor, key, payload, answer, reads, exhausted)) is not None:
         again = payload.model_copy(update={"worked": [sum_]})
         key = key.model_copy(update={"index": 2 + int(force)})
         answer = _answer(session, executor, key, again, f"{name}-worked") or answer
         done.append(sum_)
-    found = _check(state, answer, reads, done)
+    found = _check(state, answer, reads, done, exhausted)
+    questions = [p for p, part in zip(found.parts, _parts(state), strict=True) if is_question(part)]
+    proven = f"{answer}\n\n{proof_markdown(questions)}" if questions else answer
     call = PlannedCall(
         tool="answer",
-        params={"answer": answer, "sources": _sources(found, reads, answer, state.goal)},
+        params={"answer": proven, "sources": _sources(found, reads, answer, state.goal)},
         rationale="The files read answer the goal: deliver it.",
         expected_evidence=["synthesis", "file_creation", "documentation"],
     )
@@ -126,12 +138,13 @@ def _arithmetic(
     payload: DeliverInput,
     answer: str,
     reads: ReadIndex,
+    exhausted: bool,
 ) -> str | None:
     """`expression = value` when a part asks for a number the answer does not ground and the
     model names a calculation over figures the files state; else None (no call when none is
     needed)."""
     state = session.state
-    found = _check(state, answer, reads, [])
+    found = _check(state, answer, reads, [], exhausted)
     if not any(not p.answered and _asks_number(p.part) for p in found.parts):
         return None
     ask_key = key.model_copy(update={"kind": "calculate"})
@@ -156,13 +169,16 @@ def grounded_arithmetic(line: str, reads: ReadIndex) -> bool:
 
 
 def _asks_number(part: str) -> bool:
-    kinds = wants(part)
-    return wanted_unit(part) is not None or (kinds is not None and "figure" in kinds and "name" not in kinds)
+    return parse(part).kind == "figure"
 
 
-def _check(state: TaskState, answer: str, reads: ReadIndex, done: list[str]) -> Grounding:
-    parts = state.parts or split_goal(state.goal)
-    return check_answer(answer, parts, reads, given_text(state), [*state.worked, *done])
+def _parts(state: TaskState) -> list[str]:
+    return state.parts or split_goal(state.goal)
+
+
+def _check(state: TaskState, answer: str, reads: ReadIndex, done: list[str], exhausted: bool) -> Grounding:
+    worked = [*state.worked, *done]
+    return check_answer(answer, _parts(state), reads, given_text(state), worked, exhausted=exhausted)
 
 
 def _sources(found: Grounding, reads: ReadIndex, answer: str, goal: str) -> list[str]:
@@ -172,6 +188,7 @@ def _sources(found: Grounding, reads: ReadIndex, answer: str, goal: str) -> list
     files = [
         s.source for clause in answer_clauses(answer_body(answer)) if (s := _origin(clause, goal, reads))
     ]
+    files += [q.source for part in found.parts if part.answered for q in part.quotes]
     for claim in found.claims:
         if claim.status == "supported":
             files.append(claim.where)

@@ -260,8 +260,10 @@ def excerpts(
 def _quotable(call: ToolCall) -> bool:
     if call.outcome != "success" or call.relevance == "low":
         return False
-    return (call.tool == "read_file" and bool(call.paths)) or (
-        call.tool == "search_memory" and _searched(call)
+    return (
+        (call.tool == "read_file" and bool(call.paths))
+        or (call.tool == "search_memory" and _searched(call))
+        or (call.tool == "find_lines" and bool(call.paths))
     )
 
 
@@ -271,6 +273,8 @@ def _searched(call: ToolCall) -> bool:
 
 
 def _excerpt_source(call: ToolCall) -> str:
+    if call.tool == "find_lines":
+        return f"find: {call.params.get('path', '')} {call.params.get('words', '')}"
     return call.paths[0] if call.tool == "read_file" else f"search: {call.params.get('query', '')}"
 
 

@@ -14,6 +14,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from cairn.flows.steps import frontier
+from cairn.flows.steps.coverage import next_reads, spec_of
 from cairn.flows.steps.deliver import delivery
 from cairn.flows.steps.executor import Executor
 from cairn.flows.steps.model_calls import ask
@@ -42,11 +43,14 @@ def plan_batch(
         return state.plan
     wanted = requirements_for(state.task_type, session.config.validators_dir)
     missing = state.verdict.missing if state.verdict else [line.split(":")[0] for line in wanted]
-    if opening := _opening(session):
+    if opening := next_reads(session) or _opening(session):  # a coverage goal reads on, batch by batch
         session.recorder.record(
             PlanRecorded(iteration=iteration, candidates=opening, batch=opening, frontier=state.frontier)
         )
         return opening
+    if spec_of(state) is not None:  # every source read: the ledger is all there is to deliver
+        session.recorder.record(PlanRecorded(iteration=iteration, candidates=[], batch=[], frontier=[]))
+        return []
     if _sources_read(session) and (step := coding_step(session, executor, iteration, missing)):
         candidates, batch, rest = _choose(session, state, step, missing)  # write, test, fix: no plan
         if batch:

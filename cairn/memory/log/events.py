@@ -12,11 +12,13 @@ from pydantic import Field, TypeAdapter
 
 from cairn.memory.models import (
     CodeReference,
+    Coverage,
     Evidence,
     FileReference,
     Frozen,
     IterationMode,
     IterationRecord,
+    LedgerRow,
     ModelCall,
     ModelProbe,
     PlannedCall,
@@ -160,6 +162,17 @@ class EvidenceRecorded(Frozen):
     evidence: list[Evidence]
 
 
+class CoverageRecorded(Frozen):
+    """How far a task got after an iteration: sources read, and for a goal about every item of a
+    kind, the ledger's rows that iteration added or changed (each whole)."""
+
+    type: Literal["coverage"] = "coverage"
+    iteration: int
+    coverage: Coverage
+    rows: list[LedgerRow] = Field(default_factory=list)
+    new_ground: bool = False  # it read a source not read before, or added or changed a row
+
+
 class IterationCompleted(Frozen):
     type: Literal["iteration_completed"] = "iteration_completed"
     record: IterationRecord
@@ -202,6 +215,7 @@ Event = Annotated[
     | UncertainCallResolved
     | FileRecorded
     | EvidenceRecorded
+    | CoverageRecorded
     | IterationCompleted
     | ValidationRecorded
     | ReviewDecided

@@ -132,6 +132,19 @@ class HistoryLog:
     def events(self) -> Iterator[Event]:
         yield from self.read().events
 
+    def read_after(self, offset: int) -> tuple[list[Envelope], int]:
+        """The intact lines from byte `offset` on, and the offset after the last of them: what
+        another process appended since a reader last looked (a torn last line is left for later).
+        """
+        if not self.path.exists():
+            return [], 0
+        with open(self.path, "rb") as handle:
+            handle.seek(offset)
+            data = handle.read()
+        end = data.rfind(b"\n") + 1
+        envelopes = [_parse(raw) for raw in data[:end].split(b"\n")[:-1]] if end else []
+        return envelopes, offset + end
+
     def verify(self) -> ChainCheck:
         """Check every line parses and chains to the one before it."""
         problems: list[str] = []

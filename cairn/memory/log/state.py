@@ -19,6 +19,7 @@ from cairn.memory.log.events import (
     BudgetSet,
     ConstraintExtracted,
     ConstraintRetired,
+    CoverageRecorded,
     Event,
     EvidenceRecorded,
     FileRecorded,
@@ -42,11 +43,13 @@ from cairn.memory.models import (
     CallCost,
     CheckOutcome,
     CodeReference,
+    Coverage,
     Evidence,
     FileReference,
     Frozen,
     IterationMode,
     IterationRecord,
+    LedgerRow,
     ModelCall,
     ModelProbe,
     PlannedCall,
@@ -123,6 +126,9 @@ class TaskState(Frozen):
     max_usd: float | None = None
     max_tokens: int | None = None
     parts: list[str] = Field(default_factory=list)  # what the goal asks, split once at the start
+    coverage: Coverage | None = None  # how far the task got (recorded after each iteration)
+    ledger: dict[str, LedgerRow] = Field(default_factory=dict)  # a coverage goal's items, by name
+    new_ground: list[int] = Field(default_factory=list)  # iterations that read or found something new
     worked: list[str] = Field(default_factory=list)  # Cairn's arithmetic for the answer, "a / b = c"
 
     @property
@@ -247,11 +253,20 @@ def _apply(s: TaskState, e: Event) -> TaskState:
             )
         case ToolsConfigured() | ToolCallStarted() | UncertainCallResolved():
             return _apply_tools(s, e)
-        case ValidationRecorded():
-            return s.model_copy(update={"verdicts": [*s.verdicts, e.verdict]})
+        case ValidationRecorded() | CoverageRecorded():
+            return _apply_judged(s, e)
         case ReviewDecided():
             return s.model_copy(update={"reviews": [*s.reviews, e]})
     raise TypeError(f"unknown event {e!r}")
+
+
+def _apply_judged(s: TaskState, e: ValidationRecorded | CoverageRecorded) -> TaskState:
+    """What a task's checks said after an iteration: its verdict, how far it got, its ledger."""
+    if isinstance(e, ValidationRecorded):
+        return s.model_copy(update={"verdicts": [*s.verdicts, e.verdict]})
+    rows = {**s.ledger, **{row.item: row for row in e.rows}} if e.rows else s.ledger
+    ground = [*s.new_ground, e.iteration] if e.new_ground else s.new_ground
+    return s.model_copy(update={"coverage": e.coverage, "ledger": rows, "new_ground": ground})
 
 
 def _apply_run(

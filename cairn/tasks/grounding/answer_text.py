@@ -14,7 +14,7 @@ import re
 from cairn.memory.embed.embeddings import tokens
 
 UNVERIFIED = "> **Unverified**"  # the banner an incomplete task's kept answer opens with
-_SOURCES = re.compile(r"^#+\s*(?:sources|references)\s*$", re.I | re.M)
+_SOURCES = re.compile(r"^#+\s*(?:sources|references|proof|ledger)\s*$", re.I | re.M)
 _CITE = re.compile(r"\s*\[source:[^\]]*\]")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'“(\[*A-Z0-9])")
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
@@ -23,8 +23,8 @@ _EMPHASIS = re.compile(r"(\*\*|__)(.+?)\1")
 
 
 def answer_body(markdown: str) -> str:
-    """The answer's own words: no headings, no Sources section, no `[source: ...]` marks, no
-    banner of an unverified answer."""
+    """The answer's own words: no headings, no Sources or Proof section, no `[source: ...]` marks,
+    no banner of an unverified answer."""
     text = _SOURCES.split(markdown, maxsplit=1)[0]
     lines = []
     for line in text.splitlines():

@@ -22,7 +22,9 @@ from cairn.memory.embed.words import FUNCTION_WORDS
 from cairn.memory.models import Claim
 from cairn.tasks.grounding import figures
 from cairn.tasks.grounding.answer_text import terms
+from cairn.tasks.grounding.chains import UnitIndex
 from cairn.tasks.grounding.relative_dates import anchor_spans, resolved
+from cairn.tasks.grounding.units import Unit, units_of
 
 RARE = 3  # a word in at most this many lines can link two of them (a name, a service)
 NEAR = 60  # characters either side of a claim that speak of it (about ten words)
@@ -42,6 +44,35 @@ class Read:
     source: str  # the file path as the tools name it, or the call that returned it
     text: str
     about: str = ""  # what the text answers (a tool call and its arguments): every line's heading
+    line: int = 1  # the line of `source` the text starts on (a passage of a longer file)
+
+
+FOUND_LINES = re.compile(r"^\[lines (?P<source>\S+?):(?P<line>\d+)(?: \| (?P<context>.*?))?\] (?P<text>.*)$")
+_SEARCH_HIT = "[document_chunk source:"
+
+
+def passages(output: str) -> list[Read]:
+    """The source passages a tool's output quotes: the hits of a memory search (`[document_chunk
+    source:d/a.md] ...`) and the lines `find_lines` found (`[lines source:d/a.md:7 | Heading] ...`),
+    each as a read of its file.
+
+    >>> [(r.source, r.line, r.about) for r in passages("[lines source:d/a.md:7 | Teams] Lead: Ana.")]
+    [('source:d/a.md', 7, 'Teams')]
+    """
+    found = []
+    for line in output.splitlines():
+        if entry := FOUND_LINES.match(line):
+            found.append(Read(entry["source"], entry["text"], entry["context"] or "", int(entry["line"])))
+        elif line.startswith(_SEARCH_HIT):
+            head, _, text = line.partition("] ")
+            found.append(Read(head.removeprefix("[document_chunk ").strip(), text))
+    return found
+
+
+def found_line(source: str, line: int, context: str, text: str) -> str:
+    """One line of `find_lines`' output (what `passages` reads back)."""
+    where = f" | {context}" if context else ""
+    return f"[lines {source}:{line}{where}] {text}"
 
 
 def normal(text: str) -> str:
@@ -133,12 +164,18 @@ class ReadIndex:
     that states the thing, or None."""
 
     def __init__(self, reads: Iterable[Read]) -> None:
+        self.reads = [read for read in reads if read.text.strip()]
         self._lines = [
-            (read.source, _Line(line))
-            for read in reads
-            if read.text.strip()
-            for line in context_lines(read.text, read.about)
+            (read.source, _Line(line)) for read in self.reads for line in context_lines(read.text, read.about)
         ]
+
+    @cached_property
+    def units(self) -> UnitIndex:
+        """The same reads as quotable units (sentences, rows, turns), for quote chains."""
+        found: list[Unit] = []
+        for read in self.reads:
+            found += units_of(read.source, read.text, read.about, len(found), read.line)
+        return UnitIndex(found)
 
     def __bool__(self) -> bool:
         return bool(self._lines)

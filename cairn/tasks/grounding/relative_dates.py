@@ -8,8 +8,9 @@ support group (a date Cairn worked out from a supported one, as it does with sum
 
 >>> resolved("[1:56 pm on 8 May, 2023] Caroline: I went to a support group yesterday.")
 '[1:56 pm on 8 May, 2023] Caroline: I went to a support group yesterday (7 May 2023).'
->>> dated_text("## Session 2 — 25 May, 2023\\nMel: We ran a race last Sunday and I painted last year.")
-'## Session 2 — 25 May, 2023\\nMel: We ran a race last Sunday (21 May 2023) and I painted last year (2022).'
+>>> print(dated_text("## Session 2 — 25 May, 2023\\nMel: We ran last Sunday; I painted last year."))
+## Session 2 — 25 May, 2023
+Mel: We ran last Sunday (the Sunday before 25 May 2023, 21 May 2023); I painted last year (2022).
 """
 
 from __future__ import annotations
@@ -67,10 +68,19 @@ def dated_text(text: str) -> str:
             lines.append(line)
             continue
         if line.lstrip().startswith("#"):
-            days = [day for d in figures.dates(line) if (day := _day(d))]
-            anchor = days[-1] if days else anchor
+            anchor = heading_date(line) or anchor
         lines.append(resolved(line, anchor))
     return "\n".join(lines)
+
+
+def heading_date(heading: str) -> date | None:
+    """The last full date a heading (or a path of headings) gives: the day its lines were written.
+
+    >>> heading_date("Session 2 — 1:56 pm on 25 May, 2023")
+    datetime.date(2023, 5, 25)
+    """
+    days = [day for d in figures.dates(heading) if (day := _day(d))]
+    return days[-1] if days else None
 
 
 def _day(found: figures.Date) -> date | None:
@@ -95,7 +105,8 @@ def _meant(match: re.Match[str], at: date) -> str | None:
         return _month(at, step) if g["tunit"].lower() == "month" else str(at.year + step)
     if g["wd"]:
         back = (at.weekday() - _WEEKDAYS.index(g["wd"].lower())) % 7 or 7
-        return _spelled(at - timedelta(days=back))
+        weekday = (at - timedelta(days=back)).strftime("%A")
+        return f"the {weekday} before {_spelled(at)}, {_spelled(at - timedelta(days=back))}"
     count = int(g["n"]) if g["n"].isdigit() else _COUNT[g["n"].lower()]
     return _ago(g["ago"].lower(), count, at)
 

@@ -22,7 +22,6 @@ from cairn.tasks.messages.schemas import (
     CompressBatchInput,
     CompressInput,
     DeliverInput,
-    DeliverOutput,
     DetectTaskTypeInput,
     ExtractConstraintInput,
     PlanInput,
@@ -30,6 +29,7 @@ from cairn.tasks.messages.schemas import (
     SynthesizeInput,
     WriteInput,
 )
+from cairn.tasks.offline.answers import deliver
 from cairn.tasks.offline.classifier import rule_by_words, task_type_by_words
 from cairn.tasks.offline.planner import plan
 from cairn.tasks.offline.reading import compress, compress_batch, synthesize
@@ -58,7 +58,7 @@ def respond(messages: list[dict[str, str]]) -> str:
     elif isinstance(payload, DetectTaskTypeInput):
         output = task_type_by_words(payload.goal)
     elif isinstance(payload, DeliverInput):
-        output = DeliverOutput()  # no answer: the offline planner writes its cited report itself
+        output = deliver(payload)  # a question's value from the files' words; a report is the planner's
     elif isinstance(payload, CalculateInput):
         output = CalculateOutput()  # never asked: the offline model delivers no answers
     elif isinstance(payload, WriteInput):

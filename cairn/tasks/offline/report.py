@@ -67,7 +67,7 @@ def build_report(inp: PlanInput) -> str:
     else:
         body = [f"- {sentence} [source: {source}]" for _, sentence, source in chosen]
         every = [(0.0, sentence, n.source) for n in notes for sentence in _sentences(n)]
-        body = _derived(inp.goal, chosen + every) + body  # the stock may be in a sentence not chosen
+        body = derived(inp.goal, chosen + every) + body  # the stock may be in a sentence not chosen
     cited = list(dict.fromkeys(source for _, _, source in chosen))
     read = sum(1 for f in inp.files if f.read)
     tail = [
@@ -148,7 +148,7 @@ _RATE = re.compile(r"\b(?:daily|per day|a day|each day|/day|every day)\b", re.IG
 _SCALE = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
 
 
-def _derived(goal: str, chosen: list[tuple[float, str, str]]) -> list[str]:
+def derived(goal: str, chosen: list[tuple[float, str, str]]) -> list[str]:
     """'About N days' from the best cited stock and daily rate in the same unit, else nothing."""
     if not re.search(r"\bhow (?:many days|long)\b", goal, re.IGNORECASE):
         return []

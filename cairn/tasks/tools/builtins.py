@@ -7,7 +7,7 @@ anything. The rest only read (`lint` runs ruff without `--fix`). After a crash m
 run again, and a person decides on a `run_python` snippet.
 
 >>> sorted(t.name for t in BUILTINS)[:3]
-['answer', 'lint', 'list_directory']
+['answer', 'find_lines', 'lint']
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from cairn.tasks.tools import answer, coding, directory, file_tools, history_tools, memory_search
+from cairn.tasks.tools import answer, coding, directory, file_tools, find_lines, history_tools, memory_search
 from cairn.tasks.tools.definition import Settle, Tool
 from cairn.tasks.tools.python_tools import function_tool
 
@@ -51,6 +51,12 @@ BUILTINS: list[Tool] = [
         {"path": _DIR},
     ),
     _builtin(file_tools.read_file, "Read a text file.", {"path": "a path exactly as listed in `files`"}),
+    _builtin(
+        find_lines.find_lines,
+        "Find every line of a source file, or of all files under a source folder, that holds all the "
+        "given words (any form of each: 'lead' finds 'led'), with its headings and line number.",
+        {"path": "a `sources` entry or a source file from `files`", "words": "the words a line must hold"},
+    ),
     _builtin(
         file_tools.write_file,
         "Write a text file into the workspace (committed to the task's git history). Sources are read-only.",

@@ -1,0 +1,76 @@
+"""After every iteration: how far the task got, recorded; for a goal about every item of a kind,
+the ledger rows its reads changed, and the report written and committed with them.
+
+The report is Cairn's own write (`write_file report.md`, marked with the iteration it reports), so
+a task stopped at any point (its cap, its budget, a crash, a person) leaves a deliverable that says
+how far it got: "97 of 240 sources read; 95 service items found, 93 with ...".
+"""
+
+from __future__ import annotations
+
+from cairn.flows.loop.results import record_call
+from cairn.flows.steps.coverage import kept_ledger, read_sources, spec_of
+from cairn.flows.steps.session import Session
+from cairn.memory.log.events import CoverageRecorded
+from cairn.memory.models import CallCost, Compression, Coverage, LedgerRow, PlannedCall
+from cairn.tasks.call_key import CallKey
+from cairn.tasks.coverage.goal import CoverageGoal
+from cairn.tasks.coverage.ledger_report import ledger_report
+from cairn.tasks.task_grounding import full_output_reader, source_files
+from cairn.tasks.tools.base import ToolOutput, WrittenFile
+
+REPORT = "report.md"
+_NO_COST = CallCost()
+
+
+def record_coverage(session: Session, iteration: int) -> None:
+    """After an iteration's calls: take in what they read, record the coverage (and the ledger rows
+    it changed), and write and commit the report of a coverage goal (once per iteration)."""
+    state = session.state
+    if not state.sources or any(c.params.get("ledger") == iteration for c in state.pending_calls):
+        return
+    spec = spec_of(state)
+    kept = kept_ledger(session, spec)
+    touched = kept.take_in(state, full_output_reader(session.recorder.repo.root))
+    read, files = read_sources(state), source_files(state)
+    rows = kept.rows(touched, all(p in read for p in files), state.ledger) if kept.ledger else []
+    ledger = {**state.ledger, **{row.item: row for row in rows}}
+    coverage = _coverage(spec, len(files), sum(p in read for p in files), ledger)
+    before = state.coverage.read if state.coverage else 0
+    new_ground = bool(rows) or coverage.read > before
+    session.recorder.record(
+        CoverageRecorded(iteration=iteration, coverage=coverage, rows=rows, new_ground=new_ground)
+    )
+    if spec is not None:
+        _write_report(session, iteration, spec, coverage)
+
+
+def _coverage(spec: CoverageGoal | None, sources: int, read: int, ledger: dict[str, LedgerRow]) -> Coverage:
+    if spec is None:
+        return Coverage(sources=sources, read=read)
+    done = sum(row.done for row in ledger.values())
+    return Coverage(
+        sources=sources, read=read, kind=spec.kind, fields=spec.fields, items=len(ledger), done=done
+    )
+
+
+def _write_report(session: Session, iteration: int, spec: CoverageGoal, coverage: Coverage) -> None:
+    """The report as the ledger stands, written and committed, recorded as Cairn's own write."""
+    state = session.state
+    text = ledger_report(state.goal, spec, list(state.ledger.values()), coverage)
+    target = session.recorder.repo.artifacts / REPORT
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(text, encoding="utf-8")
+    key = CallKey(task_id=session.task_id, iteration=iteration, index=len(state.plan) + 1, kind="tool")
+    planned = PlannedCall(
+        tool="write_file",
+        params={"path": REPORT, "ledger": iteration},
+        rationale="The report of the ledger as this iteration left it, written by Cairn.",
+    )
+    line = f"wrote {REPORT} ({len(text)} characters): {coverage.line()}"
+    output = ToolOutput(text=line, paths=[REPORT], written=WrittenFile(path=REPORT, content=text))
+    note = Compression(insights=line, learning=coverage.line(), relevance="high")
+    record_call(session, key, planned, output, note, _NO_COST)
+
+
+__all__ = ["REPORT", "record_coverage"]

@@ -1,0 +1,161 @@
+"""Goals about every item of a kind: the goal read, the items found, the ledger's cells proven or
+not, and whole offline tasks that read a folder batch by batch, deliver as they go and stop with
+a partial report that says how far they got."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from cairn.flows.steps.coverage import reads_batch
+from cairn.memory.log.workspace import Workspace
+from cairn.tasks.coverage.goal import coverage_goal
+from cairn.tasks.coverage.items import Subjects
+from cairn.tasks.coverage.ledger import Ledger
+from cairn.tasks.deps import RunConfig
+from cairn.tasks.grounding.units import units_of
+from tests.unit.scripted import run_whole_task
+
+GOAL = (
+    "Summarise, for every service described in the corpus, the team that owns it and its p95 latency budget."
+)
+SERVICES = [
+    (f"svc{n:02d}", f"Team {bird}", 100 + 10 * n) for n, bird in enumerate(["Wren", "Kite", "Lark"] * 8)
+]
+
+
+@pytest.mark.parametrize(
+    ("goal", "kind", "fields"),
+    [
+        (GOAL, "service", ["the team that owns it", "its p95 latency budget"]),
+        ("List the owner and the launch year of every service.", "service", ["the owner", "the launch year"]),
+        ("For each team, give who leads it.", "team", ["who leads it"]),
+    ],
+)
+def test_a_goal_about_every_item_names_its_kind_and_fields(goal: str, kind: str, fields: list[str]) -> None:
+    spec = coverage_goal(goal)
+    assert spec is not None and (spec.kind, spec.fields) == (kind, fields)
+
+
+def test_a_goal_about_one_thing_is_no_coverage_goal() -> None:
+    assert coverage_goal("Which team owns the billing service?") is None
+
+
+def test_items_are_named_by_a_kind_column_the_words_before_the_kind_or_a_fields_subject() -> None:
+    spec = coverage_goal(GOAL)
+    assert spec is not None
+
+    def found(source: str, text: str) -> list[list[str]]:
+        return [Subjects(spec).named(u) for u in units_of(source, text)]
+
+    assert found("a.md", "The ledger sync service is owned by Team Wren.") == [["ledger sync"]]
+    assert found("a.md", "Each service has an owner. The service level objectives apply.") == [[], []]
+    assert found("a.csv", "service,owner\nledger sync v2,Team Kite\n") == [["ledger sync v2"]]
+    assert found("a.json", '[{"service": "cart", "owner": "Team Lark"}]') == [["cart"]]
+    assert found("a.md", "Service note: calqui. Team Wren owns mirmon; launched 2019.") == [
+        ["calqui"],
+        ["mirmon"],
+    ]
+    assert found("a.md", "Launched in 2019, quirin is owned by Team Wren.") == [["quirin"]]
+    assert found("m.md", "Correction: the p95 latency budget of vofe is 1330 ms.") == [["vofe"]]
+
+
+def test_a_section_naming_no_item_is_about_its_heading_only_when_it_states_every_field() -> None:
+    note = "## Achtes mirror\n\n- Owning team: Team Stint\n- p95 latency budget: 940 ms\n- Launched: 2024"
+    handbook = "# On-call handbook\n\nPage the owning team first. A p95 latency budget is 95 of 100 requests."
+    rows = _ledger({"a.md": note, "h.md": handbook})
+    assert rows == {"Achtes mirror": [("Team Stint", "quoted"), ("940 ms", "quoted")]}
+
+
+def _ledger(files: dict[str, str], exhausted: bool = True) -> dict[str, list[tuple[str, str]]]:
+    spec = coverage_goal(GOAL)
+    assert spec is not None
+    ledger = Ledger(spec)
+    for source, text in files.items():
+        ledger.add(units_of(source, text))
+    rows = [ledger.row(item, exhausted) for item in ledger.items]
+    return {row.item: [(c.value, c.status) for c in row.cells] for row in rows}
+
+
+def test_each_cell_is_quoted_from_a_line_naming_its_item_whatever_the_format() -> None:
+    rows = _ledger(
+        {
+            "a.md": "The ledger sync service is owned by Team Wren. Its p95 latency budget is 250 ms.",
+            "b.csv": "service,owner,p95 latency budget (ms)\nledger sync v2,Team Kite,90\n",
+            "c.json": '[{"service": "cart", "owner": "Team Lark", "p95_latency_budget_ms": 210}]',
+        }
+    )
+    assert rows == {
+        "ledger sync": [("Team Wren", "quoted"), ("250 ms", "quoted")],
+        "ledger sync v2": [("Team Kite", "quoted"), ("90 ms", "quoted")],  # a near name, its own row
+        "cart": [("Team Lark", "quoted"), ("210 ms", "quoted")],
+    }
+
+
+def test_a_later_dated_line_corrects_an_earlier_one_and_two_undated_values_conflict() -> None:
+    table = "| service | owner | p95 latency budget (ms) |\n|---|---|---|\n| billing | Team Wren | 180 |\n"
+    memo = "# Memo, 2026-03-02\n\nThe p95 latency budget of the billing service is now 350 ms."
+    assert _ledger({"t.md": table, "m.md": memo})["billing"][1] == ("350 ms", "quoted")
+    other = "The p95 latency budget of the billing service is 300 ms."
+    assert _ledger({"t.md": table, "o.md": other})["billing"][1] == ("", "conflict")
+
+
+def test_a_field_no_line_gives_is_open_until_every_source_was_read() -> None:
+    files = {"a.md": "The inbox service is owned by Team Rook. It launched in 2019."}
+    assert _ledger(files, exhausted=False)["inbox"][1] == ("", "open")
+    assert _ledger(files, exhausted=True)["inbox"][1] == ("", "not_given")  # not "2019"
+
+
+def test_a_batch_is_what_fits_the_budget_or_what_is_forced() -> None:
+    assert reads_batch(1000, [300] * 10, None) == 3
+    assert reads_batch(100, [300] * 10, None) == 1  # one file at least, however large
+    assert reads_batch(1000, [300] * 10, 7) == 7
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    for name, team, budget in SERVICES[:18]:
+        text = f"# {name}\n\nThe {name} service is owned by {team}. Its p95 latency budget is {budget} ms.\n"
+        (folder / f"{name}.md").write_text(text, encoding="utf-8")
+    rows = "\n".join(f"{n},{t},{b}" for n, t, b in SERVICES[18:21])
+    (folder / "more.csv").write_text(f"service,owner,p95 latency budget (ms)\n{rows}\n", encoding="utf-8")
+    objects = [{"service": n, "owner": t, "p95_latency_budget_ms": b} for n, t, b in SERVICES[21:]]
+    (folder / "rest.json").write_text(json.dumps(objects, indent=1), encoding="utf-8")
+    (folder / "minutes.md").write_text("# Minutes\n\nNothing was decided.\n", encoding="utf-8")
+    return folder
+
+
+def test_a_whole_folder_is_read_batch_by_batch_into_a_complete_ledger(tmp_path: Path, corpus: Path) -> None:
+    config = RunConfig(workspace=str(tmp_path / "ws"), model="cairn/offline", read_batch=3)
+    result = run_whole_task(config, "t", GOAL, [corpus])
+    assert result.complete and result.iterations == 7  # 21 files, three at a time
+    report = Path(str(result.report_path)).read_text(encoding="utf-8")
+    for name, team, budget in SERVICES:
+        assert f"| {name} | {team} | {budget} ms |" in report
+    assert "Coverage: 21 of 21 sources read; 24 service items found, 24 with" in report
+    repo = Workspace(tmp_path / "ws").task("t")
+    commits = subprocess.run(
+        ["git", "log", "--format=%s", "--", "artifacts/report.md"],
+        cwd=repo.root,
+        capture_output=True,
+        text=True,
+    )
+    assert commits.stdout.count("write_file report.md") == 7  # the report committed after every iteration
+    reads = [c.params["path"] for c in repo.state().calls if c.tool == "read_file"]
+    assert len(reads) == len(set(reads)) == 21  # no source read twice
+
+
+def test_a_task_stopped_early_keeps_a_report_that_says_how_far_it_got(tmp_path: Path, corpus: Path) -> None:
+    config = RunConfig(workspace=str(tmp_path / "ws"), model="cairn/offline", read_batch=3, max_iterations=2)
+    result = run_whole_task(config, "t", GOAL, [corpus])
+    assert result.status == "incomplete" and result.stop_reason == "iteration cap of 2 reached"
+    assert result.coverage is not None and (result.coverage.read, result.coverage.sources) == (6, 21)
+    report = Path(str(result.report_path)).read_text(encoding="utf-8")
+    assert report.startswith("> **Unverified**: Cairn stopped this task (iteration cap of 2 reached)")
+    assert "Coverage: 6 of 21 sources read; 9 service items found, 9 with" in report  # a CSV, a JSON, 4 files
+    assert report.count("| svc") == 9
