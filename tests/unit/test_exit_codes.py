@@ -12,7 +12,16 @@ from cairn.flows.cli.endings import TaskIncomplete, ending, exit_code
 from cairn.flows.loop.cycle import TaskResult
 from cairn.flows.loop.policy import decide
 from cairn.memory.log.state import TaskState
-from cairn.memory.models import CallCost, Evidence, IterationRecord, ModelCall, ToolCall, Verdict
+from cairn.memory.models import (
+    CallCost,
+    Coverage,
+    Evidence,
+    IterationRecord,
+    ModelCall,
+    PartCheck,
+    ToolCall,
+    Verdict,
+)
 
 
 def _it(
@@ -55,6 +64,30 @@ STATES: dict[str, tuple[TaskState, int]] = {
         ),
         8,
     ),
+    "not stated": (
+        TaskState(
+            iterations=[_it(1)],
+            evidence=[_ev(1)],
+            verdicts=[
+                NO.model_copy(
+                    update={
+                        "iteration": 1,
+                        "parts": [PartCheck(part="Who leads it?", answered=False, not_stated=True)],
+                    }
+                )
+            ],
+        ),
+        8,
+    ),
+    "covered": (
+        TaskState(
+            iterations=[_it(1)],
+            evidence=[_ev(1)],
+            verdicts=[NO.model_copy(update={"iteration": 1})],
+            coverage=Coverage(sources=2, read=2, kind="service", fields=["owner"], items=3, done=2),
+        ),
+        8,
+    ),
     "model unavailable": (
         TaskState(model_calls=[ModelCall(key="k", kind="plan", model="m", ok=False, error="refused")] * 3),
         4,
@@ -68,11 +101,25 @@ STATES: dict[str, tuple[TaskState, int]] = {
 }
 
 
+SAID = {  # how the policy words each stop: the state above meets the condition it is named for
+    "complete": "complete:",
+    "iteration cap": "iteration cap of 2",
+    "same call": "the same call ran 3 times",
+    "validations": "5 validations without completion",
+    "no evidence": "no new evidence",
+    "stuck": "4 iterations stuck or regressing",
+    "not stated": "not_stated:",
+    "covered": "covered:",
+    "model unavailable": "model_unavailable:",
+    "budget": "budget:",
+}
+
+
 @pytest.mark.parametrize("name", STATES)
 def test_each_stop_reason_has_its_exit_code_and_json_reports_it(name: str) -> None:
     state, code = STATES[name]
     reason = decide(state).stop
-    assert reason, f"{name}: the policy did not stop"
+    assert reason and reason.startswith(SAID[name]), f"{name}: the policy said {reason!r}"
     status = (
         "complete" if state.verdict is not None and state.verdict.complete else "incomplete"
     )  # as `finish`
