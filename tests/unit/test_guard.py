@@ -53,6 +53,8 @@ def test_a_server_is_up_busy_or_gone(api: tuple[str, ThreadingHTTPServer]) -> No
     url, _ = api
     assert Server(url, "yours").look() == "up"
     assert Server(f"http://127.0.0.1:{closed_port()}/api", "yours").look() == "gone"
+    # TEST-NET-1 (RFC 5737) routes nowhere: unreachable, or no answer to the connection in time.
+    assert Server("http://192.0.2.1:4200/api", "yours", timeout_s=0.5).look() == "gone"
     with socket.socket() as mute:  # takes the connection, never answers: a loaded server, not a dead one
         mute.bind(("127.0.0.1", 0))
         mute.listen()

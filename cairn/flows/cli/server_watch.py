@@ -4,7 +4,8 @@ Three kinds, each gone in its own way and resumed in its own way: the `temporary
 process started (`cairn.flows.server.ephemeral`: gone when its process exits), the one `cairn
 server start` keeps (`cairn`), or `yours` (`PREFECT_API_URL`, Prefect's settings). A server is
 `up` when anything answers HTTP, `busy` when a connection is taken but no answer comes in time
-(a loaded machine: not a reason to stop), `gone` when nothing accepts the connection.
+(a loaded machine: not a reason to stop), `gone` when nothing accepts the connection (refused, or
+its host unreachable or silent).
 
 >>> Server("http://127.0.0.1:9/api", "yours").look()
 'gone'
@@ -16,6 +17,7 @@ import os
 import socket
 import subprocess
 import urllib.error
+import urllib.parse
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,17 +49,23 @@ class Server:
     def look(self) -> Look:
         if self.dead():
             return "gone"
+        where = urllib.parse.urlsplit(self.api_url)
+        port = where.port or (443 if where.scheme == "https" else 80)
+        try:  # nothing accepts the connection (refused, unreachable, no answer in time): gone
+            socket.create_connection((where.hostname or "localhost", port), timeout=self.timeout_s).close()
+        except OSError:
+            return "gone"
         try:
             with urllib.request.urlopen(f"{self.api_url}/health", timeout=self.timeout_s):
                 return "up"
         except urllib.error.HTTPError:
             return "up"  # it answered, if not with 200
         except urllib.error.URLError as exc:
-            return "busy" if isinstance(exc.reason, TimeoutError | socket.timeout) else "gone"
+            return "busy" if isinstance(exc.reason, TimeoutError) else "gone"
         except TimeoutError:
-            return "busy"
+            return "busy"  # connected, and no answer yet: a loaded server
         except OSError:
-            return "gone"  # the connection reset, the host unreachable
+            return "gone"  # the connection reset
 
     def described(self) -> str:
         if self.kind == "temporary":
