@@ -21,6 +21,9 @@ import pytest
 
 from cairn.flows.cli.guard import GONE_AFTER_S, Guard
 from cairn.flows.cli.server_watch import Server
+from tests.conftest import BIN
+from tests.model_server import ModelServer
+from tests.unit.cli_runs import cli_env
 
 STOP_WITHIN_S = 10.0
 
@@ -89,6 +92,9 @@ RUNNER = """
 import sys, threading, time
 from cairn.flows.cli.guard import Guard
 from cairn.flows.cli.server_watch import Server
+from tests.conftest import BIN
+from tests.model_server import ModelServer
+from tests.unit.cli_runs import cli_env
 
 def forever() -> None:
     threading.Thread(target=time.sleep, args=(3600,)).start()  # not a daemon: Python would wait for it
@@ -140,3 +146,24 @@ def test_a_server_that_goes_away_ends_the_run(tmp_path: Path, api: tuple[str, Th
     assert proc.returncode == 75, err
     assert GONE_AFTER_S <= took < STOP_WITHIN_S, took  # refused for the grace period, not at the first miss
     assert err.startswith(f"cairn: error: task t stopped: your Prefect server at {url} went away")
+
+
+def test_sigterm_while_the_model_is_probed_stops_before_anything_is_created(tmp_path: Path) -> None:
+    """Another state than a flow's: `cairn run` waiting on the model preflight's request."""
+    ws = tmp_path / "ws"
+    with ModelServer(stall_seconds=120) as server:
+        server.mode = "stall"
+        env = {**cli_env(tmp_path), "OPENAI_API_BASE": server.url, "OPENAI_API_KEY": "x"}
+        env["CAIRN_MODEL_TIMEOUT"] = "300"
+        args = ["run", "How big is the reservoir?", "--workspace", str(ws), "--model", "openai/small"]
+        proc = subprocess.Popen([str(BIN / "cairn"), *args], env=env, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 60
+        while not server.requests:  # the probe is on its way, and stays there
+            assert proc.poll() is None and time.monotonic() < deadline
+            time.sleep(0.05)
+        sent = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143 and time.monotonic() - sent < STOP_WITHIN_S
+    assert err == "cairn: interrupted (SIGTERM) before the task was created: nothing to resume\n"
+    assert not (ws / "tasks").exists()
