@@ -75,6 +75,7 @@ def register_file(
         classes=[c.name for c in code.classes] if code else [],
         imports=code.imports if code else [],
         documentation=code.documentation if code else None,
+        purpose=written.purpose,
     )
     ref = FileReference(
         file_id=file_id,

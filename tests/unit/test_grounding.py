@@ -88,7 +88,7 @@ def test_a_figure_from_the_files_said_of_something_else_does_not_answer(reads: R
     )
     assert unsupported(found) == []  # every claim is in a file...
     assert answered(found) == [True, False]  # ...but the billing row's budget is another figure
-    assert found.parts[1].why.startswith("the lines read give 180 (source:docs/slo.md:7)")
+    assert found.parts[1].why.startswith("the lines read give 180 ms (source:docs/slo.md:7)")
 
 
 def test_a_right_grounded_answer_passes(reads: ReadIndex) -> None:

@@ -110,9 +110,14 @@ def test_schema_errors_exhaust_attempts_into_a_failed_result(scripted: Any) -> N
 
 
 def test_truncated_reply_is_an_error_not_a_crash(scripted: Any) -> None:
-    scripted([('{"rule": "Never use', "length")] * 2)
-    result = ModelClient("scripted/m", max_attempts=2).call("extract_constraint", RULE)
-    assert not result.ok and result.error is not None and "truncated" in result.error
+    scripted([('{"rule": "Never use', "length")] * 3)
+    result = ModelClient("scripted/m", max_attempts=3).call("extract_constraint", RULE)
+    assert not result.ok and result.attempts == 2  # a reply cut at its cap is asked again once, for half
+    assert result.error == (
+        "extract_constraint reply was cut at its cap of 256 tokens; asked again, "
+        "it was cut at its cap of 128 tokens: not tried again"
+    )
+    assert "truncated" in result.errors[0]
 
 
 def test_code_fenced_json_with_prose_is_accepted(scripted: Any) -> None:

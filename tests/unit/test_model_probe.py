@@ -88,8 +88,8 @@ def test_timeouts_scale_with_the_reply_cap_and_the_measured_speed() -> None:
     client = model_client(RunConfig(workspace="ws", model="openai/small", model_probe=slow))
     plan = client.timeout_for(REPLY_TOKENS["plan"])
     synthesize = client.timeout_for(REPLY_TOKENS["synthesize"])
-    assert plan == PROMPT_SECONDS + 1.5 * 4096 / 6 and synthesize == PROMPT_SECONDS + 1.5 * 512 / 6
-    assert plan > 600 > synthesize > 120  # the plan's cap fits at 6 tokens/s: 120 s never did
+    assert plan == PROMPT_SECONDS + 1.5 * 1536 / 6 and synthesize == PROMPT_SECONDS + 1.5 * 512 / 6
+    assert plan > 1536 / 6 + 120 > synthesize > 120  # the plan's cap fits at 6 tokens/s: 120 s never did
     assert client.response_format == "json_schema"
     unmeasured = ModelClient("openai/small")  # a CPU model's speed: a capped plan reply can finish
     assert unmeasured.timeout_for(4096) == reply_timeout(4096, None) > 4096 / 8

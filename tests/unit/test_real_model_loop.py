@@ -37,6 +37,7 @@ from cairn.tasks.messages.schemas import (
     WriteOutput,
 )
 from cairn.tasks.model.llm import ModelClient
+from cairn.tasks.grounding import answer_body
 from cairn.tasks.offline import respond
 from tests.model_server import ModelServer
 from tests.unit.scripted import create_task, run_whole_task
@@ -267,7 +268,10 @@ def test_a_calculation_over_figures_no_file_states_is_not_worked_out(tmp_path: P
     config = RunConfig(workspace=str(tmp_path), model="fn/m", max_iterations=2)
     result = run_whole_task(config, "q", QUESTION, [CORPUS])
     assert all(d.worked == [] for d in fake.seen["deliver"])
-    assert not result.complete and any("15,000 days is in no file read" in line for line in result.unmet)
+    assert not result.complete and any(line.startswith("not answered: How many days") for line in result.unmet)
+    report = Path(str(result.report_path)).read_text(encoding="utf-8")
+    assert "15,000" not in answer_body(report)  # the model's figure is shown as its, not as the answer
+    assert "> The model answered (not proven): It holds about 15,000 days of water." in report
 
 
 def test_the_step_that_writes_code_sees_the_words_of_the_spec_it_read(tmp_path: Path, model: Install) -> None:
@@ -382,7 +386,8 @@ def test_the_reply_schema_is_sent_where_asked(tmp_path: Path) -> None:
     assert plan_format["json_schema"]["strict"] is False  # a tool's params are a free-form object
     assert extract_format["json_schema"]["strict"] is True
     assert extract_format["json_schema"]["schema"]["additionalProperties"] is False
-    assert [r["max_tokens"] for r in server.requests] == [4096, 256]  # no reply runs on unbounded
+    assert [r["max_tokens"] for r in server.requests] == [1536, 256]  # no reply runs on unbounded
+    assert all(r["stream"] for r in server.requests)  # a runaway can be hung up on
 
 
 STUB = 'def half(x: float) -> float:\n    """Half of x.\n    >>> half(3.0)\n    1.5\n    """\n'

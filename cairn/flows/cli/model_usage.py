@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pydantic import BaseModel
 from rich.table import Table
 
+from cairn.flows.console import safe
 from cairn.memory.models import CallCost, ModelCall
 
 
@@ -67,7 +68,11 @@ def usage_line(calls: Sequence[ModelCall]) -> str:
 
 
 def usage_table(calls: Sequence[ModelCall]) -> Table:
-    table = Table(title="model calls", title_justify="left")
+    """The usage by kind, and under it, one line per failed call saying why it failed."""
+    failed = "\n".join(failure(call) for call in calls if not call.ok)
+    table = Table(
+        title="model calls", title_justify="left", caption=safe(failed) or None, caption_justify="left"
+    )
     columns = ("kind", "calls", "failed", "attempts", "prompt tokens", "completion tokens", "seconds", "USD")
     for col in columns:
         table.add_column(col, justify="left" if col == "kind" else "right")
@@ -83,3 +88,10 @@ def usage_table(calls: Sequence[ModelCall]) -> Table:
             f"{u.usd:.4f}",
         )
     return table
+
+
+def failure(call: ModelCall) -> str:
+    """`failed plan t/3/0/plan (2 attempts, 2,304 tokens, 38.2 s): plan reply repeated itself ...`"""
+    tries, cost = f"{call.attempts} attempt{'s' * (call.attempts != 1)}", call.cost
+    spent = f"{tries}, {cost.completion_tokens:,} tokens, {cost.seconds:.1f} s"
+    return f"failed {call.kind} {call.key} ({spent}): {call.error or 'no reason recorded'}"

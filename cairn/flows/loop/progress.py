@@ -68,7 +68,8 @@ def _write_report(session: Session, iteration: int, spec: CoverageGoal, coverage
         rationale="The report of the ledger as this iteration left it, written by Cairn.",
     )
     line = f"wrote {REPORT} ({len(text)} characters): {coverage.line()}"
-    output = ToolOutput(text=line, paths=[REPORT], written=WrittenFile(path=REPORT, content=text))
+    written = WrittenFile(path=REPORT, content=text, purpose="ledger")
+    output = ToolOutput(text=line, paths=[REPORT], written=written)
     note = Compression(insights=line, learning=coverage.line(), relevance="high")
     record_call(session, key, planned, output, note, _NO_COST)
 

@@ -23,7 +23,7 @@ from cairn.flows.steps.model_calls import ask
 from cairn.flows.steps.session import Session, deliverable, deliverable_text
 from cairn.memory.context.relevant import rules_block
 from cairn.memory.log.state import TaskState
-from cairn.memory.models import PlannedCall
+from cairn.memory.models import PartCheck, PlannedCall
 from cairn.tasks.call_key import CallKey
 from cairn.tasks.grounding import Grounding, ReadIndex, answer_body, check_answer, split_goal
 from cairn.tasks.grounding.answer_text import terms
@@ -32,7 +32,7 @@ from cairn.tasks.grounding.asked import parse
 from cairn.tasks.grounding.claims import answer_clauses
 from cairn.tasks.grounding.figures import figures
 from cairn.tasks.grounding.parts import is_question
-from cairn.tasks.grounding.proof import proof_markdown
+from cairn.tasks.grounding.proof import NOT_STATED, proof_markdown
 from cairn.tasks.grounding.reads import Support
 from cairn.tasks.grounding.relative_dates import dated_text
 from cairn.tasks.messages.schemas import CalculateInput, CalculateOutput, DeliverInput, DeliverOutput
@@ -89,6 +89,8 @@ def delivery(
         answer = _answer(session, executor, key, again, f"{name}-worked") or answer
         done.append(sum_)
     found = _check(state, answer, reads, done, exhausted)
+    if (composed := proven_answer(answer, _parts(state), found.parts)) is not None:
+        answer, found = composed, _check(state, composed, reads, done, exhausted)
     questions = [p for p, part in zip(found.parts, _parts(state), strict=True) if is_question(part)]
     proven = f"{answer}\n\n{proof_markdown(questions)}" if questions else answer
     call = PlannedCall(
@@ -98,6 +100,37 @@ def delivery(
         expected_evidence=["synthesis", "file_creation", "documentation"],
     )
     return Delivery(call=call, worked=done)
+
+
+def proven_answer(answer: str, parts: list[str], checks: list[PartCheck]) -> str | None:
+    """The answer as the lines read prove it, when the model's answer leaves a question unproven:
+    each question's proven value (the model's, or the one the lines give it), "The files read do
+    not say" when every source was read and none states it, or "Not proven"; the model's own
+    answer below, marked as unproven. None when every question is proven, or the goal also
+    instructs (a report is the model's to write). Cairn never gives a value it cannot verify.
+
+    >>> check = PartCheck(part="Who leads Osprey?", answered=False, not_stated=True, why="...")
+    >>> print(proven_answer("Ana Ruiz.", ["Who leads Osprey?"], [check]))
+    The files read do not say: Who leads Osprey?
+    <BLANKLINE>
+    > The model answered (not proven): Ana Ruiz.
+    """
+    if all(c.answered for c in checks) or not all(is_question(p) for p in parts):
+        return None
+    said = [_proven(check) for check in checks]
+    body = said[0] if len(said) == 1 else "\n".join(f"- {p} {s}" for p, s in zip(parts, said, strict=True))
+    if " ".join(body.split()) == " ".join(answer.split()):
+        return None  # the model said just that (the offline model answers by the same rule)
+    quoted = "\n".join(f"> {line}" if line.strip() else ">" for line in answer.strip().splitlines())
+    return f"{body}\n\n> The model answered (not proven): {quoted.removeprefix('> ')}"
+
+
+def _proven(check: PartCheck) -> str:
+    if check.value and (check.answered or check.why.startswith("the lines read give ")):
+        return f"{check.value}."  # proven by the lines read, whatever the model said
+    if check.not_stated:
+        return f"{NOT_STATED}: {check.part.rstrip('?')}?"
+    return f"Not proven: {check.part.rstrip('?')}?"
 
 
 def _payload(session: Session, missing: list[str]) -> DeliverInput:

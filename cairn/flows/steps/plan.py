@@ -87,7 +87,8 @@ def plan_batch(
         retry = payload.model_copy(update={"rejected": _why(payload, proposed, state)})
         again = _propose(session, executor, iteration, retry, 1) or []
         candidates, batch, rest = _choose(session, state, [*proposed, *again], missing)
-        if not batch and (handover := delivery(session, executor, iteration, missing, context, force=True)):
+    if not batch:  # nothing new, or the plan call itself failed (a runaway reply): deliver, or write
+        if handover := delivery(session, executor, iteration, missing, context, force=True):
             candidates, batch = [handover.call], [handover.call]  # nothing new: answer with what is known
             arithmetic = handover.worked
         if not batch and (step := coding_step(session, executor, iteration, missing)):

@@ -21,7 +21,11 @@ import re
 from cairn.memory.models import Frozen
 from cairn.tasks.grounding.lemmas import lemma
 
-_EVERY = re.compile(r"\b(?:for\s+)?(?:every|each|all(?:\s+the)?)\s+(?P<kind>[A-Za-z][\w-]*)", re.I)
+# `for every service`, `of each team`, `about all the services`: what a goal ranges over (not
+# `citing the note each point comes from`, where `each` only says how to write).
+_EVERY = re.compile(
+    r"\b(?:for|of|about|on|in)\s+(?:every|each|all(?:\s+the)?)\s+(?P<kind>[A-Za-z][\w-]*)", re.I
+)
 _LEAD = re.compile(
     r"^(?:\w+\s*,?\s*)?(?:list|give|summari[sz]e|name|report|collect|gather|find|state|show)\b[,:]?\s*", re.I
 )

@@ -9,10 +9,10 @@ lines stating its operands, when together they state what the part asks (its uni
 
 When no chain exists, the verdict names the words no line states, with the nearest line:
 "no line read states p99 (of notification service); nearest: source:slo.md:7 ...". After every
-source was read (or searched for the part's words), that is "the files read do not say"; a task
-may complete with such a part only when no line read even names what it asks about (`Team
-Osprey` in no file): lemmas cannot tell a fact the files leave out from one they say in other
-words, but a name in no line is in no line.
+source was read (or searched for the part's words), that is "the files read do not say", and the
+task stops there, incomplete: lemmas cannot tell a fact the files leave out from one they state in
+other words, nor a question's misspelt name ("Jean" for "Gina", in a LoCoMo question) from a name
+no file has, so "the files do not say" is never a complete answer.
 
 >>> from cairn.tasks.grounding.units import units_of
 >>> text = "## Team Falcon\\nTeam Falcon owns billing. It is led by Priya Nandakumar."
@@ -41,7 +41,8 @@ from cairn.tasks.grounding.reads import Read
 from cairn.tasks.grounding.units import Unit
 
 NOT_STATED = "The files read do not say"
-_LAYOUT = re.compile(r"[|*_`]+")
+_EMPHASIS_MARKS = re.compile(r"\*+|__|`+")
+_SPACE_BEFORE = re.compile(r"\s+([:;,.!?])")
 
 
 def prove(
@@ -92,7 +93,7 @@ def _bindings(asked: Asked, earlier: list[tuple[Asked, PartCheck]]) -> list[Aske
     options = []
     if words := _object(before):
         options.append(asked.bind(words, " ".join(sorted(words))))
-    if check.answered and check.value:
+    if check.value:  # what the lines read give it, whether or not the answer said it
         options.append(asked.bind(frozenset(content_terms(check.value)), check.value))
     return options or [asked]
 
@@ -189,14 +190,14 @@ def _unstated(asked: Asked, index: UnitIndex, exhausted: bool) -> PartCheck:
     of = f" of {' '.join(about)}" if about else ""
     near = f"; nearest, without {', '.join(lacks)}: {_at(nearest)} {nearest.shown[-160:]}" if nearest else ""
     why = f"no line read states {' '.join(asks) or 'it'}{of}{near}"
-    absent = any(not index.holding([name]) for name in asked.names)
     if exhausted:
         why = f"{NOT_STATED}: {why}"
     quotes = [quoted(nearest)] if nearest else []
-    # Only a name no line holds is known to be absent: anything else may be said in other words.
+    # Never answered: lemmas cannot tell a fact the files leave out from one they say otherwise,
+    # nor a question's misspelt name ("Jean" for "Gina") from a name no file has.
     return PartCheck(
         part=asked.part,
-        answered=exhausted and absent,
+        answered=False,
         not_stated=exhausted,
         why=why,
         quotes=quotes,
@@ -255,7 +256,9 @@ def occurs(quote: QuotedLine, reads: Sequence[Read]) -> bool:
 
 
 def _plain(text: str) -> str:
-    return " ".join(_LAYOUT.sub(" ", text.lower()).split())
+    """Lower case, one space, no emphasis marks, table bars as spaces, no space before a stop."""
+    flat = " ".join(_EMPHASIS_MARKS.sub("", text.lower()).replace("|", " ").split())
+    return _SPACE_BEFORE.sub(r"\1", flat)
 
 
 def quoted(unit: Unit) -> QuotedLine:

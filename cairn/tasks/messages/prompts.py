@@ -289,6 +289,21 @@ def retry_message(error: str, kind: CallKind | None = None) -> Message:
     return {"role": "user", "content": f"Your reply was invalid: {error}\n{again}"}
 
 
+def runaway_message(what: str, tokens: int) -> Message:
+    """The follow-up after a reply that ran away (`what`: "repeated itself after 812 tokens"):
+    what stopped it and a shorter budget. The runaway itself is not shown again: a repetition in
+    the context invites more of it.
+
+    >>> runaway_message("repeated itself after 812 tokens", 768)["content"].splitlines()[0]
+    'Your reply repeated itself after 812 tokens and was stopped.'
+    """
+    again = (
+        f"Reply again with the JSON object only, in at most {tokens:,} tokens: each entry once, "
+        "short values, nothing repeated."
+    )
+    return {"role": "user", "content": f"Your reply {what} and was stopped.\n{again}"}
+
+
 def parse_request(messages: list[Message]) -> tuple[CallKind, Schema]:
     """Read back the call kind and the validated input model from rendered messages."""
     kind = _kind(messages)

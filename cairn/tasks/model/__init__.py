@@ -1,4 +1,5 @@
-"""The model client: litellm, the offline model, cassettes recorded and replayed, the probe of a server."""
+"""The model client: litellm (streamed, runaways hung up on), the offline model, cassettes recorded and
+replayed, the probe of a server."""
 
 from __future__ import annotations
 

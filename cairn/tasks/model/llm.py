@@ -2,7 +2,10 @@
 
 `ModelClient.call` never raises for model-side problems: an unreachable provider, a reply that is
 not JSON, or JSON that fails validation `max_attempts` times all become a failed `LLMResult` with a
-one-line error, so the agent loop records the failure and carries on. Model strings: any litellm
+one-line error, so the agent loop records the failure and carries on. Every reply is capped by its
+kind (`REPLY_TOKENS`); a real provider's is streamed and hung up on once it repeats itself
+(`cairn.tasks.model.stream`), and a reply that ran away is never asked for again to the same cap
+(`cairn.tasks.model.attempts`). Model strings: any litellm
 model, `cairn/offline` (the deterministic provider in `cairn.tasks.offline`), or `replay:PATH` (with an
 optional `?match=kind`) to play a cassette recorded with `record=PATH`.
 """
@@ -45,6 +48,8 @@ from cairn.tasks.messages.schemas import (
     SynthesizeOutput,
     WriteOutput,
 )
+from cairn.tasks.model import stream
+from cairn.tasks.model.attempts import Attempts
 from cairn.tasks.model.cassette import (
     CassetteError,
     CassettePlayer,
@@ -102,19 +107,25 @@ class BudgetExhausted(CairnError):
     exit_code = 5
 
 
-# The longest reply each call kind needs, asked for unless `max_tokens` says otherwise. Without
-# a cap, Qwen2.5-Coder-1.5B once repeated itself for 3,000 tokens (over six minutes here) in
-# what should have been a two-sentence `synthesize` reply.
+# The longest reply each call kind asks for (`CAIRN_MODEL_MAX_TOKENS` sets one for all), sized to
+# what the kind carries, from the 1.5B's recorded replies (tests/data/real-model/, the team's
+# slugify-coding cassette; completion tokens, largest first). A plan names calls and their short
+# arguments: 286-608 tokens for 4-7 candidates, 128 at most for one (a `run_python` with its
+# code); 8 candidates (deep mode) at 128 each, with half as much again for headroom, is 1,536.
+# Files come from the `write` step, answers and reports from `deliver`: those keep the
+# baseline's 2,048. A reply that repeats itself is hung up on long before its cap
+# (`cairn.tasks.model.stream`); one that hits it is asked again once, for half
+# (`cairn.tasks.model.attempts`).
 REPLY_TOKENS: dict[CallKind, int] = {
-    "plan": 4096,  # may carry whole files to write
-    "deliver": 2048,  # may be a whole report (the 1.5B's were 100-400 tokens)
+    "plan": 1536,  # at 4,096, HumanEval/123's plans ran 2,000-3,300 tokens each: 18 minutes
+    "deliver": 2048,  # a whole report: 33-35 here, 100-400 in the bench's summaries
     "calculate": 256,  # one expression
-    "write": 2048,  # whole files: the baseline's cap; the 1.5B ran past 2,000 tokens on one small function
-    "compress_batch": 4096,
-    "compress": 1024,
-    "synthesize": 512,
-    "extract_constraint": 256,
-    "detect_task_type": 256,
+    "write": 2048,  # whole files: 88-224 (HumanEval); the baseline's cap
+    "compress_batch": 4096,  # up to 16 calls (an opening reads 16 files whole) at compress's 95-160 each
+    "compress": 512,  # 95-160 (10 replies)
+    "synthesize": 512,  # 134-146 (8); unbounded, the 1.5B once repeated one sentence for 3,000 tokens
+    "extract_constraint": 256,  # 15-41 (6)
+    "detect_task_type": 256,  # 39-52 (4)
 }
 
 
@@ -200,31 +211,30 @@ class ModelClient:
         """
         if not isinstance(payload, INPUTS[kind]):
             raise TypeError(f"{kind} takes {INPUTS[kind].__name__}, not {type(payload).__name__}")
-        messages, sampling = prompts.render(kind, payload), prompts.sampling(payload)
-        cost, raw, errors = CallCost(), "", list[str]()
+        tries = Attempts(kind, self.max_tokens or REPLY_TOKENS[kind], prompts.render(kind, payload))
+        sampling = prompts.sampling(payload)
         for attempt in range(1, self.max_attempts + 1):
-            started = time.perf_counter()
+            if attempt > 1 and tries.spent():
+                return self._failed(tries, tries.exhausted(attempt - 1), attempt - 1)
+            asked, started = tries.tokens(), time.perf_counter()
             try:
-                reply = self._complete(kind, messages, sampling)
+                reply = self._complete(kind, tries.messages, sampling, asked)
             except CassetteError:
                 raise  # the replay cannot reproduce the run: a reproduction bug, not a model failure
             except Exception as exc:  # any provider failure is a failed call, never a crash
-                cost += CallCost(seconds=time.perf_counter() - started)
-                errors.append(one_line(exc))
+                tries.cost += CallCost(seconds=time.perf_counter() - started)
+                tries.errors.append(one_line(exc))
                 if not transient(exc) or attempt == self.max_attempts:
-                    return self._failed(kind, errors[-1], attempt, cost, raw, errors)
+                    return self._failed(tries, tries.errors[-1], attempt)
                 time.sleep(self.retry_wait * 2 ** (attempt - 1))
                 continue
-            cost += _cost(reply, time.perf_counter() - started)
-            raw = reply.text
+            tries.cost += _cost(reply, time.perf_counter() - started)
+            tries.raw = reply.text
             try:
                 output = _validate(kind, reply)
             except (ModelOutputError, ValidationError) as exc:
-                errors.append(_describe(exc))
-                if kind in prompts.FILE_REPLIES and reply.finish_reason == "length":
-                    break  # at temperature 0 the same request runs into the same cap again
-                retry = prompts.retry_message(errors[-1], kind)
-                messages = [*messages, {"role": "assistant", "content": raw}, retry]
+                if (error := tries.invalid(reply, _describe(exc), asked)) is not None:
+                    return self._failed(tries, error, attempt)
                 continue
             return LLMResult[Any](
                 kind=kind,
@@ -232,28 +242,31 @@ class ModelClient:
                 output=output,
                 ok=True,
                 attempts=attempt,
-                cost=cost,
-                raw=raw,
-                errors=errors,
+                cost=tries.cost,
+                raw=tries.raw,
+                errors=tries.errors,
             )
-        error = f"invalid output after {attempt} attempt{'s' * (attempt > 1)}: {errors[-1]}"
-        return self._failed(kind, error, attempt, cost, raw, errors)
+        return self._failed(tries, tries.exhausted(attempt), attempt)
 
-    def _failed(
-        self, kind: CallKind, error: str, attempts: int, cost: CallCost, raw: str, errors: list[str]
-    ) -> LLMResult[Any]:
+    def _failed(self, tries: Attempts, error: str, attempts: int) -> LLMResult[Any]:
         return LLMResult[Any](
-            kind=kind, model=self.model, error=error, attempts=attempts, cost=cost, raw=raw, errors=errors
+            kind=tries.kind,
+            model=self.model,
+            error=error,
+            attempts=attempts,
+            cost=tries.cost,
+            raw=tries.raw,
+            errors=tries.errors,
         )
 
     def _complete(
-        self, kind: CallKind, messages: list[dict[str, str]], sampling: Mapping[str, float]
+        self, kind: CallKind, messages: list[dict[str, str]], sampling: Mapping[str, float], max_tokens: int
     ) -> Reply:
         try:
             if self._player:
                 reply = self._player_reply(kind, messages)
             else:
-                reply = self._litellm_reply(kind, messages, sampling)
+                reply = self._litellm_reply(kind, messages, sampling, max_tokens)
         except Exception as exc:
             if self._recorder:
                 self._recorder.record(kind, messages, None, one_line(exc))
@@ -280,34 +293,70 @@ class ModelClient:
         return entry.reply
 
     def _litellm_reply(
-        self, kind: CallKind, messages: list[dict[str, str]], sampling: Mapping[str, float]
+        self, kind: CallKind, messages: list[dict[str, str]], sampling: Mapping[str, float], max_tokens: int
     ) -> Reply:
+        """One request through litellm: streamed from a real provider, so that a reply that
+        repeats itself is hung up on at once (`cairn.tasks.model.stream`), and whole otherwise."""
         litellm = _litellm()
-
         extra: dict[str, Any] = {"temperature": self.temperature, **self.litellm_kwargs, **sampling}
         response_format = response_format_for(self.model, kind, self.response_format)
         if response_format is not None:
             extra["response_format"] = response_format
-        extra["max_tokens"] = self.max_tokens or REPLY_TOKENS[kind]
+        streamed = streams(self.model)
+        if streamed:
+            extra |= _stream_options(self.model)
+        timeout = self.timeout_for(max_tokens)
         # num_retries / max_retries 0: litellm's client would otherwise re-send a timed-out call
         # on its own, unseen; Cairn's attempts are the only retries, and each is recorded.
         response = litellm.completion(
             model=self.model,
             messages=messages,
-            timeout=self.timeout_for(extra["max_tokens"]),
+            max_tokens=max_tokens,
+            timeout=timeout,
             num_retries=0,
             max_retries=0,
             **extra,
         )
-        choice = response.choices[0]
-        usage = getattr(response, "usage", None)
-        return Reply(
-            text=str(choice.message.content or ""),
-            prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
-            completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
-            usd=_usd(self.model, response),
-            finish_reason=str(choice.finish_reason or "stop"),
-        )
+        if not streamed:
+            return _reply(self.model, response)
+        chunks, finish = stream.read(response, timeout)
+        built = litellm.stream_chunk_builder(chunks, messages=messages) if chunks else None
+        if built is None:  # nothing came before it ended
+            return Reply(finish_reason=finish or "stop")
+        return _reply(self.model, built, finish)
+
+
+def streams(model: str) -> bool:
+    """Whether replies are streamed: from a real provider, yes; not from the offline model, a
+    replay, or a provider registered in process (`litellm.custom_provider_map`), whose handler
+    answers whole (litellm's `CustomLLM` has no stream unless it writes one)."""
+    if model.startswith((OFFLINE_PREFIX, REPLAY_PREFIX)):
+        return False
+    local = {str(item["provider"]) for item in _litellm().custom_provider_map}
+    return model.split("/", 1)[0] not in local
+
+
+def _stream_options(model: str) -> dict[str, Any]:
+    """Stream, with the usage in the last chunk where the provider takes `stream_options` (a
+    reply hung up on has none: litellm counts its tokens)."""
+    try:
+        usage = "stream_options" in (_litellm().get_supported_openai_params(model=model) or [])
+    except Exception:
+        usage = False
+    return {"stream": True, "stream_options": {"include_usage": True}} if usage else {"stream": True}
+
+
+def _reply(model: str, response: Any, finish: str | None = None) -> Reply:
+    """A litellm response as a `Reply`; `finish` overrides its finish reason (a stream cut short)."""
+    choice = response.choices[0]
+    usage = getattr(response, "usage", None)
+    return Reply(
+        text=str(choice.message.content or ""),
+        prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
+        completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+        usd=_usd(model, response),
+        finish_reason=str(finish or choice.finish_reason or "stop"),
+    )
 
 
 def transient(exc: Exception) -> bool:

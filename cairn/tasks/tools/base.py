@@ -40,6 +40,7 @@ class ToolContext(BaseModel):
 class WrittenFile(Frozen):
     path: str  # relative to artifacts/
     content: str
+    purpose: str | None = None  # `ledger`: Cairn's report of a coverage goal (derived, not indexed again)
 
 
 class ToolOutput(Frozen):
