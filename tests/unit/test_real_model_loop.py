@@ -20,6 +20,7 @@ from cairn.flows.loop.start import start_task
 from cairn.flows.steps.executor import InProcessExecutor
 from cairn.memory.log.workspace import Workspace
 from cairn.tasks.deps import RunConfig
+from cairn.tasks.grounding import answer_body
 from cairn.tasks.messages.prompts import parse_request
 from cairn.tasks.messages.schemas import (
     CalculateOutput,
@@ -37,7 +38,6 @@ from cairn.tasks.messages.schemas import (
     WriteOutput,
 )
 from cairn.tasks.model.llm import ModelClient
-from cairn.tasks.grounding import answer_body
 from cairn.tasks.offline import respond
 from tests.model_server import ModelServer
 from tests.unit.scripted import create_task, run_whole_task
@@ -268,7 +268,8 @@ def test_a_calculation_over_figures_no_file_states_is_not_worked_out(tmp_path: P
     config = RunConfig(workspace=str(tmp_path), model="fn/m", max_iterations=2)
     result = run_whole_task(config, "q", QUESTION, [CORPUS])
     assert all(d.worked == [] for d in fake.seen["deliver"])
-    assert not result.complete and any(line.startswith("not answered: How many days") for line in result.unmet)
+    unmet = [line for line in result.unmet if line.startswith("not answered: How many days")]
+    assert not result.complete and unmet
     report = Path(str(result.report_path)).read_text(encoding="utf-8")
     assert "15,000" not in answer_body(report)  # the model's figure is shown as its, not as the answer
     assert "> The model answered (not proven): It holds about 15,000 days of water." in report
