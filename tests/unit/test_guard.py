@@ -92,9 +92,6 @@ RUNNER = """
 import sys, threading, time
 from cairn.flows.cli.guard import Guard
 from cairn.flows.cli.server_watch import Server
-from tests.conftest import BIN
-from tests.model_server import ModelServer
-from tests.unit.cli_runs import cli_env
 
 def forever() -> None:
     threading.Thread(target=time.sleep, args=(3600,)).start()  # not a daemon: Python would wait for it
@@ -117,7 +114,9 @@ def runner(tmp_path: Path, *args: str) -> subprocess.Popen[str]:
         text=True,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
-    assert proc.stdout is not None and proc.stdout.readline() == "working\n", proc.stderr
+    assert proc.stdout is not None
+    if proc.stdout.readline() != "working\n":
+        pytest.fail(f"the runner did not start: {proc.communicate(timeout=30)[1][-2000:]}")
     return proc
 
 
