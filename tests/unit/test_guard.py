@@ -166,3 +166,14 @@ def test_sigterm_while_the_model_is_probed_stops_before_anything_is_created(tmp_
     assert proc.returncode == 143 and time.monotonic() - sent < STOP_WITHIN_S
     assert err == "cairn: interrupted (SIGTERM) before the task was created: nothing to resume\n"
     assert not (ws / "tasks").exists()
+
+
+def test_the_work_runs_in_another_thread_and_its_result_or_error_comes_back(tmp_path: Path) -> None:
+    guard = Guard(str(tmp_path), "t")
+    assert guard.run(lambda: threading.current_thread().name, None) == "cairn-run"
+
+    def times_out() -> None:
+        raise TimeoutError("the model did not answer")  # the guard's own waits must not swallow it
+
+    with pytest.raises(TimeoutError, match="did not answer"):
+        guard.run(times_out, None)

@@ -31,8 +31,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future
-from concurrent.futures import TimeoutError as Waiting
+from concurrent.futures import Future, wait
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -79,9 +78,8 @@ class Guard:
 
         threading.Thread(target=target, name="cairn-run", daemon=True).start()
         gone_since: float | None = None
-        while True:
-            with suppress(Waiting):
-                return done.result(timeout=server.poll_s if server else 1.0)
+        # `wait`, not `result(timeout=)`: the work may itself raise TimeoutError, which that would hide.
+        while not wait([done], timeout=server.poll_s if server else 1.0).done:
             if server is None:
                 continue
             state = server.look()  # a busy server neither starts nor ends the count
@@ -91,6 +89,7 @@ class Guard:
                 gone_since = time.monotonic()
             if gone_since is not None and (server.dead() or time.monotonic() - gone_since >= GONE_AFTER_S):
                 self.stop(f"error: {self.gone_line(server)}", SERVER_GONE)
+        return done.result()
 
     def gone_line(self, server: Server) -> str:
         resume = f"cairn resume {self.task_id} --workspace {self.workspace}"
