@@ -204,15 +204,15 @@ async def _runs_named(name: str) -> list[Any]:
 def test_a_run_killed_inside_its_write_resumes_unattended_to_the_same_report(
     prefect_server: str, tmp_path: Path, reference_run: tuple[Path, str]
 ) -> None:
-    """SIGKILL inside `write_file` (the report is on disk, its result not yet returned): the
-    resume, with the default `--on-uncertain ask`, finds the write took effect and goes on (issue 35:
-    it stopped with exit 6, waiting for a person)."""
+    """SIGKILL inside `answer`, the call that writes the deliverable (the file is on disk, its result
+    not yet returned): the resume, with the default `--on-uncertain ask`, finds the write took
+    effect and goes on (issue 35: it stopped with exit 6, waiting for a person)."""
     env = {**os.environ, "PREFECT_API_URL": prefect_server}
     task = "killed-in-write"
     args = ["run", QUESTION, "--source", str(CORPUS), "--workspace", str(tmp_path), "--task-id", task]
-    killed = with_faults(["--kill-in-tool", "write_file"], args, env)
+    killed = with_faults(["--kill-in-tool", "answer"], args, env)
     assert killed.returncode == -signal.SIGKILL, killed.stderr[-3000:]
-    assert [s.tool for s in Workspace(tmp_path).task(task).state().uncertain_calls] == ["write_file"]
+    assert [s.tool for s in Workspace(tmp_path).task(task).state().uncertain_calls] == ["answer"]
 
     resumed = with_faults([], ["resume", task, "--workspace", str(tmp_path), "--json"], env)
     assert resumed.returncode == 0, resumed.stderr[-3000:]
