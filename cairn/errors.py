@@ -6,7 +6,7 @@ else that escapes is a bug: one line too, and the traceback goes to a file.
 
 Exit codes (README, "Exit codes"):
 
-- 0: done (the task completed or its loop policy stopped it; `cairn verify`: the history is intact);
+- 0: done (the task completed; `cairn verify`: the history is intact);
 - 1: a known error (`CairnError`): a task that failed, another process running it (`TaskBusy`), a
   damaged `.git`, a Prefect server that did not start; `cairn verify`: the history was changed;
 - 2: a bad argument, option, setting or input file, or something named that does not exist
@@ -17,8 +17,11 @@ Exit codes (README, "Exit codes"):
 - 5: the task spent its budget (`cairn.tasks.model.llm.BudgetExhausted`);
 - 6: a call with side effects was interrupted and awaits a decision
   (`cairn.flows.loop.uncertain.UncertainCalls`, `--on-uncertain`);
+- 7: the task stopped for a review with no server to hold a form (`ReviewPending`);
+- 8: the task ended incomplete, its answer unverified (`cairn.flows.cli.endings.TaskIncomplete`);
 - 70: an internal error, a bug: one line naming the file that holds the traceback;
-- 130: interrupted (Ctrl-C); the task is saved.
+- 75: the Prefect server went away during a run; the task is saved (`cairn.flows.cli.guard`);
+- 130, 143: interrupted by SIGINT (Ctrl-C) or SIGTERM; the task is saved.
 
 Typer's own usage errors (an unknown option, a missing argument) are one line and exit 2 too.
 

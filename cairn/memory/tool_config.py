@@ -53,6 +53,7 @@ class PythonToolConfig(Frozen):
     function: str
     path: str | None = None
     read_only: bool | None = None  # overrides what the function's `@tool` declares
+    idempotent: bool | None = None  # the same: safe to run again after a crash mid-call
     timeout_s: float | None = None
     max_output_chars: int | None = None
 

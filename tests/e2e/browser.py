@@ -55,12 +55,20 @@ class UiServer:
         response.raise_for_status()
         return list(response.json())
 
-    def wait_state(self, flow_run_id: str, states: set[str], timeout: float) -> str:
+    def state_id(self, flow_run_id: str) -> str:
+        return str(self.flow_run(flow_run_id)["state"]["id"])
+
+    def wait_state(self, flow_run_id: str, states: set[str], timeout: float, after: str | None = None) -> str:
+        """The run's state type once it is one of `states`. `after`: the id of the state the run
+        was in before a click; it is looked past, since the browser's request may reach the server
+        after the first look (issue 35: the Crashed state a Retry was about to leave, read back
+        while the Retry was on its way, made a Retry that went on to run look crashed)."""
         deadline = time.monotonic() + timeout
         state = ""
         while time.monotonic() < deadline:
-            state = str(self.flow_run(flow_run_id)["state"]["type"])
-            if state in states:
+            current = self.flow_run(flow_run_id)["state"]
+            state = str(current["type"])
+            if state in states and current["id"] != after:
                 return state
             time.sleep(0.5)
         return state

@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from cairn.memory.log.events import UncertainCallResolved
 from cairn.memory.log.state import TaskState
 from cairn.memory.log.workspace import Workspace
 from tests.conftest import BIN, CORPUS, QUESTION_FILE, ROOT, listing
@@ -198,3 +199,30 @@ async def _runs_named(name: str) -> list[Any]:
         return list(
             await client.read_flow_runs(flow_run_filter=found, sort=FlowRunSort.START_TIME_DESC, limit=10)
         )
+
+
+def test_a_run_killed_inside_its_write_resumes_unattended_to_the_same_report(
+    prefect_server: str, tmp_path: Path, reference_run: tuple[Path, str]
+) -> None:
+    """SIGKILL inside `answer`, the call that writes the deliverable (the file is on disk, its result
+    not yet returned): the resume, with the default `--on-uncertain ask`, finds the write took
+    effect and goes on (issue 35: it stopped with exit 6, waiting for a person)."""
+    env = {**os.environ, "PREFECT_API_URL": prefect_server}
+    task = "killed-in-write"
+    args = ["run", QUESTION, "--source", str(CORPUS), "--workspace", str(tmp_path), "--task-id", task]
+    killed = with_faults(["--kill-in-tool", "answer"], args, env)
+    assert killed.returncode == -signal.SIGKILL, killed.stderr[-3000:]
+    assert [s.tool for s in Workspace(tmp_path).task(task).state().uncertain_calls] == ["answer"]
+
+    resumed = with_faults([], ["resume", task, "--workspace", str(tmp_path), "--json"], env)
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    events = Workspace(tmp_path).task(task).read().events
+    decided = [(e.decision, e.by) for e in events if isinstance(e, UncertainCallResolved)]
+    assert decided == [("found", "cairn")]
+    got, ref = (
+        Workspace(tmp_path).task(task).state(),
+        Workspace(reference_run[0]).task(reference_run[1]).state(),
+    )
+    assert got.status == "complete" and [c.call_id for c in got.calls] == [c.call_id for c in ref.calls]
+    assert got.report_path and ref.report_path
+    assert Path(got.report_path).read_bytes() == Path(ref.report_path).read_bytes()

@@ -76,6 +76,12 @@ def iterate(config: RunConfig, executor: InProcessExecutor | None = None) -> Non
     run_iteration(session, 1, "fast", False, executor or InProcessExecutor(ModelClient(config.model)))
 
 
+def check(config: RunConfig) -> None:
+    """The check `cairn resume` makes before any flow starts."""
+    session = open_session(config, "t")
+    check_before_run(config, session.state, kept(config), session.toolset(), session.tool_context())
+
+
 def events(config: RunConfig) -> list[object]:
     return list(open_session(config, "t").recorder.repo.history.events())
 
@@ -97,7 +103,7 @@ def test_ask_stops_with_one_line_and_runs_nothing(tmp_path: Path, scripted: Scri
     config = interrupted(tmp_path)
     before = len(events(config))
     with pytest.raises(UncertainCalls, match=r"bump \(call 1/2\).*--on-uncertain skip.*--on-uncertain rerun"):
-        check_before_run(config, open_session(config, "t").state, kept(config))
+        check(config)
     with pytest.raises(UncertainCalls):
         iterate(config)
     assert tool_fixtures.CALLS == ["it-1"] and len(events(config)) == before
@@ -105,7 +111,7 @@ def test_ask_stops_with_one_line_and_runs_nothing(tmp_path: Path, scripted: Scri
 
 def test_skip_records_the_call_as_not_run_and_goes_on(tmp_path: Path, scripted: ScriptedModel) -> None:
     config = interrupted(tmp_path).model_copy(update={"on_uncertain": "skip"})
-    check_before_run(config, open_session(config, "t").state, kept(config))  # nothing to ask
+    check(config)  # nothing to ask
     iterate(config)
     assert tool_fixtures.CALLS == ["it-1"]  # never run again
     log = events(config)
@@ -124,7 +130,7 @@ def test_rerun_runs_it_again_once_and_a_second_crash_asks_again(
     assert tool_fixtures.CALLS == ["it-1", "it-1"]
     asking = config.model_copy(update={"on_uncertain": "ask"})
     with pytest.raises(UncertainCalls):  # the rerun started again and was interrupted again
-        check_before_run(asking, open_session(config, "t").state, kept(config))
+        check(asking)
     iterate(config)
     assert tool_fixtures.CALLS == ["it-1", "it-1", "it-1"]
     log = events(config)

@@ -22,6 +22,20 @@ def bump(name: str) -> str:
     return f"bumped {name}"
 
 
+STAMPS: list[str] = []  # every real execution of `stamp`
+
+
+@tool(idempotent=True)
+def stamp(name: str) -> str:
+    """Set a named stamp: setting it twice leaves what setting it once does.
+
+    Args:
+        name: the stamp
+    """
+    STAMPS.append(name)
+    return f"stamped {name}"
+
+
 class Shape(BaseModel):
     width: int
     height: int = 1

@@ -14,17 +14,21 @@ from rich.console import Console
 
 from cairn.errors import UsageError
 from cairn.flows.cli.arguments import check_run, check_tools, check_workspace, one_of
+from cairn.flows.cli.endings import ending
 from cairn.flows.cli.files import search_hits
+from cairn.flows.cli.guard import Guard
 from cairn.flows.cli.result_view import print_hits, print_result, print_task, task_view
+from cairn.flows.cli.server_watch import Server, server_for
 from cairn.flows.console import emit, err, safe, say
 from cairn.flows.loop.claim import TaskLock
-from cairn.flows.loop.policy import AWAITING_REVIEW, BUDGET, MODEL_UNAVAILABLE
+from cairn.flows.loop.policy import AWAITING_REVIEW
 from cairn.flows.loop.preflight import preflight
 from cairn.flows.loop.reopen import check_untampered, ready_to_continue
 from cairn.flows.loop.request import TaskRequest
 from cairn.flows.loop.standing_rules import give_feedback, list_rules, retire_rule
 from cairn.flows.loop.task_tools import ready_to_run
 from cairn.flows.runtime import prepare
+from cairn.flows.settings import cairn_home
 from cairn.memory.fsnames import displayable
 from cairn.memory.index.indexer import reindex
 from cairn.memory.index.sources import ensure_sources
@@ -35,7 +39,6 @@ from cairn.memory.store.protocol import SearchFilter
 from cairn.memory.tool_config import ToolsConfig
 from cairn.redact import redact
 from cairn.tasks.deps import RunConfig, deps_for
-from cairn.tasks.model.llm import BudgetExhausted, ModelUnavailable
 
 if TYPE_CHECKING:
     from cairn.memory.store.protocol import MemoryStore
@@ -51,21 +54,25 @@ def run_command(
     related: list[str] | None = None,
     tools: ToolsConfig | None = None,
 ) -> None:
-    args = check_run(config, goal, sources, task_id, task_type, related or [])  # before anything is created
-    config = preflight(config)  # an unknown model or a silent server: one line, nothing created
-    check_tools(tools)  # Python tools import, MCP servers start: before anything is created
-    # The goal becomes a flow-run parameter, the run's name and every prompt: a key pasted into it
-    # must stop here, before Prefect or a model sees it.
-    request = TaskRequest.new(
-        redact(args.goal),
-        config,
-        task_id=args.task_id,
-        sources=[str(source) for source in args.sources],
-        task_type=args.task_type,
-        related=args.related,
-        tools=tools,
-    )
-    _claim_and_run(config, request.task_id, as_json, lambda state: request)
+    with Guard(config.workspace).signals() as guard:  # SIGINT, SIGTERM: one line, out at once
+        args = check_run(
+            config, goal, sources, task_id, task_type, related or []
+        )  # before anything is created
+        config = preflight(config)  # an unknown model or a silent server: one line, nothing created
+        check_tools(tools)  # Python tools import, MCP servers start: before anything is created
+        # The goal becomes a flow-run parameter, the run's name and every prompt: a key pasted into it
+        # must stop here, before Prefect or a model sees it.
+        request = TaskRequest.new(
+            redact(args.goal),
+            config,
+            task_id=args.task_id,
+            sources=[str(source) for source in args.sources],
+            task_type=args.task_type,
+            related=args.related,
+            tools=tools,
+        )
+        guard.task_id = request.task_id
+        _claim_and_run(config, request.task_id, as_json, lambda state: request, guard)
 
 
 def demo_command(config: RunConfig, as_json: bool) -> None:
@@ -92,7 +99,8 @@ def resume_command(config: RunConfig, task_id: str, as_json: bool) -> None:
             goal=state.goal, config=checked, task_id=task_id, sources=sources, task_type=state.task_type
         )
 
-    _claim_and_run(config, task_id, as_json, request_for, resuming=True)
+    with Guard(config.workspace, task_id).signals() as guard:
+        _claim_and_run(config, task_id, as_json, request_for, guard, resuming=True)
 
 
 def _claim_and_run(
@@ -100,6 +108,7 @@ def _claim_and_run(
     task_id: str,
     as_json: bool,
     request_for: Callable[[TaskState | None], TaskRequest],
+    guard: Guard,
     resuming: bool = False,
 ) -> None:
     """Claim the task for this process (a second runner is refused in one line), check once that
@@ -111,6 +120,7 @@ def _claim_and_run(
             state = ready_to_continue(Workspace(workspace).task(task_id), config.accept_tampered, say)
         request = request_for(state)
         where = prepare(workspace)
+        server = server_for(cairn_home(), Path.cwd())  # what the guard watches while the task runs
         # Prefect only now: imported before `prepare` set PREFECT_API_URL, it would start a server
         # of its own, one that outlives a killed `cairn` (the crash-loop test).
         from cairn.flows.prefect.internals import has_cached_result
@@ -124,39 +134,26 @@ def _claim_and_run(
         else:
             shown = safe(config.workspace)
             err.print(f"[bold]cairn[/] task [cyan]{task_id}[/] · {where} · workspace {shown}")
-        _run(request, as_json, resuming)
+        _run(request, as_json, resuming, guard, server)
 
 
-def _run(request: TaskRequest, as_json: bool, resuming: bool) -> None:
+def _run(request: TaskRequest, as_json: bool, resuming: bool, guard: Guard, server: Server | None) -> None:
     from cairn.flows.prefect.launch import AwaitingReview, launch
 
-    config, task_id = request.config, request.task_id
-    try:
-        result = launch(request, resuming=resuming)
-    except KeyboardInterrupt:
-        err.print(f"\ninterrupted. task [cyan]{task_id}[/] is saved; continue with:")
-        print(f"  cairn resume {task_id} --workspace {config.workspace}", file=sys.stderr)  # never wrapped
-        sys.exit(130)
+    config = request.config
+    result = guard.run(lambda: launch(request, resuming=resuming), server)  # in a thread: see guard.py
     if isinstance(result, AwaitingReview):
         _awaiting_review(result, config, as_json)
         return
     if (result.stop_reason or "").startswith(AWAITING_REVIEW):
         _review_at_the_command_line(result.task_id, result.iterations, config, as_json)
+    error = ending(result, config.workspace)  # the one mapping to an exit code (README, "Exit codes")
     if as_json:
-        emit(result.model_dump(mode="json"))
+        emit(result.model_dump(mode="json") | {"exit_code": error.exit_code if error else 0})
     else:
         print_result(result)
-    reason = result.stop_reason or ""
-    if reason.startswith(MODEL_UNAVAILABLE):
-        raise ModelUnavailable(
-            f"{reason}; continue with: cairn resume {task_id} --workspace {config.workspace}"
-        )
-    if reason.startswith(BUDGET):
-        raise BudgetExhausted(
-            f"{reason}; raise it with: cairn resume {task_id} --max-usd N or --max-tokens N"
-        )
-    if result.status not in ("complete", "stopped"):
-        sys.exit(1)
+    if error is not None:
+        raise error
 
 
 def _awaiting_review(waiting: object, config: RunConfig, as_json: bool) -> None:
@@ -164,7 +161,7 @@ def _awaiting_review(waiting: object, config: RunConfig, as_json: bool) -> None:
 
     assert isinstance(waiting, AwaitingReview)
     if as_json:
-        emit(waiting.model_dump(mode="json"))
+        emit(waiting.model_dump(mode="json") | {"exit_code": 0})  # suspended on a server: a worker goes on
         return
     err.print(f"task [cyan]{waiting.task_id}[/] is waiting for your review (the run is suspended):")
     print(
@@ -184,7 +181,7 @@ def _review_at_the_command_line(task_id: str, iteration: int, config: RunConfig,
 
     waiting = review_at_the_command_line(task_id, iteration, config.workspace)
     if as_json:
-        emit(waiting.model_dump(mode="json"))
+        emit(waiting.model_dump(mode="json") | {"exit_code": ReviewPending.exit_code})
     give, resume = waiting.next
     raise ReviewPending(
         f"task {task_id} waits for your review of iteration {iteration}: give feedback with "

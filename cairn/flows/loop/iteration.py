@@ -18,7 +18,7 @@ from pydantic import BaseModel
 
 from cairn.flows.loop.progress import record_coverage
 from cairn.flows.loop.results import record_call
-from cairn.flows.loop.uncertain import settle_calls
+from cairn.flows.loop.uncertain import in_call_order, settle_calls
 from cairn.flows.steps.compression import compress_results
 from cairn.flows.steps.executor import Executor
 from cairn.flows.steps.model_calls import ask
@@ -55,8 +55,8 @@ def run_iteration(
         for n, call in enumerate(batch, start=1)
         if n not in finished
     ]
-    runs = settle_calls(session, executor, runs)  # side effects: at most once across crashes
-    results = executor.run_tools(runs, session.tool_context())
+    runs, found = settle_calls(session, executor, runs)  # side effects: at most once across crashes
+    results = in_call_order(found, executor.run_tools(runs, session.tool_context()))
     for key, call, output, compression, cost in compress_results(session, executor, results):
         record_call(session, key, call, output, compression, cost)
     record_coverage(session, iteration)  # how far it got; a coverage goal's ledger and report

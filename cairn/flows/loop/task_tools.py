@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from cairn.flows.loop.uncertain import check_before_run
-from cairn.flows.steps.session import Session
+from cairn.flows.steps.session import Session, task_context
 from cairn.memory.log.events import ToolsConfigured
 from cairn.memory.log.workspace import Workspace
 from cairn.memory.tool_config import ToolsConfig
@@ -32,10 +32,11 @@ def ready_to_run(
     """Before a run of a task, in the CLI: refuse uncertain calls (with `ask`) and tools that cannot
     work, each with one line. Returns the configuration to record (None: the task's own)."""
     workspace = Workspace(Path(config.workspace))
-    state = workspace.task(task_id).state() if task_id in workspace.task_ids() else None
-    if state is not None:
-        check_before_run(config, state, cached)
-    prepare_tools(tools or (state.tools if state else None) or ToolsConfig())
+    repo = workspace.task(task_id) if task_id in workspace.task_ids() else None
+    state = repo.state() if repo is not None else None
+    toolset = prepare_tools(tools or (state.tools if state else None) or ToolsConfig())
+    if repo is not None and state is not None:  # Cairn looks at its own writes; the rest may need a person
+        check_before_run(config, state, cached, toolset, task_context(repo, state))
     return tools
 
 

@@ -102,8 +102,9 @@ def run_request(request: TaskRequest) -> TaskResult:
             speed = f"{probe.tokens_per_s:g} tokens/s" if probe.tokens_per_s else "speed unknown"
             logger.info("Model %s: replies asked for as %s (%s)", probe.model, probe.reason, speed)
         record_tools(session, request.tools)
-        # uncertain calls wait for a person's decision
-        check_before_run(config, session.state, partial(has_cached_result, config.workspace))
+        # uncertain calls Cairn cannot settle itself wait for a person's decision
+        cached = partial(has_cached_result, config.workspace)
+        check_before_run(config, session.state, cached, session.toolset(), session.tool_context())
         session.recorder = NarratingRecorder(session.recorder, logger.info)
         state = session.state
         logger.info("Task %s: %s; %s", task_id, state.task_type, rules_line(state))

@@ -81,7 +81,12 @@ _owned: list[EphemeralServer] = []
 
 def owns(api_url: str) -> bool:
     """Whether `api_url` is a server this process started (it dies with us: no watchdog needed)."""
-    return any(server.api_url == api_url for server in _owned)
+    return owned(api_url) is not None
+
+
+def owned(api_url: str) -> EphemeralServer | None:
+    """The server this process started at `api_url`, if it did."""
+    return next((server for server in _owned if server.api_url == api_url), None)
 
 
 def configured_api_url(env: Mapping[str, str], cwd: Path) -> str | None:

@@ -12,15 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from cairn.memory.log.state import TaskState
-from cairn.memory.models import (
-    RERUN_AFTER_WRITE,
-    EvidenceType,
-    IterationMode,
-    JsonValue,
-    PlannedCall,
-    ToolCall,
-)
+from cairn.memory.models import RERUN_AFTER_WRITE, EvidenceType, IterationMode, PlannedCall, ToolCall
 from cairn.tasks.goal_examples import EXAMPLES_WHY
+from cairn.tasks.messages.elision import elision_in, shown
 from cairn.tasks.messages.schemas import Candidate, DoneCall, Excerpt, KnownFile, Note, PlanInput, ToolSpec
 
 # Which evidence types a requirement name points at (validators' `meta.requirement`).
@@ -35,7 +29,6 @@ _REQUIREMENT_EVIDENCE: dict[str, tuple[EvidenceType, ...]] = {
     "evidence": ("file_creation", "synthesis", "execution"),
 }
 MODES: dict[IterationMode, tuple[int, int]] = {"fast": (4, 3), "deep": (8, 5)}  # (candidates, beam)
-SHOWN_CHARS = 300  # a long argument (a file's whole content) is shown cut in the planner's prompt
 EXCERPT_CHARS = 6000  # the files' own words an answer may quote (about 1,500 tokens)
 
 
@@ -132,7 +125,8 @@ def plan_input(
 
 
 def done_calls(state: TaskState) -> list[DoneCall]:
-    """The calls not to propose again, as the planner reads them (long arguments shortened)."""
+    """The calls not to propose again, as the planner reads them (a long argument as a reference:
+    `cairn.tasks.messages.elision`)."""
     done = done_signatures(state)
     found: dict[str, DoneCall] = {}
     for call in state.calls:
@@ -140,17 +134,16 @@ def done_calls(state: TaskState) -> list[DoneCall]:
         if signature in done:
             found[signature] = DoneCall(
                 tool=call.tool,
-                params={k: _shortened(v) for k, v in call.params.items()},
+                params={k: shown(v, _written_to(call, k)) for k, v in call.params.items()},
                 outcome=call.outcome,
                 key=DoneCall.key_of(signature),
             )
     return list(found.values())
 
 
-def _shortened(value: JsonValue) -> JsonValue:
-    if isinstance(value, str) and len(value) > SHOWN_CHARS:
-        return value[:SHOWN_CHARS] + f"... ({len(value)} characters)"
-    return value
+def _written_to(call: ToolCall, param: str) -> str:
+    """The file a call's argument was written to (a write's content), which the planner can read."""
+    return str(call.params.get("path", "")) if call.tool == "write_file" and param == "content" else ""
 
 
 def _merged(on_disk: list[KnownFile], seen: list[KnownFile]) -> list[KnownFile]:
@@ -180,6 +173,9 @@ def _reason(cand: Candidate, specs: dict[str, ToolSpec], state: TaskState, done:
         return f"{cand.tool} has no parameter {', '.join(unknown)}; it takes {', '.join(spec.params)}"
     if bad := _unknown_source(cand, state):
         return f"no source {bad!r}; sources: {', '.join(sorted(state.sources)) or 'none'}"
+    if marker := elision_in(cand.params):
+        # The 1.5B proposed a file's shortened view as its new content; written, it broke the file.
+        return f"{marker!r} is Cairn's reference to an earlier value, not its text: give the whole text"
     if PlannedCall(tool=cand.tool, params=cand.params).signature in done:
         return "already done (see done_calls); propose something new"
     if cand.tool == "write_file" and cand.params.get("path") in examples_files(state):
@@ -197,7 +193,7 @@ def examples_files(state: TaskState) -> set[str]:
 
 
 def _shown(cand: Candidate) -> str:
-    return f"{cand.tool}({', '.join(f'{k}={_shortened(v)!r}' for k, v in cand.params.items())})"
+    return f"{cand.tool}({', '.join(f'{k}={shown(v)!r}' for k, v in cand.params.items())})"
 
 
 def _unknown_source(cand: Candidate, state: TaskState) -> str | None:

@@ -15,6 +15,7 @@ from cairn.memory.context.values import TDLambda, ValueTable
 from cairn.memory.index.recorder import TaskRecorder
 from cairn.memory.index.sources import ensure_sources
 from cairn.memory.log.state import TaskState
+from cairn.memory.log.workspace import TaskRepo
 from cairn.memory.models import Memory, TaskType
 from cairn.memory.store.protocol import SearchFilter, SearchQuery
 from cairn.memory.tool_config import ToolsConfig
@@ -45,16 +46,9 @@ class Session:
         return toolset_for(self.state.tools or ToolsConfig())
 
     def tool_context(self) -> ToolContext:
-        return ToolContext(
-            task_id=self.task_id,
-            artifacts=self.recorder.repo.artifacts,
-            sources={name: Path(path) for name, path in self.state.sources.items()},
-            workspace=self.deps.workspace.root,
-            search=self.search_lines,
-            task_state=lambda: self.recorder.state,
-            deliverable=deliverable(self.state.task_type),
-            tools=self.state.tools or ToolsConfig(),
-        )
+        live: dict[str, object] = {"workspace": self.deps.workspace.root, "search": self.search_lines}
+        live["task_state"] = lambda: self.recorder.state
+        return task_context(self.recorder.repo, self.state).model_copy(update=live)
 
     def search_lines(self, query: str, k: int) -> list[str]:
         sources = ensure_sources(self.deps.store, self.state.sources)  # indexed once, on first use
@@ -90,6 +84,19 @@ def learner_for(deps: Deps, state: TaskState) -> TDLambda:
     if key not in _LEARNERS:
         _LEARNERS[key] = TDLambda(_value_table(str(deps.workspace.db_path)), goal=state.task_type)
     return _LEARNERS[key]
+
+
+def task_context(repo: TaskRepo, state: TaskState) -> ToolContext:
+    """Where the task's tools act, without the live services of a session (the CLI looks, with
+    it, whether an interrupted write took effect: `cairn.flows.loop.uncertain`)."""
+    return ToolContext(
+        task_id=repo.task_id,
+        artifacts=repo.artifacts,
+        sources={name: Path(path) for name, path in state.sources.items()},
+        committed=lambda rel: repo.committed(repo.artifacts / rel),
+        deliverable=deliverable(state.task_type),
+        tools=state.tools or ToolsConfig(),
+    )
 
 
 def deliverable(task_type: TaskType) -> str:

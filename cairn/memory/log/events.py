@@ -137,12 +137,18 @@ class ToolCallStarted(Frozen):
 
 
 class UncertainCallResolved(Frozen):
-    """What a person decided for an uncertain call: `skip` it (record it as not run) or `rerun` it."""
+    """What was decided for an uncertain call: `skip` it (record it as not run), `rerun` it, or
+    `found`: its effect is there, so its result is recorded without running it. A person decides
+    (`by="person"`, `--on-uncertain`), or Cairn, for a tool whose doubt it can settle by looking
+    or that is safe to run again (`by="cairn"`, the `reason` says which;
+    `cairn.flows.loop.uncertain.rule`)."""
 
     type: Literal["uncertain_call_resolved"] = "uncertain_call_resolved"
     iteration: int
     index: int
-    decision: Literal["skip", "rerun"]
+    decision: Literal["skip", "rerun", "found"]
+    by: Literal["person", "cairn"] = "person"
+    reason: str = ""
 
 
 class FileRecorded(Frozen):

@@ -78,7 +78,7 @@ class CallStart(Frozen):
     index: int
     tool: str
     signature: str
-    decision: Literal["skip", "rerun"] | None = None
+    decision: Literal["skip", "rerun", "found"] | None = None
 
 
 class HotIssue(Frozen):
@@ -204,9 +204,11 @@ class TaskState(Frozen):
     @property
     def uncertain_calls(self) -> list[CallStart]:
         """Side-effecting calls started in this iteration whose result was never recorded and
-        that nobody has decided on: they may or may not have taken effect."""
+        that nobody has decided on: they may or may not have taken effect. A call whose effect was
+        found but whose result a crash kept from the history is looked at again."""
         done = {c.index for c in self.pending_calls}
-        return [s for s in self.call_starts.values() if s.decision is None and s.index not in done]
+        open_ = (None, "found")
+        return [s for s in self.call_starts.values() if s.decision in open_ and s.index not in done]
 
     def apply(self, event: Event) -> TaskState:
         return _apply(self, event)

@@ -172,20 +172,27 @@ class TaskRepo:
         out = self._git("log", "--format=%s").stdout
         return [line for line in out.splitlines() if line]
 
+    def committed(self, path: Path) -> bytes | None:
+        """A file's bytes as the last commit holds them; None when it holds no such file."""
+        rel = path.relative_to(self.root).as_posix()
+        command = ["git", "-C", str(self.root), "show", f"HEAD:{rel}"]
+        proc = subprocess.run(command, capture_output=True, env=self._env())
+        return proc.stdout if proc.returncode == 0 else None
+
+    def _env(self) -> dict[str, str]:
+        return {
+            **_GIT_ENV,
+            "PATH": "/usr/local/bin:/usr/bin:/bin",
+            "HOME": str(self.root),
+            # Never a repository above the task's: with its .git gone, git would otherwise
+            # commit the task's files into whatever repository holds the workspace.
+            "GIT_CEILING_DIRECTORIES": str(self.root.parent),
+        }
+
     def _git(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
         for attempt in range(5):
             proc = subprocess.run(
-                ["git", "-C", str(self.root), *args],
-                capture_output=True,
-                text=True,
-                env={
-                    **_GIT_ENV,
-                    "PATH": "/usr/local/bin:/usr/bin:/bin",
-                    "HOME": str(self.root),
-                    # Never a repository above the task's: with its .git gone, git would otherwise
-                    # commit the task's files into whatever repository holds the workspace.
-                    "GIT_CEILING_DIRECTORIES": str(self.root.parent),
-                },
+                ["git", "-C", str(self.root), *args], capture_output=True, text=True, env=self._env()
             )
             # Two writers on one repo (resume racing a retry) can meet on index.lock: wait and retry.
             if proc.returncode != 0 and "index.lock" in proc.stderr and attempt < 4:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from cairn.memory.models import JsonValue
 from cairn.tasks.tools.base import ToolContext, ToolOutput, failure
-from cairn.tasks.tools.file_tools import write_file
+from cairn.tasks.tools.file_tools import found_write, write_file
 from cairn.tasks.tools.paths import PathError, resolve_path
 
 
@@ -24,11 +24,33 @@ def answer(ctx: ToolContext, answer: str, sources: list[JsonValue] | str | None 
     """Write the deliverable: the answer (Markdown) and the sources it cites."""
     if not answer.strip():
         return failure("the answer is empty: give the answer text, with the facts and their sources")
+    body, unknown = _deliverable(ctx, answer, sources)
+    return _citing(write_file(ctx, ctx.deliverable, body), unknown)
+
+
+def found_answer(ctx: ToolContext, params: dict[str, JsonValue]) -> ToolOutput | None:
+    """An interrupted `answer`'s effect, when it is there: the deliverable holds what the call would
+    write (`Tool.settle`, `cairn.flows.loop.uncertain`); its output, as the call would have returned it."""
+    text, sources = params.get("answer"), params.get("sources")
+    if not isinstance(text, str) or not text.strip() or not isinstance(sources, list | str | None):
+        return None
+    body, unknown = _deliverable(ctx, text, sources)
+    found = found_write(ctx, {"path": ctx.deliverable, "content": body})
+    return _citing(found, unknown) if found is not None else None
+
+
+def _deliverable(
+    ctx: ToolContext, answer: str, sources: list[JsonValue] | str | None
+) -> tuple[str, list[str]]:
+    """The deliverable's text, and the cited paths that name no file."""
     cited, unknown = _existing(ctx, _paths(sources))
     body = answer.strip()
     if cited:
         body += "\n\n## Sources\n" + "".join(f"- {path}\n" for path in cited)
-    written = write_file(ctx, ctx.deliverable, body.rstrip("\n") + "\n")
+    return body.rstrip("\n") + "\n", unknown
+
+
+def _citing(written: ToolOutput, unknown: list[str]) -> ToolOutput:
     if written.outcome != "success" or not unknown:
         return written
     dropped = ", ".join(unknown)

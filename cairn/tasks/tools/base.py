@@ -33,6 +33,8 @@ class ToolContext(BaseModel):
     search: Callable[[str, int], list[str]] | None = None
     # summarize_history's source: the task's current state. Also live, also never in a cache key.
     task_state: Callable[[], TaskState] | None = None
+    # A file of the artifacts (relative path) as the task's last commit holds it, None if it holds none.
+    committed: Callable[[str], bytes | None] | None = None
 
 
 class WrittenFile(Frozen):

@@ -2,7 +2,9 @@
 
 Which have side effects (and so run at most once across crashes, see docs/tools.md):
 `write_file` and `answer` write the workspace; `run_python` and `run_tests` run code, which may do
-anything. The rest only read (`lint` runs ruff without `--fix`).
+anything. The rest only read (`lint` runs ruff without `--fix`). After a crash mid-call
+(`cairn.flows.loop.uncertain.rule`): whether a write took effect is found by looking, a test run is
+run again, and a person decides on a `run_python` snippet.
 
 >>> sorted(t.name for t in BUILTINS)[:3]
 ['answer', 'find_lines', 'lint']
@@ -11,19 +13,27 @@ anything. The rest only read (`lint` runs ruff without `--fix`).
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from cairn.tasks.tools import answer, coding, directory, file_tools, find_lines, history_tools, memory_search
-from cairn.tasks.tools.definition import Tool
+from cairn.tasks.tools.definition import Settle, Tool
 from cairn.tasks.tools.python_tools import function_tool
 
 _DIR = "'.', a folder you wrote, or an entry of `sources`"
 
 
 def _builtin(
-    fn: Callable[..., Any], description: str, params: dict[str, str], *, read_only: bool = True
+    fn: Callable[..., Any],
+    description: str,
+    params: dict[str, str],
+    *,
+    read_only: bool = True,
+    idempotent: bool = False,
+    settle: Settle | None = None,
 ) -> Tool:
-    return function_tool(fn, description=description, params=params, read_only=read_only, kind="builtin")
+    made = function_tool(fn, description=description, params=params, read_only=read_only, kind="builtin")
+    return replace(made, idempotent=idempotent, settle=settle)
 
 
 # Descriptions name no example paths: a small model copies examples literally. The planner sees the
@@ -52,6 +62,7 @@ BUILTINS: list[Tool] = [
         "Write a text file into the workspace (committed to the task's git history). Sources are read-only.",
         {"path": "a file path in the workspace, without any 'source:' prefix", "content": "the full text"},
         read_only=False,
+        settle=file_tools.found_write,
     ),
     _builtin(
         answer.answer,
@@ -59,6 +70,7 @@ BUILTINS: list[Tool] = [
         "Markdown) and the files it relies on. Use it as soon as your notes hold what the goal asks.",
         {"answer": "the answer text, with the facts and figures", "sources": "list of paths from `files`"},
         read_only=False,
+        settle=answer.found_answer,
     ),
     _builtin(
         memory_search.search_memory,
@@ -70,6 +82,7 @@ BUILTINS: list[Tool] = [
         "Run pytest on the workspace and report passed and failed tests.",
         {"target": "a test file you wrote, or '.' for all"},
         read_only=False,
+        idempotent=True,  # Cairn runs the tests again after every write anyway
     ),
     _builtin(
         coding.lint,

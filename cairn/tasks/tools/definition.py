@@ -24,6 +24,8 @@ from cairn.tasks.tools.base import ToolContext, ToolOutput
 
 ToolKind = Literal["builtin", "python", "mcp"]
 Runner = Callable[[ToolContext, dict[str, JsonValue]], ToolOutput]
+# Whether an interrupted call took effect, found by looking: the output it had, or None (it had not).
+Settle = Callable[[ToolContext, dict[str, JsonValue]], ToolOutput | None]
 
 
 @dataclass(frozen=True)
@@ -37,6 +39,10 @@ class Tool:
     server: str | None = None  # the MCP server it belongs to
     timeout_s: float | None = None
     max_output_chars: int | None = None
+    # After a crash mid-call (docs/tools.md, "Side effects: at most once"): `idempotent`, running
+    # it again leaves what running it once does; `settle`, Cairn can look whether it took effect.
+    idempotent: bool = False
+    settle: Settle | None = None
 
     @property
     def name(self) -> str:

@@ -2,7 +2,12 @@
 
 Paths are the agent's: relative to the task's `artifacts/`, or `source:NAME/...` for the read-only
 sources. `cairn.tasks.tools.paths.resolve_path` is the jail; every refusal is a failed output with a
-one-line reason and nothing is written.
+one-line reason and nothing is written. `write_file` also refuses (issue 35):
+
+- content holding Cairn's reference to an earlier value (`cairn.tasks.messages.elision`): the
+  model copied the planner's shortened view of a file back as the file;
+- a Python file that parses replaced by text that does not: a working module is never traded for
+  a broken one silently. A new file that does not parse is written, and the output says so.
 
 >>> ctx = ToolContext(task_id="t", artifacts=Path("/tmp/a"))  # doctest: +SKIP
 >>> write_file(ctx, "notes/a.md", "# A").outcome  # doctest: +SKIP
@@ -11,9 +16,12 @@ one-line reason and nothing is written.
 
 from __future__ import annotations
 
+import ast
 import os
 from pathlib import Path
 
+from cairn.memory.models import JsonValue
+from cairn.tasks.messages.elision import elision_in
 from cairn.tasks.tools.base import ToolContext, ToolOutput, WrittenFile, failure
 from cairn.tasks.tools.paths import PathError, resolve_path
 
@@ -48,16 +56,84 @@ def write_file(ctx: ToolContext, path: str, content: str) -> ToolOutput:
         target = resolve_path(ctx.artifacts, path, readonly_roots=ctx.sources, for_write=True)
     except PathError as exc:
         return failure(str(exc))
+    rel = target.relative_to(ctx.artifacts.resolve()).as_posix()
+    if why := _refusal(rel, content, _text(target)):
+        return failure(f"not written: {why}")
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(f".{target.name}.cairn-tmp")
     tmp.write_text(content, encoding="utf-8", errors="surrogatepass")
     os.replace(tmp, target)  # atomic: a reader never sees half a file
-    rel = target.relative_to(ctx.artifacts.resolve()).as_posix()
+    return written_output(rel, content)
+
+
+def written_output(rel: str, content: str) -> ToolOutput:
+    """What `write_file` returns for `content` written at `rel` (the same for a write found on
+    disk after a crash, `found_write`)."""
     return ToolOutput(
-        text=f"wrote {rel} ({len(content)} characters)",
+        text=f"wrote {rel} ({len(content)} characters){_note(rel, content)}",
         paths=[rel],
         written=WrittenFile(path=rel, content=content),
     )
+
+
+def found_write(ctx: ToolContext, params: dict[str, JsonValue]) -> ToolOutput | None:
+    """An interrupted `write_file`'s effect, when it is there (`Tool.settle`): the call's content
+    in the file, or in the file as the task's last commit holds it (a call of the same batch may
+    have changed the file since); its output, as the call would have returned it."""
+    path, content = params.get("path"), params.get("content")
+    if not isinstance(path, str) or not isinstance(content, str):
+        return None
+    try:
+        target = resolve_path(ctx.artifacts, path, readonly_roots=ctx.sources, for_write=True)
+    except PathError:
+        return None
+    rel = target.relative_to(ctx.artifacts.resolve()).as_posix()
+    data = content.encode("utf-8", errors="surrogatepass")  # as `write_file` writes it
+    on_disk = target.read_bytes() if target.is_file() else None
+    held = on_disk == data or (ctx.committed is not None and ctx.committed(rel) == data)
+    return written_output(rel, content) if held else None
+
+
+def _text(target: Path) -> str | None:
+    """A file's text as the tools read it, None when there is none."""
+    if not target.is_file():
+        return None
+    return target.read_bytes().decode("utf-8", errors="surrogateescape")
+
+
+def _refusal(path: str, content: str, before: str | None) -> str | None:
+    """Why `content` must not replace `before` (None: the file does not exist) at `path`."""
+    if marker := elision_in(content):
+        return (
+            f"the content holds {marker!r}, Cairn's reference to an earlier value, not its text: "
+            "write the whole file"
+        )
+    if before is None or not path.endswith(".py") or syntax_error(before) is not None:
+        return None
+    if (error := syntax_error(content)) is not None:
+        return f"{path} parses now and this content does not ({error}): the file is unchanged; write it whole"
+    return None
+
+
+def _note(path: str, content: str) -> str:
+    """What the output adds about written content: that a Python file does not parse."""
+    error = syntax_error(content) if path.endswith(".py") else None
+    return f"; it does not parse ({error})" if error else ""
+
+
+def syntax_error(code: str) -> str | None:
+    """Why `code` is not Python, or None when it parses.
+
+    >>> syntax_error("x = 1"), syntax_error("  x = 1")
+    (None, 'IndentationError at line 1: unexpected indent')
+    """
+    try:
+        ast.parse(code)
+    except SyntaxError as exc:
+        return f"{type(exc).__name__} at line {exc.lineno}: {exc.msg}"
+    except ValueError as exc:  # a NUL byte
+        return f"ValueError: {exc}"
+    return None
 
 
 def readable_dir(ctx: ToolContext, path: str) -> Path:

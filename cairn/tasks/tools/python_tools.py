@@ -54,7 +54,11 @@ class ToolDefinitionError(UsageError):
 def tool(fn: F, /) -> F: ...
 @overload
 def tool(
-    *, name: str | None = None, read_only: bool = False, timeout_s: float | None = None
+    *,
+    name: str | None = None,
+    read_only: bool = False,
+    idempotent: bool = False,
+    timeout_s: float | None = None,
 ) -> Callable[[F], F]: ...
 def tool(
     fn: F | None = None,
@@ -62,13 +66,16 @@ def tool(
     *,
     name: str | None = None,
     read_only: bool = False,
+    idempotent: bool = False,
     timeout_s: float | None = None,
 ) -> F | Callable[[F], F]:
     """Mark a typed function as a Cairn tool (see the module docstring); `read_only=True` declares
-    that calling it changes nothing, so a crash mid-call may simply run it again."""
+    that calling it changes nothing, `idempotent=True` that calling it twice changes what calling it
+    once does: either way a crash mid-call may simply run it again, where otherwise a person decides."""
 
     def mark(f: F) -> F:
-        setattr(f, ATTRIBUTE, function_tool(f, name=name, read_only=read_only, timeout_s=timeout_s))
+        made = function_tool(f, name=name, read_only=read_only, idempotent=idempotent, timeout_s=timeout_s)
+        setattr(f, ATTRIBUTE, made)
         return f
 
     return mark(fn) if fn is not None else mark
@@ -83,6 +90,7 @@ def function_tool(
     params: dict[str, str] | None = None,
     kind: ToolKind = "python",
     timeout_s: float | None = None,
+    idempotent: bool = False,
 ) -> Tool:
     """The `Tool` of a typed function; `params` replaces the descriptions read from the docstring."""
     tool_name = name or fn.__name__
@@ -93,7 +101,9 @@ def function_tool(
     if params is not None:
         spec = spec.model_copy(update={"params": params})
     run = _runner(fn, model, context_param, tool_name, threaded=kind == "python")
-    return Tool(spec=spec, run=run, input_schema=schema, kind=kind, timeout_s=timeout_s)
+    return Tool(
+        spec=spec, run=run, input_schema=schema, kind=kind, timeout_s=timeout_s, idempotent=idempotent
+    )
 
 
 def load_python_tool(config: PythonToolConfig) -> Tool:
@@ -118,6 +128,7 @@ def load_python_tool(config: PythonToolConfig) -> Tool:
         kind="python",
         timeout_s=config.timeout_s or made.timeout_s,
         max_output_chars=config.max_output_chars,
+        idempotent=made.idempotent if config.idempotent is None else config.idempotent,
     )
 
 

@@ -2,7 +2,9 @@
 
 A tool is read-only when the server says so (`readOnlyHint`) and does not also call it
 destructive (`destructiveHint`); anything else has side effects, and is marked destructive unless
-the server says it is not (the MCP default). A result becomes an output: its text blocks, other
+the server says it is not (the MCP default). A tool the server calls idempotent (`idempotentHint`)
+is run again after a crash mid-call; any other with side effects waits for a person's decision
+(`cairn.flows.loop.uncertain`). A result becomes an output: its text blocks, other
 blocks named, structured content as JSON when there is no text; `isError` makes it a failure. A
 refused call or a server that stopped is a failed call with one line, never a crash.
 
@@ -48,6 +50,7 @@ def as_tool(server: McpServerConfig, listed: McpTool, pool: McpPool = POOL) -> T
         server=server.name,
         timeout_s=server.timeout_s,
         max_output_chars=server.max_output_chars,
+        idempotent=bool(hints and hints.idempotent_hint),  # the server says a call may be repeated
     )
 
 
