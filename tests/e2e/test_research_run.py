@@ -29,10 +29,12 @@ def test_run_completes_with_a_cited_report(finished: tuple[Path, dict[str, objec
     assert result["status"] == "complete" and result["complete"] is True
     assert {"task_id", "iterations", "workspace", "report_path", "verdict"} <= set(result)
     report = Path(str(result["report_path"])).read_text(encoding="utf-8")
-    # The answer, cited: the planted notes state both figures (before, a report that stated only
-    # the daily use, citing two corpus files, passed for an answer to "how many days").
-    answer = next((line for line in report.splitlines() if "About 150 days" in line), "")
-    assert "[source: source:corpus/" in answer, report
+    # The answer as the lines prove it: Cairn's arithmetic over the two figures the files state,
+    # each operand's line quoted (before, a report that stated only the daily use, citing two
+    # corpus files, passed for an answer to "how many days").
+    assert report.startswith("150 days (1,260,000 cubic metres / 8,400 cubic metres = 150)."), report
+    proof = report.split("## Proof")[1]
+    assert "> source:corpus/reservoir.md:9" in proof and "> source:corpus/water-use-2025.md:5" in proof
 
 
 def test_history_replays_to_the_final_state(finished: tuple[Path, dict[str, object]]) -> None:
@@ -43,7 +45,7 @@ def test_history_replays_to_the_final_state(finished: tuple[Path, dict[str, obje
     assert len(state.iterations) == result["iterations"]
     assert state.verdict is not None and state.verdict.model_dump() == result["verdict"]
     assert repo.history.verify().ok
-    assert any("write_file" in line for line in repo.log())  # artifacts are committed
+    assert any("answer.md" in line for line in repo.log())  # artifacts are committed
 
 
 def test_show_json_lists_calls_evidence_and_verdict(finished: tuple[Path, dict[str, object]]) -> None:
@@ -80,7 +82,7 @@ def test_every_iteration_is_a_subflow_and_every_call_a_task_run(
     assert all(f.id != parent.id for f in subflows)
     tool_runs = [t.name for t in tasks if any(tag.startswith("tool:") for tag in t.tags)]
     assert any(n.startswith("read_file-source:") for n in tool_runs), tool_runs
-    assert any(n.startswith("write_file-") for n in tool_runs), tool_runs
+    assert any(n.startswith("answer-") for n in tool_runs), tool_runs
 
 
 async def _runs_tagged(tag: str):  # type: ignore[no-untyped-def]
