@@ -25,10 +25,9 @@ from cairn.tasks.messages.schemas import OUTPUTS, CallKind
 from cairn.tasks.model.cassette import CassetteEntry, Reply
 
 MODEL = "scripted:tools_task"
-GOAL = (
-    "What time is it in Tokyo when it is noon in London, and what is the message of the last commit "
-    "in the git log?"
-)
+# The goal's words are what the tools' outputs say ("12:00", "commit", "message"): the quote check
+# compares words, so "noon" or "the last commit" would be unproven (docs/design.md, issue 32).
+GOAL = "What time is it in Tokyo when it is 12:00 in London, and what is the commit message in the git log?"
 COMMIT = "Add the reservoir notes"  # the one commit of the repository the test makes
 NOTE = "asked for the Tokyo time and the last commit"
 Script = list[tuple[CallKind, dict[str, Any]]]
@@ -51,8 +50,8 @@ def _synthesize(text: str) -> tuple[CallKind, dict[str, Any]]:
 
 def answer(time_call: str, git_call: str) -> str:
     return (
-        f"# Answer\n\nWhen it is noon in London, it is 21:00 in Tokyo [source: {time_call}]. The message "
-        f'of the last commit in the git log is "{COMMIT}" [source: {git_call}].\n\n## Sources\n\n'
+        f"# Answer\n\nWhen it is 12:00 in London, it is 21:00 in Tokyo [source: {time_call}]. The commit "
+        f'message in the git log is "{COMMIT}" [source: {git_call}].\n\n## Sources\n\n'
         f"- {time_call}\n- {git_call}\n"
     )
 

@@ -280,8 +280,9 @@ def _beside_head(unit: Unit, asked: Asked, known: frozenset[str]) -> list[Value]
 
 def _pair_value(text: str, asked: Asked) -> Value | None:
     """In `column: value; column: value` (a table row, a `Lead: Tomas Berg` line), the value of
-    the column holding most of the asked words."""
-    best: tuple[int, Value] | None = None
+    the column holding most of the asked words (the asked word itself among equals: `Message`, not
+    `Commit`, for `the commit message`)."""
+    best: tuple[tuple[int, bool], Value] | None = None
     wanted = asked.attribute - asked.names
     offset = 0
     for segment in _SEGMENT.split(text):
@@ -290,8 +291,9 @@ def _pair_value(text: str, asked: Asked) -> Value | None:
         label, colon, rest = segment.partition(": ")
         if not colon or not rest.strip():
             continue
-        held = len(wanted & forms(label))
-        if not held or (best and best[0] >= held):
+        said = forms(label)
+        held = (len(wanted & said), asked.head in said)
+        if not held[0] or (best and best[0] >= held):
             continue
         inner = _typed(rest, asked, at + len(label) + 2)
         if inner is not None and inner.kind == "figure" and inner.unit is None:

@@ -91,7 +91,7 @@ def units_of(
     heading of its every unit; `first_line`: the line of `source` the text starts on."""
     units: list[Unit] = []
     text = as_markdown(source, text)  # a CSV file as a table, a JSON file's objects as `key: value` lines
-    for n, block in enumerate(_blocks(text, about, first_line), start=first_paragraph):
+    for n, block in enumerate(_records(_blocks(text, about, first_line)), start=first_paragraph):
         units += _units(source, block, n)
     return units
 
@@ -141,6 +141,47 @@ def _blocks(text: str, about: str, first_line: int = 1) -> Iterator[_Block]:
             current.pieces.append((number, _EMPHASIS.sub(r"\2", line)))
     if current:
         yield current
+
+
+RECORD_FIELDS = 3  # consecutive `Label: value` lines, all labels different, that make one record
+
+
+def _records(blocks: Iterator[_Block]) -> Iterator[_Block]:
+    """Runs of one-line `Label: value` blocks with different labels (`Commit: ...`, `Author: ...`,
+    `Message: ...`) as one record, read like a table row: each field said of the same thing. A
+    transcript's turns repeat their speakers, so they stay one unit each."""
+    run: list[_Block] = []
+    for block in [*blocks, None]:
+        label = _record_label(block) if block is not None else None
+        follows = bool(run) and label is not None and block is not None and _next_line(run[-1], block)
+        if label is not None and (not run or follows) and label not in {_record_label(b) for b in run}:
+            run.append(block)  # type: ignore[arg-type]
+            continue
+        yield from _merged(run)
+        run = [block] if label is not None and block is not None else []
+        if block is not None and label is None:
+            yield block
+    yield from _merged(run)
+
+
+def _record_label(block: _Block | None) -> str | None:
+    if block is None or block.heading or block.spelled or len(block.pieces) != 1:
+        return None
+    found = _LABEL.match(block.pieces[0][1])
+    return found.group(1).lower() if found else None
+
+
+def _next_line(before: _Block, block: _Block) -> bool:
+    return block.pieces[0][0] == before.pieces[-1][0] + 1 and block.context == before.context
+
+
+def _merged(run: list[_Block]) -> list[_Block]:
+    if len(run) < RECORD_FIELDS:
+        return run
+    text = " ".join(piece for block in run for _, piece in block.pieces)
+    spelled = "; ".join(piece.rstrip(".") for block in run for _, piece in block.pieces)
+    first = run[0]
+    return [_Block([(first.pieces[0][0], text)], first.context, first.section, spelled=spelled)]
 
 
 def _context(headings: list[tuple[int, str]]) -> str:
