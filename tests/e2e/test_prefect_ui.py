@@ -74,7 +74,7 @@ def test_task_runs_are_named_after_tool_and_argument_and_tagged(seen: dict[str, 
         assert run.name.startswith(tool), (run.name, run.tags)
     assert any(t.name.startswith("read_file-source:corpus/") for t in tools)
     names = {t.name for t in seen["tasks"]}
-    assert "detect-task-type" in names and any(n.startswith("plan-") for n in names)
+    assert "detect-task-type" in names and any(n.startswith("deliver-") for n in names)
     assert "plan-1" not in names  # the opening iteration reads the sources with no planning call
 
 

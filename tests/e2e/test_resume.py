@@ -2,9 +2,9 @@
 
 One interrupted run covers both ways a run breaks: a tool call raises in iteration 1 (the opening
 read of the six corpus files; the iteration's Prefect retry must skip the calls that had
-finished), and the process is SIGKILLed in iteration 2 after some tool results are in (the
-watchdog marks it Crashed; `cairn resume` finishes
-it). The faults are injected by `tests/e2e/faults.py`, which runs the CLI with wrapped executors and
+finished), and the process is SIGKILLed in iteration 2 once its call's result is in Prefect but
+not yet in the task's history (the watchdog marks it Crashed; `cairn resume` finishes it without
+running that call again). The faults are injected by `tests/e2e/faults.py`, which runs the CLI with wrapped executors and
 counts every tool or model call that really executed.
 """
 
@@ -40,8 +40,9 @@ def interrupted(prefect_server: str, tmp_path_factory: pytest.TempPathFactory) -
     args = ["run", QUESTION, "--source", str(CORPUS), "--workspace", str(ws), "--task-id", TASK]
     count = ["--count", str(counter)]
     # Six results reach iteration 1 (its first attempt stops at the fault before any does), so the
-    # 8th is the second and last of iteration 2: killed with the first recorded, the second not.
-    first = with_faults([*count, "--fail-call", "1/2", "--kill-after-results", "8"], args, env)
+    # 7th is iteration 2's one call, `answer`: killed once the deliverable is written and the call's
+    # result is in Prefect, before the iteration records it.
+    first = with_faults([*count, "--fail-call", "1/2", "--kill-after-results", "7"], args, env)
     assert (ws / "tasks" / TASK).is_dir(), first.stderr[-3000:]
     before = Workspace(ws).task(TASK).state()
     states = _wait_crashed(TASK)
@@ -95,7 +96,8 @@ def test_the_kill_came_mid_iteration_after_some_calls(interrupted: dict[str, obj
     assert first.returncode == -signal.SIGKILL, first.stderr[-2000:]
     before = interrupted["before"]
     assert isinstance(before, TaskState)
-    assert before.current == 2 and before.pending_calls, "killed inside iteration 2 with calls recorded"
+    # The write had started and its result was not recorded: the resume must settle it, not redo it.
+    assert before.current == 2 and [c.tool for c in before.uncertain_calls] == ["answer"]
     assert len(before.iterations) == 1
 
 
@@ -122,7 +124,7 @@ def test_resume_completes_the_task_and_runs_no_finished_call_twice(interrupted: 
     assert resumed.returncode == 0, resumed.stderr[-3000:]
     calls = _calls(interrupted)
     assert [key for key, n in calls.items() if n > 1] == []
-    assert f"{TASK}/2/0/plan" in calls and f"{TASK}/2/2/tool" in calls
+    assert f"{TASK}/2/0/deliver" in calls and f"{TASK}/2/1/tool" in calls
 
 
 def test_resumed_task_equals_an_uninterrupted_run(

@@ -161,7 +161,8 @@ def _worked(asked: Asked, computed: Sequence[Claim], index: UnitIndex, answer: s
         held = frozenset().union(*(u.forms for u in lines)) if lines else frozenset()
         wanted = asked.terms - content_terms(asked.unit) - {asked.head or ""}
         if len(lines) == len(operands) and wanted <= held:
-            quotes = [quoted(u) for u in lines]
+            # Both operands may stand on one line: each line is quoted once.
+            quotes = [quoted(u) for u in dict.fromkeys(lines)]
             return PartCheck(
                 part=asked.part, answered=True, value=f"{claim.text} ({claim.where})", quotes=quotes
             )

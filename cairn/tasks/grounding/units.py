@@ -82,6 +82,7 @@ class _Block:
     section: str
     spelled: str = ""  # a table row's `column: value` form
     heading: bool = False
+    bullet: bool = False
 
 
 def units_of(
@@ -136,6 +137,7 @@ def _blocks(text: str, about: str, first_line: int = 1) -> Iterator[_Block]:
                 [(number, _EMPHASIS.sub(r"\2", _BULLET.sub("", line)))],
                 _context(headings),
                 _section(headings),
+                bullet=bool(_BULLET.match(line)),
             )
         else:
             current.pieces.append((number, _EMPHASIS.sub(r"\2", line)))
@@ -165,10 +167,14 @@ def _records(blocks: Iterator[_Block]) -> Iterator[_Block]:
 
 
 def _record_label(block: _Block | None) -> str | None:
-    if block is None or block.heading or block.spelled or len(block.pieces) != 1:
+    """A record's field name: a list item is an entry of its own, and a label holding a figure
+    (`March 21:`) heads an event, not a field."""
+    if block is None or block.heading or block.spelled or block.bullet or len(block.pieces) != 1:
         return None
     found = _LABEL.match(block.pieces[0][1])
-    return found.group(1).lower() if found else None
+    if found is None or any(ch.isdigit() for ch in found.group(1)):
+        return None
+    return found.group(1).lower()
 
 
 def _next_line(before: _Block, block: _Block) -> bool:
