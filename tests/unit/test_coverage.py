@@ -40,8 +40,18 @@ def test_a_goal_about_every_item_names_its_kind_and_fields(goal: str, kind: str,
     assert spec is not None and (spec.kind, spec.fields) == (kind, fields)
 
 
-def test_a_goal_about_one_thing_is_no_coverage_goal() -> None:
-    assert coverage_goal("Which team owns the billing service?") is None
+@pytest.mark.parametrize(
+    "goal",
+    [
+        "Which team owns the billing service?",
+        # A standing rule beside a question ranges over nothing: the question is the goal (a
+        # scale-out task ended incomplete with "1 of 3 figure items lack a quoted field").
+        "How many days of water does the reservoir hold? Always cite the source file of every figure.",
+        "Cite the line of every figure you give.",
+    ],
+)
+def test_a_goal_about_one_thing_is_no_coverage_goal(goal: str) -> None:
+    assert coverage_goal(goal) is None
 
 
 def test_items_are_named_by_a_kind_column_the_words_before_the_kind_or_a_fields_subject() -> None:

@@ -29,6 +29,7 @@ _EVERY = re.compile(
 _LEAD = re.compile(
     r"^(?:\w+\s*,?\s*)?(?:list|give|summari[sz]e|name|report|collect|gather|find|state|show)\b[,:]?\s*", re.I
 )
+_SENTENCE = re.compile(r"(?<=[.;!?])\s+")
 _SPLIT = re.compile(r",\s*(?:and\s+)?|\s+and\s+")
 _WHO = re.compile(r"^(?:the\s+)?(?P<noun>\w+)\s+(?:that|which|who)\s+(?P<verb>\w+)\s+(?:it|them)$", re.I)
 _DOES = re.compile(r"^who\s+(?P<verb>\w+)\s+(?:it|them)$", re.I)
@@ -57,25 +58,33 @@ class CoverageGoal(Frozen):
 
 
 def coverage_goal(goal: str) -> CoverageGoal | None:
-    """The goal read as one about every item of a kind, or None when it is not one."""
-    found = _EVERY.search(goal)
-    if found is None:
-        return None
-    kind = lemma(found["kind"].lower())
-    fields = _fields(goal, found)
-    return CoverageGoal(kind=kind, fields=fields) if fields else None
+    """The goal read as one about every item of a kind, or None when it is not one. The range and
+    its fields stand in one sentence: a standing rule beside a question ("Always cite the source
+    file of every figure.") ranges over nothing.
+
+    >>> coverage_goal("How many days does it hold? Always cite the source file of every figure.") is None
+    True
+    """
+    for sentence in _SENTENCE.split(goal):
+        found = _EVERY.search(sentence)
+        if found is not None and (fields := _fields(sentence, found)):
+            return CoverageGoal(kind=lemma(found["kind"].lower()), fields=fields)
+    return None
 
 
-def _fields(goal: str, found: re.Match[str]) -> list[str]:
-    """`..., for every X ..., A and B.` (after the clause), or `List A and B of every X.` (before)."""
-    after = goal[found.end() :]
+def _fields(sentence: str, found: re.Match[str]) -> list[str]:
+    """`..., for every X ..., A and B.` (after the clause), or `List A and B of every X.` (before,
+    led by a verb that asks for them)."""
+    after = sentence[found.end() :]
     clause_end = after.find(",")
     if clause_end >= 0:
         text = after[clause_end + 1 :]
     else:
-        text = _LEAD.sub("", goal[: found.start()]).strip()
-        text = re.sub(r"\s+(?:of|for)\s*$", "", text)
-    text = _LEAD.sub("", re.split(r"[.;!?]\s*", text.strip(), maxsplit=1)[0])
+        before = sentence[: found.start()].strip()
+        if not _LEAD.match(before):
+            return []
+        text = re.sub(r"\s+(?:of|for)\s*$", "", _LEAD.sub("", before))
+    text = _LEAD.sub("", text.strip().rstrip(".;!?"))
     return [f.strip() for f in _SPLIT.split(text) if f.strip()]
 
 
