@@ -108,15 +108,37 @@ def drop(text: str, holds: Callable[[str], bool]) -> tuple[str, list[str]]:
 
     >>> drop("# T\\n\\nAda leads. Bo sits.\\n", lambda line: "Ada" in line)
     ('# T\\n\\nBo sits.\\n', ['Ada leads.'])
+
+    A dropped heading takes its section with it:
+
+    >>> drop("## Ada\\nLeads ops.\\n## Bo\\nSits.\\n", lambda line: "Ada" in line)[0]
+    '## Bo\\nSits.\\n'
     """
     kept: list[str] = []
     dropped: list[str] = []
+    under: int | None = None  # the level of a dropped heading whose section goes with it
     for block in _blocks(text):
+        level = _level(block)
+        if under is not None and (level is None or level > under):
+            dropped += [own for own, _ in _units(block) if own]
+            continue
+        under = None
         units = _units(block)
         gone = [own for own, _ in units if own and holds(own)]
         dropped += gone
         kept += list(block.raw) if not gone else _without(block, set(gone))
+        if gone and level is not None:
+            # Its lines would stand under the heading before it and say their facts of another
+            # subject ("Owns the recommendations service." under "## Team Falcon").
+            under = level
     return "\n".join(kept) + ("\n" if text.endswith("\n") else ""), dropped
+
+
+def _level(block: _Block) -> int | None:
+    """A heading block's level (`##` is 2); None for any other block."""
+    if block.kind != "heading":
+        return None
+    return len(block.raw[0]) - len(block.raw[0].lstrip("#"))
 
 
 def _without(block: _Block, gone: set[str]) -> list[str]:
