@@ -178,7 +178,8 @@ def test_removed_drops_exactly_the_lines_that_state_a_fact() -> None:
 def test_removed_takes_a_dropped_headings_section_with_it() -> None:
     """Without "## Team Heron" its lines would stand under "## Team Falcon" and say that Falcon owns
     the recommendations service: a near miss the files would answer (wrongly, but as written)."""
-    teams = "# Teams\n\n## Team Falcon\nOwns billing.\n\n## Team Heron\nOwns recommendations.\n\n## Team Osprey\nOwns mail.\n"
+    teams = "# Teams\n\n## Team Falcon\nOwns billing.\n\n## Team Heron\nOwns recommendations.\n\n"
+    teams += "## Team Osprey\nOwns mail.\n"
     text, gone = source_lines.drop(teams, lambda line: house.states(line, "Heron"))
     assert "recommendations" not in text and "## Team Osprey\nOwns mail." in text
     assert gone == ["Team Heron", "Owns recommendations."]
