@@ -4,8 +4,8 @@ One interrupted run covers both ways a run breaks: a tool call raises in iterati
 read of the six corpus files; the iteration's Prefect retry must skip the calls that had
 finished), and the process is SIGKILLed in iteration 2 once its call's result is in Prefect but
 not yet in the task's history (the watchdog marks it Crashed; `cairn resume` finishes it without
-running that call again). The faults are injected by `tests/e2e/faults.py`, which runs the CLI with wrapped executors and
-counts every tool or model call that really executed.
+running that call again). The faults are injected by `tests/e2e/faults.py`, which runs the CLI
+with wrapped executors and counts every tool or model call that really executed.
 """
 
 from __future__ import annotations
