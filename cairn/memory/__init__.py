@@ -1,5 +1,5 @@
-"""What Cairn keeps, no Prefect: models, the workspace and event log, the memory index, embeddings,
-context.
+"""What Cairn keeps, no Prefect: the workspace and event log, the memory index, embeddings, context
+(the records themselves are `cairn.core`'s).
 
 Memory, in names and prose, is the memory index (`cairn.memory.store`: SQLite or Weaviate) and its
 records (`cairn.core.Memory`); the package also holds the event log the index is built
