@@ -35,16 +35,20 @@ import litellm  # noqa: E402
 from litellm.llms.custom_llm import CustomLLM  # noqa: E402
 from litellm.types.utils import ModelResponse  # noqa: E402
 
+from cairn.core import (  # noqa: E402
+    CheckOutcome,
+    Memory,
+    PlannedCall,
+    RunConfig,
+    UserMessage,
+)
 from cairn.flows.loop.iteration import run_iteration  # noqa: E402
 from cairn.flows.loop.request import TaskRequest  # noqa: E402
 from cairn.flows.loop.start import start_task  # noqa: E402
 from cairn.flows.steps.executor import InProcessExecutor, ToolResult, ToolRun  # noqa: E402
 from cairn.flows.steps.session import Session  # noqa: E402
 from cairn.memory.context.reasoning import context_budget  # noqa: E402
-from cairn.memory.log.events import UserMessage  # noqa: E402
-from cairn.memory.models import CheckOutcome, Memory, PlannedCall  # noqa: E402
 from cairn.tasks.compress import line_counter  # noqa: E402
-from cairn.tasks.deps import RunConfig  # noqa: E402
 from cairn.tasks.messages.prompts import parse_request  # noqa: E402
 from cairn.tasks.messages.schemas import Candidate, Plan, PlanInput  # noqa: E402
 from cairn.tasks.model.llm import ModelClient, context_window  # noqa: E402

@@ -52,7 +52,7 @@ def per_call(n: int) -> list[float]:
 
 def pooled(n: int, threads: int) -> tuple[float, list[float]]:
     """One session for the process: the first call starts the server, the rest reuse it."""
-    from cairn.memory.tool_config import McpServerConfig
+    from cairn.core import McpServerConfig
     from cairn.tasks.tools.mcp.client import McpPool
 
     pool = McpPool()

@@ -48,9 +48,9 @@ def worker(variant: str, iterations: int) -> dict[str, float]:
     from prefect import flow, task
     from prefect.utilities.annotations import quote
 
+    from cairn.core import CallKey
     from cairn.flows.prefect.internals import fresh_task_run_keys
     from cairn.flows.prefect.task_defaults import iteration_settings, prefect_task
-    from cairn.tasks.call_key import CallKey
 
     tuned = variant != "default"
     tool = prefect_task(name="tool")(_trivial) if tuned else task(_trivial, name="tool")

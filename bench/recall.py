@@ -45,11 +45,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.stores import OpenStore, backend_list, backend_stores  # noqa: E402
+from cairn.core import Memory  # noqa: E402
 from cairn.memory.dialog import Turn, turn_memories, turn_vectors  # noqa: E402
 from cairn.memory.embed import potion_embedding  # noqa: E402
 from cairn.memory.embed.embeddings import Embedder, HashingEmbedder, Vectors  # noqa: E402
 from cairn.memory.embed.static_embedding import StaticEmbedder  # noqa: E402
-from cairn.memory.models import Memory  # noqa: E402
 from cairn.memory.store import fusion  # noqa: E402
 from cairn.memory.store.protocol import MemoryStore, SearchFilter, SearchMode, SearchQuery  # noqa: E402
 

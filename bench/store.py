@@ -35,8 +35,8 @@ from rich.table import Table
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.stores import backend_list, backend_stores
+from cairn.core import Memory
 from cairn.memory.embed.embeddings import Embedder, HashingEmbedder, make_embedder
-from cairn.memory.models import Memory
 from cairn.memory.store.protocol import MemoryStore, SearchFilter, SearchMode, SearchQuery
 
 DIM, TENANTS, QUERIES, BATCH = 384, 10, 200, 1000

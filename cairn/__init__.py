@@ -5,7 +5,8 @@ path it is imported by (docs/design.md opens with the map):
 
 - `cairn.flows`  — the command line, the task loop and its steps, Prefect's room, the server;
 - `cairn.tasks`  — model client and messages, tools, grounding, validation;
-- `cairn.memory` — models, the event log, stores, embeddings, indexing, context.
+- `cairn.memory` — the workspace and event log, stores, embeddings, indexing, context;
+- `cairn.core`   — the vocabulary all three speak: models, events, `RunConfig`, errors.
 
 >>> from cairn.flows import run_task  # doctest: +SKIP
 >>> from cairn.memory import open_store, Workspace  # doctest: +SKIP

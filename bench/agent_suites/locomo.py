@@ -187,9 +187,10 @@ def prompt(question: str, folder: Path) -> str:
 
 
 def top_passages(question: str, folder: Path, k: int = PASSAGES) -> list[str]:
+    from cairn.core import RunConfig
     from cairn.memory.index.sources import ensure_sources, source_tenant
     from cairn.memory.store.protocol import SearchFilter, SearchQuery
-    from cairn.tasks.deps import RunConfig, deps_for
+    from cairn.tasks.deps import deps_for
 
     store = deps_for(RunConfig(workspace=str(folder.parent / ".baseline-store"))).store
     ensure_sources(store, {folder.name: str(folder)})

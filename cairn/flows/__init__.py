@@ -13,14 +13,14 @@ from typing import TYPE_CHECKING
 from cairn._faces import lazy_names
 
 if TYPE_CHECKING:
+    from cairn.core import RunConfig
     from cairn.flows.prefect.flow import TaskResult, run_task
-    from cairn.tasks.deps import RunConfig
 
 __all__ = ["RunConfig", "TaskResult", "run_task"]
 _WHERE = {
     "run_task": "cairn.flows.prefect.flow",
     "TaskResult": "cairn.flows.prefect.flow",
-    "RunConfig": "cairn.tasks.deps",
+    "RunConfig": "cairn.core",
 }
 
 __getattr__ = lazy_names(__name__, _WHERE)

@@ -21,8 +21,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
+from cairn.core import displayable, has_surrogates
 from cairn.flows.settings import cairn_home
-from cairn.memory.fsnames import displayable, has_surrogates
 from cairn.redact import redact
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")

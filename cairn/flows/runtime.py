@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from cairn.errors import UsageError
+from cairn.core import UsageError
 from cairn.flows.server.ephemeral import START_TIMEOUT_S, configured_api_url, start_ephemeral
 from cairn.flows.server.server import SERVER_TUNING, healthy, read_info
 from cairn.flows.settings import cairn_home

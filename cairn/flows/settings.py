@@ -9,76 +9,56 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Literal
+from typing import Any
 
-from pydantic import AliasChoices, Field, ValidationError
+from pydantic import ValidationError, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from cairn.errors import UsageError
-from cairn.tasks.deps import RunConfig
-from cairn.tasks.messages.schemas import ResponseFormat
+from cairn.core import RunConfig, RunSettings, UsageError
 
-MODEL_SETTINGS = {
-    "model_timeout",
-    "model_max_tokens",
-    "model_attempts",
-    "model_response_format",
-    "model_failures",
-    "max_usd",
-    "max_tokens",
-}
+DEFAULT_WORKSPACE = "./cairn-workspace"  # `CAIRN_WORKSPACE` unset: the folder Cairn starts in
+# Weaviate's own names for its address, read before Cairn's (`WEAVIATE_URL` over `CAIRN_WEAVIATE_URL`).
+WEAVIATE_NAMES = {"weaviate_url": "WEAVIATE_URL", "weaviate_grpc_port": "WEAVIATE_GRPC_PORT"}
 
 
-class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="CAIRN_", extra="ignore")
+class Settings(BaseSettings, RunSettings):
+    """Every field of `RunSettings` as a `CAIRN_` variable (`model` is `CAIRN_MODEL`). What a run's
+    configuration holds beyond them is set per run, and `RunConfig` says why."""
 
-    workspace: Path = Path("./cairn-workspace")
-    model: str = "cairn/offline"
-    embedding_model: str | None = None
-    store: Literal["sqlite", "weaviate"] = "sqlite"
-    weaviate_url: str | None = Field(
-        default=None, validation_alias=AliasChoices("WEAVIATE_URL", "CAIRN_WEAVIATE_URL")
-    )
-    weaviate_grpc_port: int | None = Field(  # unset: 50051, Weaviate's default
-        default=None, validation_alias=AliasChoices("WEAVIATE_GRPC_PORT", "CAIRN_WEAVIATE_GRPC_PORT")
-    )
-    max_iterations: int = 40
-    validators_dir: Path | None = None
-    context_tokens: int | None = None
-    compress: Literal["each", "batch"] = "each"  # CAIRN_COMPRESS: a model call per tool call or per iteration
-    skip_compress: str | None = None  # CAIRN_SKIP_COMPRESS: comma list of tools compressed without a model
-    review: Literal["never", "stuck", "every"] = "stuck"  # CAIRN_REVIEW: when a run waits for a person
-    model_timeout: float | None = None  # CAIRN_MODEL_TIMEOUT: seconds one model request may take
-    model_max_tokens: int | None = None  # CAIRN_MODEL_MAX_TOKENS: longest reply asked for
-    model_attempts: int = 3  # CAIRN_MODEL_ATTEMPTS: tries per call (invalid replies, transient errors)
-    model_response_format: ResponseFormat = "auto"  # CAIRN_MODEL_RESPONSE_FORMAT
-    model_failures: int = 3  # CAIRN_MODEL_FAILURES: failed calls in a row that stop a task
-    max_usd: float | None = None  # CAIRN_MAX_USD: a task's budget for model calls
-    max_tokens: int | None = None  # CAIRN_MAX_TOKENS
-    read_batch: int | None = None  # CAIRN_READ_BATCH: sources a coverage goal reads per iteration
+    # No JSON in a variable: `CAIRN_SKIP_COMPRESS` is a comma list.
+    model_config = SettingsConfigDict(env_prefix="CAIRN_", extra="ignore", enable_decoding=False)
+
+    def __init__(self, **values: Any) -> None:
+        try:
+            super().__init__(**values)
+        except ValidationError as exc:  # `CAIRN_MAX_ITERATIONS=0`: one line naming it
+            raise config_error(exc) from None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _environment_forms(cls, values: Any) -> Any:
+        if not isinstance(values, dict):
+            return values
+        values = {**values}
+        values.setdefault("workspace", DEFAULT_WORKSPACE)
+        values.update(
+            {field: os.environ[name] for field, name in WEAVIATE_NAMES.items() if name in os.environ}
+        )
+        if isinstance(values.get("skip_compress"), str):
+            values["skip_compress"] = tool_list(values["skip_compress"])
+        return values
 
     def run_config(self, **overrides: object) -> RunConfig:
+        """The configuration of a run: these settings, the workspace resolved, and the options given
+        (an option left out, `None`, keeps the setting)."""
         values: dict[str, object] = {
-            "workspace": str(self.workspace.expanduser().resolve()),
-            "model": self.model,
-            "embedding_model": self.embedding_model,
-            "store": self.store,
-            "weaviate_url": self.weaviate_url,
-            "weaviate_grpc_port": self.weaviate_grpc_port,
-            "max_iterations": self.max_iterations,
-            "validators_dir": str(self.validators_dir) if self.validators_dir else None,
-            "context_tokens": self.context_tokens,
-            "compress": self.compress,
-            "review": self.review,
-            "read_batch": self.read_batch,
-            **self.model_dump(include=MODEL_SETTINGS),
+            **self.model_dump(),
+            "workspace": str(Path(self.workspace).expanduser().resolve()),
         }
-        if self.skip_compress is not None:  # unset: RunConfig's default skip list
-            values["skip_compress"] = tool_list(self.skip_compress)
         values.update({k: v for k, v in overrides.items() if v is not None})
         try:
             return RunConfig.model_validate(values)
-        except ValidationError as exc:  # `--max-iterations -5`, `CAIRN_MAX_ITERATIONS=0`: one line
+        except ValidationError as exc:  # `--max-iterations -5`: one line
             raise config_error(exc) from None
 
 

@@ -1,8 +1,8 @@
-"""What Cairn keeps, no Prefect: models, the workspace and event log, the memory index, embeddings,
-context.
+"""What Cairn keeps, no Prefect: the workspace and event log, the memory index, embeddings, context
+(the records themselves are `cairn.core`'s).
 
 Memory, in names and prose, is the memory index (`cairn.memory.store`: SQLite or Weaviate) and its
-records (`cairn.memory.models.Memory`); the package also holds the event log the index is built
+records (`cairn.core.Memory`); the package also holds the event log the index is built
 from (`cairn.memory.log`) and what is built from both (`cairn.memory.context`).
 
 >>> from cairn.memory import Workspace, open_store

@@ -31,8 +31,8 @@ from collections.abc import Sequence
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
+from cairn.core import Memory, memory_key, now
 from cairn.memory.embed.embeddings import Embedder, Vectors
-from cairn.memory.models import Memory, memory_key, now
 
 DEFAULT_CONTEXT = 2  # neighbouring turns on each side indexed with a turn
 ANSWER_WEIGHT = 0.3  # the share of the question a reply answers in the reply's vector

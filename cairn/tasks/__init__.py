@@ -10,7 +10,7 @@ offline model. Plain functions, no Prefect: the Prefect tasks that wrap the call
 
 from __future__ import annotations
 
-from cairn.tasks.call_key import CallKey
-from cairn.tasks.deps import Deps, RunConfig, deps_for
+from cairn.core import CallKey, RunConfig
+from cairn.tasks.deps import Deps, deps_for
 
 __all__ = ["CallKey", "Deps", "RunConfig", "deps_for"]

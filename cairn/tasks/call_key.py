@@ -1,24 +1,7 @@
-"""The identity of one call within a task, and so of its result across runs.
-
-A call's key is task id / iteration / call index / kind, never a run id: a new run of the same
-task (`cairn resume`, Retry in the UI) finds the results of the calls that already finished.
-
->>> str(CallKey(task_id="alder-3f9a", iteration=2, index=1, kind="tool"))
-'alder-3f9a/2/1/tool'
-"""
+"""Moved to `cairn.core.call_key`; kept until 0.5, so that what names the old path still imports."""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from cairn.core.call_key import CallKey
 
-
-class CallKey(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    task_id: str
-    iteration: int
-    index: int
-    kind: str  # "tool", "plan", "compress", "synthesize", ...
-
-    def __str__(self) -> str:
-        return f"{self.task_id}/{self.iteration}/{self.index}/{self.kind}"
+__all__ = ["CallKey"]

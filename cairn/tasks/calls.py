@@ -15,9 +15,8 @@ import time
 from functools import lru_cache
 from typing import Any
 
-from cairn.memory.models import PlannedCall
+from cairn.core import PlannedCall, RunConfig
 from cairn.redact import redact, redact_model
-from cairn.tasks.deps import RunConfig
 from cairn.tasks.messages.schemas import CallKind, Schema
 from cairn.tasks.model.llm import LLMResult, ModelClient
 from cairn.tasks.tools.base import ToolContext, ToolOutput, failure

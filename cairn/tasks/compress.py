@@ -24,10 +24,9 @@ from collections.abc import Sequence
 from functools import lru_cache, partial
 from typing import Any
 
+from cairn.core import CallCost, CallKey, Compression, IterationMode, PlannedCall
 from cairn.memory.context.reasoning import LineCounter
-from cairn.memory.models import CallCost, Compression, IterationMode, PlannedCall
 from cairn.redact import redact
-from cairn.tasks.call_key import CallKey
 from cairn.tasks.messages.schemas import (
     CompressBatchInput,
     CompressBatchOutput,

@@ -11,8 +11,7 @@ from __future__ import annotations
 import re
 from pathlib import PurePosixPath
 
-from cairn.memory.index.code_docs import document_python, documented_share
-from cairn.memory.models import (
+from cairn.core import (
     CodeReference,
     Evidence,
     EvidenceMetadata,
@@ -23,6 +22,7 @@ from cairn.memory.models import (
     content_hash,
     main_argument,
 )
+from cairn.memory.index.code_docs import document_python, documented_share
 from cairn.tasks.tools.base import WrittenFile
 from cairn.tasks.tools.builtins import BUILTIN_NAMES
 from cairn.tasks.tools.definition import first_string

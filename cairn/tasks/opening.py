@@ -20,8 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from cairn.memory.fsnames import displayable
-from cairn.memory.models import Compression, PlannedCall, main_argument
+from cairn.core import Compression, PlannedCall, displayable, main_argument
 from cairn.tasks.grounding.asked import parse
 from cairn.tasks.grounding.parts import is_question
 from cairn.tasks.grounding.reads import spelled_tables

@@ -18,8 +18,8 @@ import re
 from collections.abc import Callable, Iterator
 from pathlib import Path, PurePosixPath
 
+from cairn.core import CodeReference, Coverage, PartCheck, ToolCall
 from cairn.memory.log.state import TaskState
-from cairn.memory.models import CodeReference, Coverage, PartCheck, ToolCall
 from cairn.tasks.coverage.goal import CoverageGoal, coverage_goal
 from cairn.tasks.grounding import ReadIndex, check_answer, split_goal
 from cairn.tasks.grounding.answer_text import terms

@@ -17,9 +17,7 @@ import logging
 import threading
 from collections.abc import Iterable
 
-from cairn.errors import UsageError
-from cairn.memory.models import PlannedCall
-from cairn.memory.tool_config import ToolsConfig
+from cairn.core import PlannedCall, ToolsConfig, UsageError
 from cairn.tasks.messages.schemas import ToolSpec
 from cairn.tasks.tools.base import ToolContext, ToolOutput, failure
 from cairn.tasks.tools.builtins import BUILTINS

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from cairn.core import Memory
 from cairn.memory.embed.embeddings import Embedder, HashingEmbedder
-from cairn.memory.models import Memory
 from cairn.memory.store import contract
 from cairn.memory.store.contract import StoreContract
 from cairn.memory.store.protocol import MemoryStore, SearchFilter, SearchHit, SearchQuery

@@ -15,8 +15,8 @@ import pytest
 import weaviate
 from weaviate.proto.v1 import base_pb2, base_search_pb2
 
+from cairn.core import Memory
 from cairn.memory.embed.embeddings import HashingEmbedder
-from cairn.memory.models import Memory
 from cairn.memory.store.protocol import SearchFilter, SearchQuery
 from cairn.memory.store.weaviate_schema import ensure_collection
 from cairn.memory.store.weaviate_store import NEVER, WeaviateStore, object_uuid

@@ -21,16 +21,9 @@ from typing import Any
 
 import pytest
 
-from cairn.memory.log.events import (
-    Event,
-    IterationCompleted,
-    TaskFinished,
-    ToolCallRecorded,
-    ValidationRecorded,
-)
+from cairn.core import Event, IterationCompleted, TaskFinished, ToolCall, ToolCallRecorded, ValidationRecorded
 from cairn.memory.log.state import TaskState, replay
 from cairn.memory.log.workspace import Workspace
-from cairn.memory.models import ToolCall
 from tests.cassettes import make_coding_cassette as script
 from tests.conftest import BIN, listing
 

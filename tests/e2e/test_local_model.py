@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from cairn.memory.log.events import ModelProbed
+from cairn.core import ModelProbed
 from cairn.memory.log.workspace import Workspace
 from tests.conftest import CORPUS, QUESTION_FILE, cairn
 from tests.model_server import ModelServer

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from cairn.memory.log.events import ToolCallRecorded
+from cairn.core import ToolCallRecorded
 from cairn.memory.log.workspace import Workspace
 from tests.conftest import CORPUS, QUESTION_FILE, cairn, listing
 

@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from cairn.memory.log.events import UncertainCallResolved
+from cairn.core import UncertainCallResolved
 from cairn.memory.log.state import TaskState
 from cairn.memory.log.workspace import Workspace
 from tests.conftest import BIN, CORPUS, QUESTION_FILE, ROOT, listing

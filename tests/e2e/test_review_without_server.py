@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from cairn.memory.log.events import IterationStarted, ReviewDecided
+from cairn.core import IterationStarted, ReviewDecided
 from cairn.memory.log.workspace import Workspace
 from tests.conftest import CORPUS, QUESTION_FILE, cairn
 

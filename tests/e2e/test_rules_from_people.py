@@ -13,9 +13,10 @@ import subprocess
 
 import pytest
 
+from cairn.core import RunConfig
 from cairn.memory.log.workspace import Workspace
 from cairn.memory.store.protocol import SearchFilter
-from cairn.tasks.deps import RunConfig, deps_for
+from cairn.tasks.deps import deps_for
 from tests.conftest import BIN
 from tests.e2e.conftest import FILE_RULES, GOAL_RULE, PLANTED, PlantedRun
 

@@ -27,6 +27,7 @@ from uuid import UUID
 
 import pytest
 
+from cairn.core import RunConfig, memory_key
 from cairn.flows.prefect.worker import start_worker, stop_worker
 from cairn.flows.server.postgres import (
     Cluster,
@@ -38,9 +39,8 @@ from cairn.flows.server.postgres import (
 )
 from cairn.flows.server.server import alive, start_server, stop_server
 from cairn.memory.log.workspace import Workspace
-from cairn.memory.models import memory_key
 from cairn.memory.store.protocol import SearchFilter
-from cairn.tasks.deps import RunConfig, deps_for
+from cairn.tasks.deps import deps_for
 from tests.conftest import CORPUS, ROOT, free_port
 
 pytestmark = [pytest.mark.e2e, pytest.mark.scale_out]

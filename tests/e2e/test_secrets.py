@@ -78,8 +78,9 @@ def test_no_secret_in_any_workspace_file(planted_run: PlantedRun) -> None:
 
 
 def test_no_secret_in_the_memory_index(planted_run: PlantedRun) -> None:
+    from cairn.core import RunConfig
     from cairn.memory.store.protocol import SearchFilter
-    from cairn.tasks.deps import RunConfig, deps_for
+    from cairn.tasks.deps import deps_for
 
     store = deps_for(RunConfig(workspace=str(planted_run.workspace))).store
     records = store.list(SearchFilter(tenants=[planted_run.task_id, "shared"]), limit=10_000)

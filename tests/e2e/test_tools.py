@@ -20,13 +20,7 @@ from typing import Any
 
 import pytest
 
-from cairn.memory.log.events import (
-    Event,
-    ToolCallRecorded,
-    ToolCallStarted,
-    ToolsConfigured,
-    UncertainCallResolved,
-)
+from cairn.core import Event, ToolCallRecorded, ToolCallStarted, ToolsConfigured, UncertainCallResolved
 from cairn.memory.log.workspace import Workspace
 from tests.cassettes import make_tools_cassette as script
 from tests.conftest import BIN, ROOT, listing

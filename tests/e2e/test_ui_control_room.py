@@ -18,11 +18,10 @@ from typing import Any
 import httpx
 import pytest
 
+from cairn.core import EVENT_ADAPTER, ToolsConfig
 from cairn.flows.steps.frontier import plan_input
-from cairn.memory.log.events import EVENT_ADAPTER
 from cairn.memory.log.state import replay
 from cairn.memory.log.workspace import Workspace
-from cairn.memory.tool_config import ToolsConfig
 from cairn.tasks.messages.prompts import render
 from cairn.tasks.toolset import toolset_for
 from tests.conftest import BIN, CORPUS, QUESTION_FILE, ROOT

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from cairn.core import RunConfig
 from cairn.flows.loop.cycle import TaskResult
 from cairn.flows.loop.iteration import run_iteration
 from cairn.flows.loop.request import TaskRequest
 from cairn.flows.loop.start import start_task
 from cairn.flows.steps.executor import InProcessExecutor
 from cairn.flows.steps.session import open_session
-from cairn.tasks.deps import RunConfig
 from cairn.tasks.model.llm import ModelClient
 from tests.conftest import QUESTION_FILE
 from tests.unit.scripted import run_whole_task

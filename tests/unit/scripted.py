@@ -16,14 +16,13 @@ import litellm
 from litellm.llms.custom_llm import CustomLLM
 from litellm.types.utils import ModelResponse
 
+from cairn.core import IterationMode, PlannedCall, RunConfig, TaskType
 from cairn.flows.loop.cycle import NoPages, TaskResult, run_loop
 from cairn.flows.loop.iteration import run_iteration
 from cairn.flows.loop.request import TaskRequest
 from cairn.flows.loop.start import start_task
 from cairn.flows.steps.executor import InProcessExecutor, ToolResult, ToolRun
 from cairn.flows.steps.session import Session, open_session
-from cairn.memory.models import IterationMode, PlannedCall, TaskType
-from cairn.tasks.deps import RunConfig
 from cairn.tasks.messages.prompts import parse_request
 from cairn.tasks.messages.schemas import Candidate, DeliverInput, DeliverOutput, Plan, PlanInput
 from cairn.tasks.model.llm import ModelClient

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import sys
 
+from cairn.core import Memory
 from cairn.memory.embed.embeddings import HashingEmbedder
-from cairn.memory.models import Memory
 from cairn.memory.store.sqlite_store import SQLiteStore
 
 DIM = 16

@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
+from cairn.core import Memory
 from cairn.memory.embed.embeddings import HashingEmbedder
-from cairn.memory.models import Memory
 from cairn.memory.store.protocol import MemoryStore
 from cairn.memory.store.sqlite_store import SQLiteStore
 

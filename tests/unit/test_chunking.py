@@ -5,13 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from cairn.core import FileRecorded, TaskCreated, ToolCall, ToolCallRecorded
 from cairn.memory.embed.embeddings import HashingEmbedder
 from cairn.memory.index.chunking import chunk_text, markdown_chunks, paragraph_chunks, python_chunks
 from cairn.memory.index.recorder import TaskRecorder
 from cairn.memory.index.sources import ensure_sources, index_source, source_tenant
-from cairn.memory.log.events import FileRecorded, TaskCreated, ToolCallRecorded
 from cairn.memory.log.workspace import Workspace
-from cairn.memory.models import ToolCall
 from cairn.memory.store.protocol import SearchFilter, SearchQuery
 from cairn.memory.store.sqlite_store import SQLiteStore
 from cairn.tasks.evidence import register_file

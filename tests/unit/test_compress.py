@@ -8,13 +8,12 @@ from typing import Any
 
 import pytest
 
+from cairn.core import CallCost, CallKey, PlannedCall
 from cairn.flows.loop.iteration import run_iteration
 from cairn.flows.loop.results import _keep_full_output
 from cairn.flows.settings import Settings
 from cairn.flows.steps.compression import compress_items
 from cairn.flows.steps.session import open_session
-from cairn.memory.models import CallCost, PlannedCall
-from cairn.tasks.call_key import CallKey
 from cairn.tasks.compress import Finished, compress_input, needs_model
 from cairn.tasks.messages.schemas import (
     CallKind,

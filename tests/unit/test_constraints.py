@@ -10,12 +10,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from cairn.errors import NotFound
+from cairn.core import ConstraintRetired, NotFound
 from cairn.flows.cli.app import app
 from cairn.flows.loop.standing_rules import constraint_key, give_feedback, list_rules, retire_rule
 from cairn.memory.context.relevant import rules_block
 from cairn.memory.index.indexer import reindex
-from cairn.memory.log.events import ConstraintRetired
 from cairn.tasks.deps import deps_for
 from cairn.tasks.model.llm import ModelClient
 from tests.unit.scripted import ScriptedModel, create_task, register, workspace_config

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from cairn.core import now
 from cairn.memory.context.extract import ChatMessage, Extracted, heuristic_facts
 from cairn.memory.context.provider import DAY, MemoryContextProvider, new_messages
 from cairn.memory.embed.embeddings import HashingEmbedder
-from cairn.memory.models import now
 from cairn.memory.store.sqlite_store import SQLiteStore
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from cairn.core import CheckOutcome, PlannedCall, main_argument
 from cairn.flows.loop.standing_rules import give_feedback, list_rules, retire_rule
 from cairn.memory.context.reasoning import approx_tokens
 from cairn.memory.log.state import HotIssue, TaskState, update_hot_issues
-from cairn.memory.models import CheckOutcome, PlannedCall, main_argument
 from cairn.tasks.messages.schemas import Candidate, PlanInput
 from cairn.tasks.model.llm import ModelClient
 from cairn.tasks.tools.base import ToolOutput

@@ -10,6 +10,20 @@ from pathlib import Path
 
 import pytest
 
+from cairn.core import (
+    CallCost,
+    FileReference,
+    IterationRecord,
+    ModelCall,
+    PlannedCall,
+    PlanRecorded,
+    ReviewDecided,
+    TaskFinished,
+    ToolCall,
+    ToolCallRecorded,
+    UserMessage,
+    Verdict,
+)
 from cairn.flows.loop.cycle import NoPages, run_loop
 from cairn.flows.loop.outcome import REPORT_CHARS, report_excerpt, result_markdown, totals
 from cairn.flows.loop.policy import Decision
@@ -17,17 +31,7 @@ from cairn.flows.prefect.deployment import crash_message
 from cairn.flows.prefect.review import PrefectReviewer, ReviewInput, record_review, review_due, review_prompt
 from cairn.flows.prefect.story import NarratingRecorder, plan_lines, story_line
 from cairn.flows.steps.session import Session, open_session
-from cairn.memory.log.events import PlanRecorded, ReviewDecided, TaskFinished, ToolCallRecorded, UserMessage
 from cairn.memory.log.state import TaskState
-from cairn.memory.models import (
-    CallCost,
-    FileReference,
-    IterationRecord,
-    ModelCall,
-    PlannedCall,
-    ToolCall,
-    Verdict,
-)
 from cairn.tasks.messages.schemas import Candidate, PlanInput
 from cairn.tasks.tools.base import ToolOutput
 from tests.unit.scripted import (

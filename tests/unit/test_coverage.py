@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
+from cairn.core import RunConfig
 from cairn.flows.steps.coverage import reads_batch
 from cairn.memory.log.workspace import Workspace
 from cairn.tasks.coverage.goal import coverage_goal
 from cairn.tasks.coverage.items import Subjects
 from cairn.tasks.coverage.ledger import Ledger
-from cairn.tasks.deps import RunConfig
 from cairn.tasks.grounding.units import units_of
 from tests.unit.scripted import run_whole_task
 

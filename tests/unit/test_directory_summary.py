@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from cairn.core import PlannedCall, ToolsConfig
 from cairn.memory.index.directory_summary import summarize_directory
-from cairn.memory.models import PlannedCall
-from cairn.memory.tool_config import ToolsConfig
 from cairn.tasks.tools.base import ToolContext
 from cairn.tasks.toolset import toolset_for
 

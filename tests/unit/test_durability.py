@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from cairn.core import Evidence, IterationRecord, ToolCall, Verdict
 from cairn.flows.loop.claim import TaskBusy, TaskLock, read_holder
 from cairn.flows.prefect.ui import (
     evidence_key,
@@ -20,7 +21,6 @@ from cairn.flows.prefect.ui import (
 from cairn.flows.server.server import _redact_url, read_info
 from cairn.memory.log.state import TaskState
 from cairn.memory.log.workspace import BadTaskId
-from cairn.memory.models import Evidence, IterationRecord, ToolCall, Verdict
 
 
 def test_a_second_runner_is_refused_and_named(tmp_path: Path) -> None:

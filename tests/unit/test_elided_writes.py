@@ -18,11 +18,10 @@ import pytest
 from litellm.llms.custom_llm import CustomLLM
 from litellm.types.utils import ModelResponse
 
+from cairn.core import RunConfig, ToolCall
 from cairn.flows.steps.frontier import done_calls, screen
 from cairn.memory.log.state import TaskState
 from cairn.memory.log.workspace import Workspace
-from cairn.memory.models import ToolCall
-from cairn.tasks.deps import RunConfig
 from cairn.tasks.messages.elision import elision_in
 from cairn.tasks.messages.prompts import parse_request
 from cairn.tasks.messages.schemas import Candidate, FileDraft, Plan, PlanInput, Schema, WriteOutput

@@ -4,19 +4,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cairn.memory.embed.embeddings import HashingEmbedder
-from cairn.memory.index.indexer import reindex
-from cairn.memory.index.recorder import TaskRecorder
-from cairn.memory.log.events import (
+from cairn.core import (
+    CheckOutcome,
     ConstraintExtracted,
     EvidenceRecorded,
     FileRecorded,
     IterationStarted,
     TaskCreated,
+    ToolCall,
     ToolCallRecorded,
 )
+from cairn.memory.embed.embeddings import HashingEmbedder
+from cairn.memory.index.indexer import reindex
+from cairn.memory.index.recorder import TaskRecorder
 from cairn.memory.log.workspace import Workspace
-from cairn.memory.models import CheckOutcome, ToolCall
 from cairn.memory.store.protocol import SearchFilter, SearchQuery
 from cairn.memory.store.sqlite_store import SQLiteStore
 from cairn.tasks.evidence import cites, evidence_for, register_file

@@ -8,20 +8,11 @@ from __future__ import annotations
 
 import pytest
 
+from cairn.core import CallCost, Coverage, Evidence, IterationRecord, ModelCall, PartCheck, ToolCall, Verdict
 from cairn.flows.cli.endings import TaskIncomplete, ending, exit_code
 from cairn.flows.loop.cycle import TaskResult
 from cairn.flows.loop.policy import decide
 from cairn.memory.log.state import TaskState
-from cairn.memory.models import (
-    CallCost,
-    Coverage,
-    Evidence,
-    IterationRecord,
-    ModelCall,
-    PartCheck,
-    ToolCall,
-    Verdict,
-)
 
 
 def _it(

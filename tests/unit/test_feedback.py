@@ -7,10 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from cairn.core import ConstraintExtracted, IterationStarted, PlannedCall, UserMessage
 from cairn.flows.loop.standing_rules import give_feedback
-from cairn.memory.log.events import ConstraintExtracted, IterationStarted, UserMessage
 from cairn.memory.log.workspace import TaskRepo
-from cairn.memory.models import PlannedCall
 from cairn.tasks.messages.schemas import Candidate, PlanInput
 from cairn.tasks.model.llm import ModelClient
 from cairn.tasks.tools.base import ToolOutput

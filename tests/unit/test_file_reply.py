@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
+from cairn.core import ToolCall
 from cairn.flows.steps.frontier import screen
 from cairn.flows.steps.redraw import stubs
 from cairn.flows.steps.write import examples_write, goal_path
 from cairn.memory.log.state import TaskState
-from cairn.memory.models import ToolCall
 from cairn.tasks.goal_examples import EXAMPLES_WHY, TEST_FILE
 from cairn.tasks.messages.file_reply import file_blocks, file_list, files_reply
 from cairn.tasks.messages.prompts import render

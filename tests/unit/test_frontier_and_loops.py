@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from cairn.core import Evidence, IterationRecord, PlannedCall, ToolCall, Verdict
 from cairn.flows.loop.policy import LoopPolicy, decide
 from cairn.flows.steps.frontier import done_signatures, merge_frontier, pop_best, score
 from cairn.memory.log.state import TaskState
-from cairn.memory.models import Evidence, IterationRecord, PlannedCall, ToolCall, Verdict
 
 
 def _p(tool: str, path: str, expected: list[str] | None = None) -> PlannedCall:

@@ -174,7 +174,7 @@ def test_names_skip_sentence_openers_weekdays_and_file_names() -> None:
 
 
 def test_the_functions_a_goal_names_must_be_defined_and_called_by_the_passing_run() -> None:
-    from cairn.memory.models import ToolCall
+    from cairn.core import ToolCall
 
     def call(n: int, tool: str, outcome: str = "success", exercised: list[str] | None = None) -> ToolCall:
         return ToolCall(

@@ -13,19 +13,19 @@ from pathlib import Path
 
 import pytest
 
-from cairn.flows.loop.request import TaskRequest
-from cairn.flows.loop.start import start_task
-from cairn.memory.log.events import (
+from cairn.core import (
     ConstraintExtracted,
     Event,
     FileRecorded,
+    RunConfig,
     TaskCreated,
     ToolCallRecorded,
     UserMessage,
 )
+from cairn.flows.loop.request import TaskRequest
+from cairn.flows.loop.start import start_task
 from cairn.memory.log.history import HistoryLog
 from cairn.memory.log.workspace import Workspace
-from cairn.tasks.deps import RunConfig
 from tests.conftest import CORPUS, QUESTION_FILE
 from tests.unit.scripted import executor_for, run_whole_task
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from cairn.memory.log.events import TaskCreated, UserMessage
+from cairn.core import TaskCreated, UserMessage
 from cairn.memory.log.history import HistoryError, HistoryLog
 from cairn.memory.log.state import replay
 
@@ -97,7 +97,7 @@ def test_two_processes_appending_keep_one_unbroken_chain(tmp_path: Path) -> None
     path = tmp_path / "history.jsonl"
     script = (
         "import sys; from pathlib import Path\n"
-        "from cairn.memory.log.history import HistoryLog; from cairn.memory.log.events import UserMessage\n"
+        "from cairn.memory.log.history import HistoryLog; from cairn.core import UserMessage\n"
         "log = HistoryLog(Path(sys.argv[1]))\n"
         "for i in range(150): log.append(UserMessage(text=f'{sys.argv[2]}-{i}'))\n"
     )

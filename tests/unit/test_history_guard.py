@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from cairn.core import UserMessage
 from cairn.flows.loop.claim import TaskLock
 from cairn.flows.loop.reopen import ready_to_continue
-from cairn.memory.log.events import UserMessage
 from cairn.memory.log.history import GENESIS, HistoryTampered
 from cairn.memory.log.workspace import Workspace
 from tests.conftest import BIN, CORPUS

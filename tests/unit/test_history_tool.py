@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from cairn.core import IterationRecord, PlannedCall, ToolCall, ToolsConfig
 from cairn.memory.log.state import Constraint, TaskState
-from cairn.memory.models import IterationRecord, PlannedCall, ToolCall
-from cairn.memory.tool_config import ToolsConfig
 from cairn.tasks.tools.base import ToolContext
 from cairn.tasks.toolset import toolset_for
 

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from cairn.core import CheckOutcome, Envelope, Outcome, TaskCreated, ToolCall, ToolCallRecorded
 from cairn.memory.context.relevant import rules_block
 from cairn.memory.embed.embeddings import HashingEmbedder
 from cairn.memory.index.indexer import records_for
-from cairn.memory.log.events import Envelope, TaskCreated, ToolCallRecorded
 from cairn.memory.log.state import TaskState, replay
-from cairn.memory.models import CheckOutcome, Outcome, ToolCall
 from cairn.memory.store.sqlite_store import SQLiteStore
 
 

@@ -9,12 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from cairn.core import ModelProbe, ModelProbed, RunConfig
 from cairn.flows.loop.preflight import learnt, record_probe
-from cairn.memory.log.events import ModelProbed
 from cairn.memory.log.workspace import Workspace
-from cairn.memory.models import ModelProbe
 from cairn.tasks.calls import model_client
-from cairn.tasks.deps import RunConfig
 from cairn.tasks.messages.schemas import ExtractConstraintInput
 from cairn.tasks.model.llm import PROMPT_SECONDS, REPLY_TOKENS, ModelClient, ModelUnavailable, reply_timeout
 from cairn.tasks.model.probe import candidates, probe

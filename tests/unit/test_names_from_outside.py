@@ -15,20 +15,17 @@ from pathlib import Path
 
 import pytest
 
+from cairn.core import PlannedCall, ToolCallRecorded, ToolsConfig, UserMessage, displayable, from_displayable
 from cairn.flows.loop.iteration import run_iteration
 from cairn.flows.loop.request import TaskRequest
 from cairn.flows.loop.start import start_task
 from cairn.flows.prefect.durable import run_name
 from cairn.flows.steps.executor import InProcessExecutor
 from cairn.flows.steps.session import open_session
-from cairn.memory.fsnames import displayable, from_displayable
 from cairn.memory.index.sources import index_source
-from cairn.memory.log.events import ToolCallRecorded, UserMessage
 from cairn.memory.log.history import HistoryLog, envelope_line
 from cairn.memory.log.workspace import Workspace
-from cairn.memory.models import PlannedCall
 from cairn.memory.store.protocol import SearchFilter, SearchQuery
-from cairn.memory.tool_config import ToolsConfig
 from cairn.tasks.deps import deps_for
 from cairn.tasks.messages.schemas import Candidate, DeliverOutput
 from cairn.tasks.model.llm import ModelClient

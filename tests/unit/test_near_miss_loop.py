@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from cairn.core import RunConfig
 from cairn.flows.loop.policy import NOT_STATED
 from cairn.memory.log.workspace import Workspace
-from cairn.tasks.deps import RunConfig
 from cairn.tasks.grounding import answer_body
 from tests.unit.scripted import run_whole_task
 from tests.unit.test_quote_proof import ANSWERABLE, FILES, NEAR_MISSES

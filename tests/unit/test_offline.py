@@ -14,7 +14,7 @@ from typing import Any
 import litellm
 import pytest
 
-from cairn.memory.models import PlannedCall
+from cairn.core import PlannedCall
 from cairn.tasks.messages.prompts import DATA_LABEL, PromptError, parse_request, render
 from cairn.tasks.messages.schemas import (
     CompressBatchInput,

@@ -10,11 +10,9 @@ from __future__ import annotations
 
 import pytest
 
+from cairn.core import IterationStarted, PlannedCall, TaskCreated, ToolCall, ToolCallRecorded, ToolsConfig
 from cairn.flows.steps import frontier
-from cairn.memory.log.events import IterationStarted, TaskCreated, ToolCallRecorded
 from cairn.memory.log.state import replay
-from cairn.memory.models import PlannedCall, ToolCall
-from cairn.memory.tool_config import ToolsConfig
 from cairn.tasks import compress
 from cairn.tasks.messages.prompts import DATA_LABEL, Message, parse_request, render
 from cairn.tasks.messages.schemas import CompressBatchInput, Schema, SynthesizeInput

@@ -24,22 +24,24 @@ from typing import Any
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from cairn.memory.index.chunking import CHUNK_CHARS, MAX_CHUNK_CHARS, chunk_text
-from cairn.memory.index.indexer import records_for
-from cairn.memory.log.events import (
+from cairn.core import (
     ConstraintExtracted,
     ConstraintRetired,
     Envelope,
     Event,
     FileRecorded,
+    FileReference,
     IterationStarted,
     TaskCreated,
     TaskFinished,
     UserMessage,
+    content_hash,
+    memory_key,
 )
+from cairn.memory.index.chunking import CHUNK_CHARS, MAX_CHUNK_CHARS, chunk_text
+from cairn.memory.index.indexer import records_for
 from cairn.memory.log.history import HistoryError, HistoryLog
 from cairn.memory.log.state import TaskState, replay
-from cairn.memory.models import FileReference, content_hash, memory_key
 from cairn.tasks.model.llm import ModelOutputError, parse_model_json
 
 BOUNDED = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])

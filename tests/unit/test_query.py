@@ -7,12 +7,19 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
+from cairn.core import (
+    Evidence,
+    EvidenceRecorded,
+    FileRecorded,
+    RunConfig,
+    TaskCreated,
+    ToolCall,
+    ToolCallRecorded,
+)
 from cairn.flows.cli.app import app
 from cairn.memory.context import query
 from cairn.memory.index.recorder import TaskRecorder
-from cairn.memory.log.events import EvidenceRecorded, FileRecorded, TaskCreated, ToolCallRecorded
-from cairn.memory.models import Evidence, ToolCall
-from cairn.tasks.deps import RunConfig, deps_for
+from cairn.tasks.deps import deps_for
 from cairn.tasks.evidence import evidence_for, register_file
 from cairn.tasks.tools.base import ToolContext
 from cairn.tasks.tools.file_tools import write_file

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from cairn.memory.models import QuotedLine
+from cairn.core import QuotedLine
 from cairn.tasks.grounding import Read, ReadIndex, check_answer, split_goal
 from cairn.tasks.grounding.asked import parse
 from cairn.tasks.grounding.lemmas import content_terms, forms

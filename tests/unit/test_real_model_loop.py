@@ -14,12 +14,12 @@ import pytest
 from litellm.llms.custom_llm import CustomLLM
 from litellm.types.utils import ModelResponse
 
+from cairn.core import RunConfig
 from cairn.flows.loop.policy import BUDGET, MODEL_UNAVAILABLE
 from cairn.flows.loop.request import TaskRequest
 from cairn.flows.loop.start import start_task
 from cairn.flows.steps.executor import InProcessExecutor
 from cairn.memory.log.workspace import Workspace
-from cairn.tasks.deps import RunConfig
 from cairn.tasks.grounding import answer_body
 from cairn.tasks.messages.prompts import parse_request
 from cairn.tasks.messages.schemas import (

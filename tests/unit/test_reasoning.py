@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from cairn.core import IterationRecord, Relevance, ToolCall
 from cairn.memory.context.reasoning import (
     LineCounter,
     approx_tokens,
@@ -11,7 +12,6 @@ from cairn.memory.context.reasoning import (
     reasoning_lines,
 )
 from cairn.memory.log.state import Constraint, HotIssue, TaskState
-from cairn.memory.models import IterationRecord, Relevance, ToolCall
 from cairn.tasks.compress import line_counter
 
 RELEVANCE: tuple[Relevance, ...] = ("high", "medium", "low", "low", "medium")

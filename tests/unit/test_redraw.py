@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from cairn.core import ModelCall
 from cairn.flows.steps.redraw import draws, failures, plain_only, redraw_input, stripped, stubs
 from cairn.memory.log.state import TaskState
-from cairn.memory.models import ModelCall
 from cairn.tasks.messages.prompts import INSTRUCTIONS, parse_request, render, sampling
 from cairn.tasks.messages.schemas import Excerpt, WriteInput
 from cairn.tasks.offline import respond

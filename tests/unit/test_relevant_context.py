@@ -6,11 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from cairn.core import IterationRecord, Memory, ToolCall, UserMessage
 from cairn.memory.context.relevant import relevant_context, rules_block
 from cairn.memory.embed.embeddings import HashingEmbedder
-from cairn.memory.log.events import UserMessage
 from cairn.memory.log.state import Constraint, HotIssue, TaskState
-from cairn.memory.models import IterationRecord, Memory, ToolCall
 from cairn.memory.store.sqlite_store import SQLiteStore
 
 

@@ -18,12 +18,10 @@ from litellm.llms.custom_llm import CustomLLM
 from litellm.types.utils import ModelResponse
 from rich.console import Console
 
+from cairn.core import CallKey, ModelCall, RunConfig
 from cairn.flows.cli.model_usage import usage_table
 from cairn.flows.steps.model_calls import record_model_call
 from cairn.memory.log.workspace import Workspace
-from cairn.memory.models import ModelCall
-from cairn.tasks.call_key import CallKey
-from cairn.tasks.deps import RunConfig
 from cairn.tasks.messages.prompts import parse_request
 from cairn.tasks.messages.schemas import (
     CallKind,

@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 
 from cairn import redact
+from cairn.core import PythonToolConfig, ToolsConfig
 from cairn.flows.loop.results import _keep_full_output
 from cairn.flows.runtime import protect_secrets
 from cairn.memory.index.indexer import records_for
 from cairn.memory.log.state import TaskState
-from cairn.memory.tool_config import PythonToolConfig, ToolsConfig
 from cairn.tasks.calls import ToolCrashed, redact_result, run_tool_call
 from cairn.tasks.messages.schemas import CompressOutput
 from cairn.tasks.model.llm import LLMResult
@@ -68,7 +68,7 @@ def tool_context(tmp_path: Path) -> ToolContext:
 
 
 def test_a_tool_output_is_redacted_before_prefect_persists_it(tmp_path: Path) -> None:
-    from cairn.memory.models import PlannedCall
+    from cairn.core import PlannedCall
 
     output = run_tool_call(tool_context(tmp_path), PlannedCall(tool="read_file", params={"path": "notes.md"}))
     assert KEY not in output.text and ENV_VALUE not in output.text
@@ -94,7 +94,7 @@ def leaky_context(tmp_path: Path) -> ToolContext:
 
 
 def test_a_crashing_tool_raises_a_redacted_message(tmp_path: Path) -> None:
-    from cairn.memory.models import PlannedCall
+    from cairn.core import PlannedCall
 
     with pytest.raises(ToolCrashed) as caught:
         run_tool_call(leaky_context(tmp_path), PlannedCall(tool="leaky_tool", params={}))
@@ -103,7 +103,7 @@ def test_a_crashing_tool_raises_a_redacted_message(tmp_path: Path) -> None:
 
 
 def test_a_crashing_tool_with_side_effects_is_a_redacted_failure_not_a_retry(tmp_path: Path) -> None:
-    from cairn.memory.models import PlannedCall
+    from cairn.core import PlannedCall
 
     output = run_tool_call(leaky_context(tmp_path), PlannedCall(tool="leaky_writer", params={}))
     assert output.outcome == "error" and "OSError" in output.text

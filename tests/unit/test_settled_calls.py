@@ -19,16 +19,21 @@ import pytest
 from mcp_types import Tool as McpTool
 from mcp_types import ToolAnnotations
 
+from cairn.core import (
+    IterationMode,
+    McpServerConfig,
+    PythonToolConfig,
+    RunConfig,
+    ToolCallRecorded,
+    ToolsConfig,
+    UncertainCallResolved,
+)
 from cairn.flows.loop.iteration import run_iteration
 from cairn.flows.loop.task_tools import record_tools
 from cairn.flows.loop.uncertain import UncertainCalls
 from cairn.flows.steps.executor import InProcessExecutor
 from cairn.flows.steps.session import open_session
-from cairn.memory.log.events import ToolCallRecorded, UncertainCallResolved
 from cairn.memory.log.workspace import TaskRepo
-from cairn.memory.models import IterationMode
-from cairn.memory.tool_config import McpServerConfig, PythonToolConfig, ToolsConfig
-from cairn.tasks.deps import RunConfig
 from cairn.tasks.messages.schemas import Candidate
 from cairn.tasks.model.llm import ModelClient
 from cairn.tasks.tools import file_tools

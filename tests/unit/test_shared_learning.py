@@ -7,17 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from cairn.errors import NotFound
+from cairn.core import FileRecorded, NotFound, RunConfig, TaskCreated
 from cairn.flows.loop.start import check_related
 from cairn.flows.steps.session import Session
 from cairn.memory.context.levels import remember
 from cairn.memory.embed.embeddings import HashingEmbedder
 from cairn.memory.index.recorder import TaskRecorder
 from cairn.memory.index.sources import source_tenant
-from cairn.memory.log.events import FileRecorded, TaskCreated
 from cairn.memory.store.protocol import SearchFilter
 from cairn.memory.store.sqlite_store import SQLiteStore
-from cairn.tasks.deps import RunConfig, deps_for
+from cairn.tasks.deps import deps_for
 from cairn.tasks.evidence import register_file
 from cairn.tasks.tools.base import WrittenFile
 

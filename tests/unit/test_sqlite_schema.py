@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from cairn.core import Memory
 from cairn.memory.embed.embeddings import HashingEmbedder
-from cairn.memory.models import Memory
 from cairn.memory.store.protocol import SearchFilter, SearchMode, SearchQuery, StoreError
 from cairn.memory.store.sqlite_rows import tenant_tag
 from cairn.memory.store.sqlite_store import SQLiteStore

@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
-from cairn.memory.log.events import (
+from cairn.core import (
+    CheckOutcome,
     ConstraintExtracted,
     ConstraintRetired,
+    Evidence,
     EvidenceRecorded,
     IterationCompleted,
+    IterationRecord,
     IterationStarted,
     TaskCreated,
+    ToolCall,
     ToolCallRecorded,
     UserMessage,
 )
 from cairn.memory.log.state import replay
-from cairn.memory.models import CheckOutcome, Evidence, IterationRecord, ToolCall
 
 CREATED = TaskCreated(task_id="t1", goal="fix the bug", task_type="coding_task")
 

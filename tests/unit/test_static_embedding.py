@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from cairn.core import Memory
 from cairn.memory.dialog import Turn, turn_memories
 from cairn.memory.embed import static_embedding
 from cairn.memory.embed.embeddings import HashingEmbedder, make_embedder
 from cairn.memory.embed.static_embedding import StaticEmbedder
-from cairn.memory.models import Memory
 from cairn.memory.store.protocol import SearchHit
 from cairn.memory.store.rerank import PARTICIPANT_BOOST, named_participants, rerank
 

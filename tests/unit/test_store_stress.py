@@ -19,11 +19,10 @@ from pathlib import Path
 
 import pytest
 
+from cairn.core import ConstraintExtracted, Envelope, TaskCreated, memory_key
 from cairn.memory.embed.embeddings import Embedder, HashingEmbedder
 from cairn.memory.index.indexer import SHARED, index
-from cairn.memory.log.events import ConstraintExtracted, Envelope, TaskCreated
 from cairn.memory.log.state import replay
-from cairn.memory.models import memory_key
 from cairn.memory.store.protocol import MemoryStore, SearchFilter
 from cairn.memory.store.sqlite_store import SQLiteStore
 from tests.contract.weaviate_backend import make_weaviate_double_store

@@ -6,8 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from cairn.memory.models import PlannedCall
-from cairn.memory.tool_config import McpServerConfig, PythonToolConfig, ToolsConfig
+from cairn.core import McpServerConfig, PlannedCall, PythonToolConfig, ToolsConfig
 from cairn.tasks.calls import run_tool_call
 from cairn.tasks.tools import ToolContext
 from cairn.tasks.tools.config import ToolFileError, load_file, parse_mcp_option, resolve_tools

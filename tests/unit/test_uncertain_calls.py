@@ -9,16 +9,22 @@ from pathlib import Path
 
 import pytest
 
+from cairn.core import (
+    CallKey,
+    PythonToolConfig,
+    RunConfig,
+    ToolCallRecorded,
+    ToolCallStarted,
+    ToolsConfig,
+    ToolsConfigured,
+    UncertainCallResolved,
+)
 from cairn.flows.loop.iteration import run_iteration
 from cairn.flows.loop.task_tools import record_tools
 from cairn.flows.loop.uncertain import UncertainCalls, check_before_run
 from cairn.flows.prefect.internals import has_cached_result
 from cairn.flows.steps.executor import InProcessExecutor, ToolResult, ToolRun
 from cairn.flows.steps.session import open_session
-from cairn.memory.log.events import ToolCallRecorded, ToolCallStarted, ToolsConfigured, UncertainCallResolved
-from cairn.memory.tool_config import PythonToolConfig, ToolsConfig
-from cairn.tasks.call_key import CallKey
-from cairn.tasks.deps import RunConfig
 from cairn.tasks.messages.schemas import Candidate, PlanInput
 from cairn.tasks.model.llm import ModelClient
 from cairn.tasks.tools.base import ToolContext

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from cairn.memory.models import Claim, Evidence, EvidenceMetadata, EvidenceType, FunctionCheck, PartCheck
+from cairn.core import Claim, Evidence, EvidenceMetadata, EvidenceType, FunctionCheck, PartCheck
 from cairn.tasks.grounding.functions import check_files, named_files
 from cairn.tasks.validate import Checked, SuiteError, default_suite_dirs, suite_path, validate
 

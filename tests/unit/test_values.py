@@ -6,10 +6,10 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+from cairn.core import Memory
 from cairn.memory.context.levels import apply_promotions, remember, retrieve_by_domain, retrieve_by_task_type
 from cairn.memory.context.values import TDLambda, ValueTable, rerank
 from cairn.memory.embed.embeddings import HashingEmbedder
-from cairn.memory.models import Memory
 from cairn.memory.store.protocol import SearchHit
 from cairn.memory.store.sqlite_store import SQLiteStore
 

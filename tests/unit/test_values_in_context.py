@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from cairn.core import Memory
 from cairn.memory.context.relevant import search_snippets
 from cairn.memory.context.values import TDLambda, ValueTable
 from cairn.memory.embed.embeddings import HashingEmbedder
 from cairn.memory.log.state import TaskState
-from cairn.memory.models import Memory
 from cairn.memory.store.sqlite_store import SQLiteStore
 
 

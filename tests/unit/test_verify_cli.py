@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from cairn.memory.log.events import TaskCreated, UserMessage
+from cairn.core import TaskCreated, UserMessage
 from cairn.memory.log.workspace import Workspace
 from tests.conftest import BIN
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from cairn.core import ToolCall
 from cairn.flows.steps.write import unfenced, untested
 from cairn.memory.log.state import TaskState
-from cairn.memory.models import ToolCall
 
 FENCED = '```python\n"""URL slugs."""\n\nimport re\n```\n'  # as Qwen2.5-Coder-1.5B wrote slug.py
 

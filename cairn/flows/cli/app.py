@@ -1,7 +1,7 @@
 """`cairn`: the command line. `--json` prints exactly one JSON object on stdout.
 
 Commands raise errors; `main`, the console script, is the one place that turns them into a line
-on stderr and an exit code (`cairn.errors`). Nothing below this module imports Typer.
+on stderr and an exit code (`cairn.core.errors`). Nothing below this module imports Typer.
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
 import typer
-from pydantic import ValidationError
 from typer.core import TyperGroup
 
 try:  # Typer 0.2x vendors click; earlier versions use click itself
@@ -19,7 +18,7 @@ try:  # Typer 0.2x vendors click; earlier versions use click itself
 except ImportError:  # pragma: no cover
     from click import exceptions as click_errors  # type: ignore[no-redef]
 
-from cairn.errors import CairnError, UsageError
+from cairn.core import CairnError, ToolsConfig, UsageError
 from cairn.flows.cli.commands import (
     demo_command,
     feedback_command,
@@ -36,8 +35,7 @@ from cairn.flows.cli.server_commands import serve_command, server_command, ui_co
 from cairn.flows.cli.tools_commands import call_command, list_command, tools_from_options
 from cairn.flows.console import printable, save_traceback
 from cairn.flows.runtime import protect_secrets
-from cairn.flows.settings import Settings, config_error, tool_list
-from cairn.memory.tool_config import ToolsConfig
+from cairn.flows.settings import Settings, tool_list
 from cairn.redact import redact
 from cairn.tasks.deps import close_all
 from cairn.tasks.model.llm import one_line
@@ -122,11 +120,8 @@ def settings(workspace: Path | None) -> Settings:
     learns its secrets (and starts redacting its logs) before anything is written."""
 
     protect_secrets()
-    try:
-        base = Settings()
-    except ValidationError as exc:  # a CAIRN_ variable pydantic refuses: one line naming it
-        raise config_error(exc) from None
-    return base.model_copy(update={"workspace": workspace}) if workspace else base
+    base = Settings()  # a CAIRN_ variable pydantic refuses is a `UsageError` naming it
+    return base.model_copy(update={"workspace": str(workspace)}) if workspace else base
 
 
 @app.command()

@@ -7,7 +7,7 @@ built only after `check_task_id` accepted it, so they stay inside the workspace.
 
 >>> check_source(Path("/no/such/folder"))
 Traceback (most recent call last):
-cairn.errors.UsageError: --source /no/such/folder: no such directory
+cairn.core.errors.UsageError: --source /no/such/folder: no such directory
 """
 
 from __future__ import annotations
@@ -17,12 +17,17 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from cairn.errors import NotFound, UsageError
-from cairn.memory.fsnames import displayable, has_surrogates
+from cairn.core import (
+    TASK_TYPES,
+    NotFound,
+    RunConfig,
+    TaskType,
+    ToolsConfig,
+    UsageError,
+    displayable,
+    has_surrogates,
+)
 from cairn.memory.log.workspace import Workspace, check_task_id
-from cairn.memory.models import TASK_TYPES, TaskType
-from cairn.memory.tool_config import ToolsConfig
-from cairn.tasks.deps import RunConfig
 from cairn.tasks.model.cassette import CassetteError, load_cassette
 from cairn.tasks.toolset import toolset_for
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel
 from rich.console import Console
 
-from cairn.errors import UsageError
+from cairn.core import RunConfig, ToolsConfig, UsageError, displayable
 from cairn.flows.cli.arguments import check_run, check_tools, check_workspace, one_of
 from cairn.flows.cli.endings import ending
 from cairn.flows.cli.files import search_hits
@@ -29,16 +29,14 @@ from cairn.flows.loop.standing_rules import give_feedback, list_rules, retire_ru
 from cairn.flows.loop.task_tools import ready_to_run
 from cairn.flows.runtime import prepare
 from cairn.flows.settings import cairn_home
-from cairn.memory.fsnames import displayable
 from cairn.memory.index.indexer import reindex
 from cairn.memory.index.sources import ensure_sources
 from cairn.memory.log.history import HistoryError
 from cairn.memory.log.state import TaskState
 from cairn.memory.log.workspace import TaskRepo, Workspace
 from cairn.memory.store.protocol import SearchFilter
-from cairn.memory.tool_config import ToolsConfig
 from cairn.redact import redact
-from cairn.tasks.deps import RunConfig, deps_for
+from cairn.tasks.deps import deps_for
 
 if TYPE_CHECKING:
     from cairn.memory.store.protocol import MemoryStore

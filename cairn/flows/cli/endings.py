@@ -13,7 +13,7 @@ a review is answered before this (`ReviewPending`, 7).
 
 from __future__ import annotations
 
-from cairn.errors import CairnError
+from cairn.core import CairnError
 from cairn.flows.loop.cycle import TaskResult
 from cairn.flows.loop.policy import BUDGET, MODEL_UNAVAILABLE
 from cairn.tasks.model.llm import BudgetExhausted, ModelUnavailable

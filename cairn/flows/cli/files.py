@@ -11,15 +11,14 @@ from typing import get_args
 
 from rich.console import Console
 
-from cairn.errors import UsageError
+from cairn.core import FileType, MemoryKind, RunConfig, UsageError
 from cairn.flows.console import emit, safe
 from cairn.memory.context import query
 from cairn.memory.index.sources import source_tenants
 from cairn.memory.log.state import TaskState
 from cairn.memory.log.workspace import Workspace, WorkspaceError
-from cairn.memory.models import FileType, MemoryKind
 from cairn.memory.store.protocol import MemoryStore, SearchFilter, SearchHit, SearchQuery
-from cairn.tasks.deps import RunConfig, deps_for
+from cairn.tasks.deps import deps_for
 
 SHARED = "shared"
 SOURCE_OVERFETCH = 10  # hits fetched per hit kept when filtering by source after the search

@@ -1,6 +1,6 @@
 """What a task's model calls cost, by kind and in total: for `cairn show`, `cairn run` and the UI.
 
->>> from cairn.memory.models import CallCost, ModelCall
+>>> from cairn.core import CallCost, ModelCall
 >>> calls = [ModelCall(key="t/1/0/plan", kind="plan", model="m", cost=CallCost(prompt_tokens=90,
 ...     completion_tokens=10, seconds=2.0)), ModelCall(key="t/1/0/plan", kind="plan", model="m", ok=False)]
 >>> [(u.kind, u.calls, u.failed, u.tokens) for u in usage(calls)]
@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from pydantic import BaseModel
 from rich.table import Table
 
+from cairn.core import CallCost, ModelCall
 from cairn.flows.console import safe
-from cairn.memory.models import CallCost, ModelCall
 
 
 class Usage(BaseModel):

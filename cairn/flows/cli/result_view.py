@@ -6,12 +6,12 @@ from pydantic import BaseModel
 from rich.console import Console
 from rich.table import Table
 
+from cairn.core import Coverage, Evidence, IterationRecord, ModelCall, PartCheck, ToolCall, Verdict
 from cairn.flows.cli.model_usage import usage_table
 from cairn.flows.console import safe
 from cairn.memory.log.history import Replay
 from cairn.memory.log.state import Constraint, HotIssue, replay
 from cairn.memory.log.workspace import TaskRepo
-from cairn.memory.models import Coverage, Evidence, IterationRecord, ModelCall, PartCheck, ToolCall, Verdict
 from cairn.memory.store.protocol import SearchHit
 
 out = Console()

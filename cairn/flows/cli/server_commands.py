@@ -8,14 +8,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from cairn.errors import NotFound
+from cairn.core import NotFound, RunConfig
 from cairn.flows.cli.arguments import check_workspace
 from cairn.flows.console import emit
 from cairn.flows.runtime import QUIET, prepare
 from cairn.flows.server.server import ServerError, start_server, status_payload, stop_server
 from cairn.flows.settings import cairn_home
 from cairn.memory.log.workspace import Workspace
-from cairn.tasks.deps import RunConfig
 
 
 def server_command(

@@ -13,14 +13,11 @@ from pathlib import Path
 
 from rich.console import Console
 
-from cairn.errors import CairnError, NotFound, UsageError
+from cairn.core import CairnError, JsonValue, NotFound, PlannedCall, RunConfig, ToolsConfig, UsageError
 from cairn.flows.console import emit, printable, safe
 from cairn.flows.loop.task_tools import prepare_tools
 from cairn.flows.settings import tool_list
-from cairn.memory.models import JsonValue, PlannedCall
-from cairn.memory.tool_config import ToolsConfig
 from cairn.tasks.calls import run_tool_call
-from cairn.tasks.deps import RunConfig
 from cairn.tasks.tools.base import ToolContext
 from cairn.tasks.tools.config import CONFIG_FILE, resolve_tools
 from cairn.tasks.tools.definition import Tool

@@ -25,7 +25,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from cairn.errors import CairnError
+from cairn.core import CairnError
 from cairn.memory.log.workspace import check_task_id
 
 

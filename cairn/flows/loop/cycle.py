@@ -20,21 +20,23 @@ from typing import Protocol
 
 from pydantic import Field
 
+from cairn.core import (
+    Coverage,
+    Evidence,
+    EvidenceRecorded,
+    Frozen,
+    IterationMode,
+    IterationRecord,
+    TaskFinished,
+    TaskStatus,
+    ValidationRecorded,
+    Verdict,
+)
 from cairn.flows.loop.policy import Decision, LoopPolicy, decide
 from cairn.flows.loop.unverified import keep_best_answer
 from cairn.flows.steps.session import Session, deliverable_text, learner_for, report_path
 from cairn.memory.context.levels import apply_promotions
-from cairn.memory.log.events import EvidenceRecorded, TaskFinished, ValidationRecorded
 from cairn.memory.log.state import TaskState
-from cairn.memory.models import (
-    Coverage,
-    Evidence,
-    Frozen,
-    IterationMode,
-    IterationRecord,
-    TaskStatus,
-    Verdict,
-)
 from cairn.tasks.task_grounding import checked_for, full_output_reader
 from cairn.tasks.validate import has_tests, validate
 

@@ -16,6 +16,15 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
+from cairn.core import (
+    CallKey,
+    IterationCompleted,
+    IterationMode,
+    IterationRecord,
+    IterationStarted,
+    Progress,
+    ToolCall,
+)
 from cairn.flows.loop.progress import record_coverage
 from cairn.flows.loop.results import record_call
 from cairn.flows.loop.uncertain import in_call_order, settle_calls
@@ -25,9 +34,6 @@ from cairn.flows.steps.model_calls import ask
 from cairn.flows.steps.plan import plan_batch
 from cairn.flows.steps.session import Session
 from cairn.memory.context.relevant import rules_block
-from cairn.memory.log.events import IterationCompleted, IterationStarted
-from cairn.memory.models import IterationMode, IterationRecord, Progress, ToolCall
-from cairn.tasks.call_key import CallKey
 from cairn.tasks.messages.schemas import SynthesizeInput, SynthesizeOutput
 
 

@@ -15,8 +15,8 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from cairn.core import IterationRecord, Verdict
 from cairn.memory.log.state import TaskState
-from cairn.memory.models import IterationRecord, Verdict
 
 REPORT_CHARS = 4000  # what the result page shows of the report; the file holds the rest
 _ = IterationRecord  # named in the doctest

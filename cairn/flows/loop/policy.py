@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
+from cairn.core import IterationMode, IterationRecord
 from cairn.memory.log.state import TaskState
-from cairn.memory.models import IterationMode, IterationRecord
 
 
 class LoopPolicy(BaseModel):

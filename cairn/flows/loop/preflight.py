@@ -16,10 +16,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from cairn.core import ModelProbed, RunConfig
 from cairn.flows.steps.session import Session
-from cairn.memory.log.events import ModelProbed
 from cairn.tasks.calls import model_client
-from cairn.tasks.deps import RunConfig
 from cairn.tasks.model.cassette import load_cassette
 from cairn.tasks.model.llm import OFFLINE_PREFIX, REPLAY_PREFIX, check_model
 from cairn.tasks.model.probe import probe

@@ -8,13 +8,11 @@ how far it got: "97 of 240 sources read; 95 service items found, 93 with ...".
 
 from __future__ import annotations
 
+from cairn.core import CallCost, CallKey, Compression, Coverage, CoverageRecorded, LedgerRow, PlannedCall
 from cairn.flows.loop.results import record_call
 from cairn.flows.steps.coverage import kept_ledger, read_sources, spec_of
 from cairn.flows.steps.session import Session
-from cairn.memory.log.events import CoverageRecorded
 from cairn.memory.log.state import TaskState
-from cairn.memory.models import CallCost, Compression, Coverage, LedgerRow, PlannedCall
-from cairn.tasks.call_key import CallKey
 from cairn.tasks.coverage.goal import CoverageGoal
 from cairn.tasks.coverage.ledger_report import ledger_report
 from cairn.tasks.task_grounding import full_output_reader, source_files

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from cairn.errors import CairnError
+from cairn.core import CairnError
 from cairn.memory.log.history import HistoryTampered
 from cairn.memory.log.state import TaskState, replay
 from cairn.memory.log.workspace import TaskRepo

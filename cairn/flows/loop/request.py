@@ -15,10 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from cairn.core import Frozen, RunConfig, TaskType, ToolsConfig
 from cairn.memory.log.workspace import new_task_id
-from cairn.memory.models import Frozen, TaskType
-from cairn.memory.tool_config import ToolsConfig
-from cairn.tasks.deps import RunConfig
 
 
 def task_id_for(goal: str, given: str | None, suffix: str | None = None) -> str:

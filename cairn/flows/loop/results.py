@@ -9,11 +9,18 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from cairn.core import (
+    CallCost,
+    CallKey,
+    Compression,
+    EvidenceRecorded,
+    FileRecorded,
+    PlannedCall,
+    ToolCall,
+    ToolCallRecorded,
+)
 from cairn.flows.steps.session import Session
-from cairn.memory.log.events import EvidenceRecorded, FileRecorded, ToolCallRecorded
-from cairn.memory.models import CallCost, Compression, PlannedCall, ToolCall
 from cairn.redact import redact
-from cairn.tasks.call_key import CallKey
 from cairn.tasks.compress import RAW_CHARS, truncate
 from cairn.tasks.evidence import evidence_for, register_file
 from cairn.tasks.tools.base import ToolOutput

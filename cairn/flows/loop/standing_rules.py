@@ -21,13 +21,19 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
-from cairn.errors import NotFound, UsageError
+from cairn.core import (
+    ConstraintExtracted,
+    ConstraintRetired,
+    NotFound,
+    RunConfig,
+    UsageError,
+    UserMessage,
+    memory_key,
+)
 from cairn.memory.context.relevant import SHARED
 from cairn.memory.index.recorder import TaskRecorder
-from cairn.memory.log.events import ConstraintExtracted, ConstraintRetired, UserMessage
-from cairn.memory.models import memory_key
 from cairn.memory.store.protocol import SearchFilter
-from cairn.tasks.deps import RunConfig, deps_for
+from cairn.tasks.deps import deps_for
 from cairn.tasks.messages.schemas import ExtractConstraintInput, ExtractConstraintOutput
 from cairn.tasks.model.llm import ModelClient
 from cairn.tasks.rule_stated import stated

@@ -6,17 +6,25 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from cairn.errors import NotFound, UsageError
+from cairn.core import (
+    BudgetSet,
+    CallKey,
+    ConstraintExtracted,
+    GoalSplit,
+    NotFound,
+    RunConfig,
+    TaskCreated,
+    TaskType,
+    UsageError,
+    UserMessage,
+)
 from cairn.flows.loop.reopen import ready_to_continue
 from cairn.flows.loop.request import TaskRequest
 from cairn.flows.loop.standing_rules import constraint_event
 from cairn.flows.steps.executor import Executor
 from cairn.flows.steps.model_calls import ask, record_model_call
 from cairn.flows.steps.session import Session, open_session
-from cairn.memory.log.events import BudgetSet, ConstraintExtracted, GoalSplit, TaskCreated, UserMessage
-from cairn.memory.models import TaskType
-from cairn.tasks.call_key import CallKey
-from cairn.tasks.deps import Deps, RunConfig, deps_for
+from cairn.tasks.deps import Deps, deps_for
 from cairn.tasks.grounding import split_goal
 from cairn.tasks.messages.schemas import (
     DetectTaskTypeInput,

@@ -6,7 +6,7 @@ and a non-zero exit, and nothing is created. `record_tools` writes the configura
 task's history (`ToolsConfigured`) when it is new or changed: every later process — the iteration
 subflows, `cairn resume`, a worker running the UI's Retry — rebuilds the same tools from there.
 
->>> from cairn.memory.tool_config import ToolsConfig
+>>> from cairn.core import ToolsConfig
 >>> needs_record(None, ToolsConfig()), needs_record(None, ToolsConfig(allow=["read_file"]))
 (False, True)
 """
@@ -16,13 +16,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from cairn.core import CallKey, RunConfig, ToolsConfig, ToolsConfigured
 from cairn.flows.loop.uncertain import check_before_run
 from cairn.flows.steps.session import Session, task_context
-from cairn.memory.log.events import ToolsConfigured
 from cairn.memory.log.workspace import Workspace
-from cairn.memory.tool_config import ToolsConfig
-from cairn.tasks.call_key import CallKey
-from cairn.tasks.deps import RunConfig
 from cairn.tasks.toolset import Toolset, toolset_for
 
 

@@ -38,15 +38,21 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import Literal
 
-from cairn.errors import CairnError
+from cairn.core import (
+    CairnError,
+    CallCost,
+    CallKey,
+    Compression,
+    Frozen,
+    JsonValue,
+    RunConfig,
+    ToolCallStarted,
+    UncertainCallResolved,
+)
 from cairn.flows.loop.results import record_call
 from cairn.flows.steps.executor import Executor, ToolResult, ToolRun
 from cairn.flows.steps.session import Session
-from cairn.memory.log.events import ToolCallStarted, UncertainCallResolved
 from cairn.memory.log.state import CallStart, TaskState
-from cairn.memory.models import CallCost, Compression, Frozen, JsonValue
-from cairn.tasks.call_key import CallKey
-from cairn.tasks.deps import RunConfig
 from cairn.tasks.tools.base import ToolContext, ToolOutput, failure
 from cairn.tasks.tools.definition import Tool
 from cairn.tasks.toolset import Toolset

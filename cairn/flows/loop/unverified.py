@@ -18,9 +18,8 @@ from __future__ import annotations
 import time
 from pathlib import PurePosixPath
 
+from cairn.core import FileRecorded, Verdict
 from cairn.flows.steps.session import Session
-from cairn.memory.log.events import FileRecorded
-from cairn.memory.models import Verdict
 from cairn.tasks.evidence import classify, register_file
 from cairn.tasks.grounding import UNVERIFIED
 from cairn.tasks.tools.base import WrittenFile

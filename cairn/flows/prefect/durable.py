@@ -16,6 +16,7 @@ from prefect import flow
 from prefect.futures import PrefectFuture
 from prefect.utilities.annotations import quote
 
+from cairn.core import CallKey, IterationMode, PlannedCall, RunConfig
 from cairn.flows.console import printable
 from cairn.flows.loop.iteration import IterationSummary, run_iteration
 from cairn.flows.prefect.internals import has_cached_result
@@ -23,9 +24,6 @@ from cairn.flows.prefect.story import NarratingRecorder, story_logger
 from cairn.flows.prefect.tasks import ModelCallFailed, call_model, run_tool
 from cairn.flows.steps.executor import ToolResult, ToolRun
 from cairn.flows.steps.session import open_session
-from cairn.memory.models import IterationMode, PlannedCall
-from cairn.tasks.call_key import CallKey
-from cairn.tasks.deps import RunConfig
 from cairn.tasks.messages.schemas import CallKind, Schema
 from cairn.tasks.model.llm import LLMResult
 from cairn.tasks.tools.base import ToolContext, ToolOutput

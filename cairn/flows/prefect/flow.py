@@ -30,6 +30,7 @@ from prefect.runtime import flow_run
 from prefect.settings import PREFECT_API_URL
 from prefect.utilities.annotations import quote
 
+from cairn.core import IterationMode, RunConfig, TaskType, ToolsConfig
 from cairn.flows.loop.claim import TaskLock
 from cairn.flows.loop.cycle import TaskResult, has_new_evidence, run_loop
 from cairn.flows.loop.outcome import report_excerpt, result_markdown, totals
@@ -48,9 +49,6 @@ from cairn.flows.prefect.ui import TaskPages
 from cairn.flows.runtime import protect_secrets
 from cairn.flows.server.ephemeral import owns
 from cairn.flows.steps.session import Session
-from cairn.memory.models import IterationMode, TaskType
-from cairn.memory.tool_config import ToolsConfig
-from cairn.tasks.deps import RunConfig
 
 __all__ = ["TaskResult", "run_task"]
 

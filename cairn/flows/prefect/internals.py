@@ -23,7 +23,7 @@ from prefect.filesystems import LocalFileSystem
 from prefect.flow_engine import run_flow
 from prefect.results import ResultStore
 
-from cairn.tasks.call_key import CallKey
+from cairn.core import CallKey
 
 __all__ = ["fresh_task_run_keys", "has_cached_result", "results_in", "run_flow"]
 

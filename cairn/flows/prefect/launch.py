@@ -18,14 +18,13 @@ from prefect.exceptions import Pause
 from prefect.settings import PREFECT_UI_URL
 from pydantic import BaseModel
 
-from cairn.errors import CairnError
+from cairn.core import CairnError, RunConfig
 from cairn.flows.loop.claim import read_holder
 from cairn.flows.loop.cycle import TaskResult
 from cairn.flows.loop.request import TaskRequest
 from cairn.flows.prefect import deployment
 from cairn.flows.prefect.flow import run_task
 from cairn.flows.prefect.internals import run_flow
-from cairn.tasks.deps import RunConfig
 
 
 class AwaitingReview(BaseModel):

@@ -27,14 +27,13 @@ from typing import Literal
 from prefect.input import RunInput
 from pydantic import Field
 
+from cairn.core import Event, IterationRecord, ReviewDecided, UserMessage
 from cairn.flows.loop.policy import Decision, awaiting_review
 from cairn.flows.loop.start import extract_constraint
 from cairn.flows.server.ephemeral import owns
 from cairn.flows.steps.executor import Executor
 from cairn.flows.steps.session import Session
-from cairn.memory.log.events import Event, ReviewDecided, UserMessage
 from cairn.memory.log.state import TaskState
-from cairn.memory.models import IterationRecord
 
 ReviewMode = Literal["never", "stuck", "every"]
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from prefect import flow
 
-from cairn.errors import UsageError
+from cairn.core import UsageError
 from cairn.flows.loop.request import TaskRequest
 from cairn.flows.prefect.flow import TaskResult, _run_name, _run_suffix, run_request
 from cairn.flows.runtime import prepare

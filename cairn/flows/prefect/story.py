@@ -17,21 +17,23 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-from cairn.memory.index.recorder import TaskRecorder
-from cairn.memory.log.events import (
+from cairn.core import (
     Event,
     EvidenceRecorded,
     IterationCompleted,
+    IterationRecord,
     IterationStarted,
+    PlannedCall,
     PlanRecorded,
     ReviewDecided,
     TaskFinished,
     ToolCallRecorded,
     UserMessage,
     ValidationRecorded,
+    main_argument,
 )
+from cairn.memory.index.recorder import TaskRecorder
 from cairn.memory.log.state import TaskState
-from cairn.memory.models import IterationRecord, PlannedCall, main_argument
 
 Logger = logging.Logger | logging.LoggerAdapter[logging.Logger]
 _ = (EvidenceRecorded, IterationRecord)  # named in the doctest

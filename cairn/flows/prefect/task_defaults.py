@@ -19,8 +19,8 @@ from prefect.settings import (
     temporary_settings,
 )
 
+from cairn.core import CallKey
 from cairn.flows.prefect.internals import results_in
-from cairn.tasks.call_key import CallKey
 
 P = ParamSpec("P")
 R = TypeVar("R")

@@ -12,11 +12,9 @@ from typing import Any
 
 from prefect import get_run_logger
 
+from cairn.core import CallKey, PlannedCall, RunConfig
 from cairn.flows.prefect.task_defaults import prefect_task
-from cairn.memory.models import PlannedCall
-from cairn.tasks.call_key import CallKey
 from cairn.tasks.calls import ask_model, model_client, run_tool_call
-from cairn.tasks.deps import RunConfig
 from cairn.tasks.messages.schemas import CallKind, Schema
 from cairn.tasks.model.llm import LLMResult
 from cairn.tasks.tools.base import ToolContext, ToolOutput

@@ -18,9 +18,8 @@ from __future__ import annotations
 import re
 from uuid import UUID
 
-from cairn.memory.fsnames import displayable, displayable_data
+from cairn.core import IterationRecord, PlannedCall, Verdict, displayable, displayable_data, main_argument
 from cairn.memory.log.state import TaskState
-from cairn.memory.models import IterationRecord, PlannedCall, Verdict, main_argument
 
 _KEY_UNSAFE = re.compile(r"[^a-z0-9-]+")
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from cairn.errors import CairnError
+from cairn.core import CairnError
 from cairn.flows.server.server import alive, read_info, stop_process_group
 
 DEFAULT_POOL = "cairn-local"

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cairn.errors import CairnError
+from cairn.core import CairnError
 
 START_TIMEOUT_S = 120.0
 PORT_IN_USE = 3  # uvicorn's exit status when it cannot bind

@@ -21,7 +21,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from cairn.errors import CairnError
+from cairn.core import CairnError
 
 BIN_GLOB = "/usr/lib/postgresql/*/bin"
 SERVICE_USER = "postgres"  # the account Debian's package creates; owns the cluster when we are root

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from cairn.errors import CairnError
+from cairn.core import CairnError
 
 # Server-side settings Cairn applies (also to the ephemeral server a run starts): the task-run
 # recorder and event persister write in batches instead of one transaction per event, so the

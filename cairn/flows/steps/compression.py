@@ -9,7 +9,7 @@ keyed after the tool calls it compresses, so a resumed run finds it in Prefect's
 request holds and what a reply gives are `cairn.tasks.compress`'s pure functions, so the model is
 reached from here and nothing below calls back up.
 
->>> from cairn.memory.models import PlannedCall
+>>> from cairn.core import PlannedCall
 >>> from cairn.tasks.tools.base import ToolOutput
 >>> key = CallKey(task_id="t", iteration=1, index=1, kind="tool")
 >>> item = (key, PlannedCall(tool="read_file"), ToolOutput(text="x"))
@@ -22,12 +22,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
+from cairn.core import CallCost, CallKey, Compression, PlannedCall
 from cairn.flows.steps.executor import Executor, ToolResult
 from cairn.flows.steps.model_calls import ask
 from cairn.flows.steps.session import Session
 from cairn.memory.context.relevant import rules_block
-from cairn.memory.models import CallCost, Compression, PlannedCall
-from cairn.tasks.call_key import CallKey
 from cairn.tasks.compress import (
     Compressed,
     Finished,

@@ -18,10 +18,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from cairn.core import LedgerRow, PlannedCall, ToolCall, displayable
 from cairn.flows.steps.session import Session
-from cairn.memory.fsnames import displayable
 from cairn.memory.log.state import TaskState
-from cairn.memory.models import LedgerRow, PlannedCall, ToolCall
 from cairn.tasks.coverage.goal import CoverageGoal, coverage_goal
 from cairn.tasks.coverage.ledger import Ledger
 from cairn.tasks.grounding.reads import passages

@@ -17,14 +17,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from cairn.core import CallKey, PartCheck, PlannedCall
 from cairn.flows.steps import frontier
 from cairn.flows.steps.executor import Executor
 from cairn.flows.steps.model_calls import ask
 from cairn.flows.steps.session import Session, deliverable, deliverable_text
 from cairn.memory.context.relevant import rules_block
 from cairn.memory.log.state import TaskState
-from cairn.memory.models import PartCheck, PlannedCall
-from cairn.tasks.call_key import CallKey
 from cairn.tasks.grounding import Grounding, ReadIndex, answer_body, check_answer, split_goal
 from cairn.tasks.grounding.answer_text import terms
 from cairn.tasks.grounding.arithmetic import worked

@@ -15,8 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any, Protocol
 
-from cairn.memory.models import PlannedCall
-from cairn.tasks.call_key import CallKey
+from cairn.core import CallKey, PlannedCall
 from cairn.tasks.calls import ask_model, run_tool_call
 from cairn.tasks.messages.schemas import CallKind, Schema
 from cairn.tasks.model.llm import LLMResult, ModelClient

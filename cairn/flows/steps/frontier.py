@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+from cairn.core import RERUN_AFTER_WRITE, EvidenceType, IterationMode, PlannedCall, ToolCall
 from cairn.memory.log.state import TaskState
-from cairn.memory.models import RERUN_AFTER_WRITE, EvidenceType, IterationMode, PlannedCall, ToolCall
 from cairn.tasks.goal_examples import EXAMPLES_WHY
 from cairn.tasks.messages.elision import elision_in, shown
 from cairn.tasks.messages.schemas import Candidate, DoneCall, Excerpt, KnownFile, Note, PlanInput, ToolSpec

@@ -14,11 +14,9 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from cairn.core import CallKey, ModelCall, ModelCallRecorded
 from cairn.flows.steps.executor import Executor
 from cairn.flows.steps.session import Session
-from cairn.memory.log.events import ModelCallRecorded
-from cairn.memory.models import ModelCall
-from cairn.tasks.call_key import CallKey
 from cairn.tasks.messages.schemas import CallKind, Schema
 from cairn.tasks.model.llm import LLMResult
 

@@ -13,6 +13,7 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
+from cairn.core import CallKey, PlannedCall, PlanRecorded
 from cairn.flows.steps import frontier
 from cairn.flows.steps.coverage import next_reads, spec_of
 from cairn.flows.steps.deliver import delivery
@@ -20,10 +21,7 @@ from cairn.flows.steps.executor import Executor
 from cairn.flows.steps.model_calls import ask
 from cairn.flows.steps.session import Session
 from cairn.flows.steps.write import coding_step, with_tests
-from cairn.memory.log.events import PlanRecorded
 from cairn.memory.log.state import TaskState
-from cairn.memory.models import PlannedCall
-from cairn.tasks.call_key import CallKey
 from cairn.tasks.messages.schemas import Candidate, KnownFile, Plan, PlanInput
 from cairn.tasks.model.llm import context_window
 from cairn.tasks.opening import opening_calls, words_budget

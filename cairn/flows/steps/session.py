@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from cairn.core import Memory, RunConfig, TaskType, ToolsConfig
 from cairn.memory.context.reasoning import context_budget
 from cairn.memory.context.relevant import relevant_context
 from cairn.memory.context.values import TDLambda, ValueTable
@@ -16,11 +17,9 @@ from cairn.memory.index.recorder import TaskRecorder
 from cairn.memory.index.sources import ensure_sources
 from cairn.memory.log.state import TaskState
 from cairn.memory.log.workspace import TaskRepo
-from cairn.memory.models import Memory, TaskType
 from cairn.memory.store.protocol import SearchFilter, SearchQuery
-from cairn.memory.tool_config import ToolsConfig
 from cairn.tasks.compress import line_counter
-from cairn.tasks.deps import Deps, RunConfig, deps_for
+from cairn.tasks.deps import Deps, deps_for
 from cairn.tasks.goal_examples import TEST_FILE
 from cairn.tasks.model.llm import context_window
 from cairn.tasks.tools.base import ToolContext

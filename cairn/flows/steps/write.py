@@ -10,14 +10,13 @@ from __future__ import annotations
 
 from pathlib import Path, PurePosixPath
 
+from cairn.core import CallKey, PlannedCall
 from cairn.flows.steps import frontier, redraw
 from cairn.flows.steps.executor import Executor
 from cairn.flows.steps.model_calls import ask
 from cairn.flows.steps.session import Session
 from cairn.memory.context.relevant import rules_block
 from cairn.memory.log.state import TaskState
-from cairn.memory.models import PlannedCall
-from cairn.tasks.call_key import CallKey
 from cairn.tasks.goal_examples import EXAMPLES_WHY, TEST_FILE, examples_test
 from cairn.tasks.grounding.functions import named_files, named_functions
 from cairn.tasks.messages.prompts import BODY_ASKS

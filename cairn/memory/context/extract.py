@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, Protocol
 
-from cairn.memory.models import Frozen
+from cairn.core import Frozen
 
 ChatMessage = Mapping[str, Any]  # {"role": ..., "content": ...}, OpenAI / litellm style
 MAX_FACT_CHARS = 300

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from cairn.core import Memory, MemoryKind, MemoryLevel, memory_key, now
 from cairn.memory.context.values import TDLambda, ValueTable, ValueUpdate
-from cairn.memory.models import Memory, MemoryKind, MemoryLevel, memory_key, now
 from cairn.memory.store.protocol import MemoryStore, SearchFilter
 
 SHARED = "shared"

@@ -32,6 +32,7 @@ from typing import Any
 
 from pydantic import Field
 
+from cairn.core import Frozen, Memory, memory_key, now
 from cairn.memory.context.extract import (
     ChatMessage,
     Extracted,
@@ -41,7 +42,6 @@ from cairn.memory.context.extract import (
     message_text,
 )
 from cairn.memory.embed.embeddings import Embedder
-from cairn.memory.models import Frozen, Memory, memory_key, now
 from cairn.memory.store.protocol import MemoryStore, SearchFilter, SearchHit, SearchQuery
 
 DEFAULT_CONTEXT_PROMPT = "## Memories\nConsider the following memories when answering the user:"

@@ -14,17 +14,9 @@ from __future__ import annotations
 from fnmatch import fnmatchcase
 from typing import Literal
 
+from cairn.core import CodeReference, Evidence, EvidenceType, FileReference, FileType, Frozen, FunctionDoc
 from cairn.memory.index.file_index import signature
 from cairn.memory.log.state import TaskState
-from cairn.memory.models import (
-    CodeReference,
-    Evidence,
-    EvidenceType,
-    FileReference,
-    FileType,
-    Frozen,
-    FunctionDoc,
-)
 from cairn.memory.store.protocol import MemoryStore, SearchFilter, SearchQuery
 
 CodeKind = Literal["function", "method", "class"]

@@ -9,7 +9,7 @@ Token counts come from a counter passed in (litellm's tokenizer in a run, `appro
 tests); `LineCounter` caches them per line, so assembling the context of a 200-iteration task costs
 dictionary look-ups, not tokenizer runs.
 
->>> from cairn.memory.models import ToolCall
+>>> from cairn.core import ToolCall
 >>> calls = [ToolCall(call_id=f"c{i}", iteration=i, index=1, tool="read_file", params={"path": f"f{i}.md"},
 ...                   insights="x" * 80, relevance=rel) for i, rel in enumerate(["low", "high", "medium"])]
 >>> [line.split("]")[0] for line in fit_lines(calls, budget_tokens=70)]
@@ -20,8 +20,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from cairn.core import ToolCall
 from cairn.memory.log.state import TaskState
-from cairn.memory.models import ToolCall
 
 TIERS = ("high", "medium", "low")
 LINE_CHARS = 280  # one record stays one line, whatever the compressor wrote

@@ -24,11 +24,11 @@ from __future__ import annotations
 
 import re
 
+from cairn.core import Memory, MemoryKind
 from cairn.memory.context.reasoning import Count, approx_tokens, reasoning_lines
 from cairn.memory.context.values import TDLambda, rerank
 from cairn.memory.index.sources import source_tenants
 from cairn.memory.log.state import TaskState
-from cairn.memory.models import Memory, MemoryKind
 from cairn.memory.store.protocol import MemoryStore, SearchFilter, SearchQuery
 
 SHARED = "shared"

@@ -25,7 +25,7 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from cairn.memory.models import Frozen, now
+from cairn.core import Frozen, now
 from cairn.memory.store.protocol import SearchHit
 
 INITIAL_VALUE = 0.5

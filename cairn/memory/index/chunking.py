@@ -22,7 +22,7 @@ import re
 from pathlib import PurePosixPath
 from typing import Literal
 
-from cairn.memory.models import Frozen
+from cairn.core import Frozen
 
 ChunkType = Literal["function", "class", "section", "paragraph"]
 CHUNK_CHARS = 1200  # small paragraphs are merged up to this size

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 
-from cairn.memory.models import ClassDoc, CodeReference, FunctionDoc, ParameterDoc, content_hash
+from cairn.core import ClassDoc, CodeReference, FunctionDoc, ParameterDoc, content_hash
 
 _BRANCHES = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.ExceptHandler, ast.With, ast.AsyncWith, ast.IfExp)
 _FuncNode = ast.FunctionDef | ast.AsyncFunctionDef

@@ -25,9 +25,9 @@ from pathlib import Path
 
 from pydantic import Field
 
+from cairn.core import CodeReference, Frozen
 from cairn.memory.index.code_docs import document_python
 from cairn.memory.index.file_index import purpose_of, signature
-from cairn.memory.models import CodeReference, Frozen
 
 MAX_FILES = 200
 MAX_BYTES = 500_000

@@ -18,9 +18,9 @@ Keys are derived from the path and position only, so re-indexing a file overwrit
 
 from __future__ import annotations
 
+from cairn.core import ClassDoc, CodeReference, FileReference, FunctionDoc, Memory
 from cairn.memory.index.chunking import Chunk, chunk_text
 from cairn.memory.index.code_docs import document_python
-from cairn.memory.models import ClassDoc, CodeReference, FileReference, FunctionDoc, Memory
 
 _CHUNK_SUBTYPE = {"function": "code", "class": "code", "section": "section", "paragraph": "paragraph"}
 DOC_CHARS = 600  # docstring share of a function record

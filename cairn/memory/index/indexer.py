@@ -16,7 +16,7 @@ thread (`thread_id` = task id), with the goal and the earlier messages as its co
 task in `agents`. Every later task searches `shared`, so it can find what was said to an earlier
 one ("we agreed to use PostgreSQL"); the task itself searches `shared` too, so one copy serves both.
 
->>> from cairn.memory.log.events import TaskCreated  # doctest: +SKIP
+>>> from cairn.core import TaskCreated  # doctest: +SKIP
 """
 
 from __future__ import annotations
@@ -24,19 +24,19 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
-from cairn.memory.dialog import SUBTYPE, Turn, turn_memories
-from cairn.memory.index.file_index import file_records
-from cairn.memory.log.events import (
+from cairn.core import (
     ConstraintExtracted,
     ConstraintRetired,
     Envelope,
     EvidenceRecorded,
     FileRecorded,
+    Memory,
     ToolCallRecorded,
     UserMessage,
 )
+from cairn.memory.dialog import SUBTYPE, Turn, turn_memories
+from cairn.memory.index.file_index import file_records
 from cairn.memory.log.state import HotIssue, TaskState, replay, update_hot_issues
-from cairn.memory.models import Memory
 from cairn.memory.store.protocol import MemoryStore, SearchFilter
 from cairn.redact import redact
 

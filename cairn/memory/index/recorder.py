@@ -11,8 +11,8 @@ the history behind it.
 
 from __future__ import annotations
 
+from cairn.core import EVENT_ADAPTER, Event
 from cairn.memory.index.indexer import index
-from cairn.memory.log.events import EVENT_ADAPTER, Event
 from cairn.memory.log.history import HistoryError
 from cairn.memory.log.state import TaskState, replay
 from cairn.memory.log.workspace import TaskRepo

@@ -17,10 +17,9 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from cairn.memory.fsnames import displayable
+from cairn.core import Memory, content_hash, displayable, now
 from cairn.memory.index.file_index import file_records
 from cairn.memory.index.transcript import transcript_records
-from cairn.memory.models import Memory, content_hash, now
 from cairn.memory.store.protocol import MemoryStore, SearchFilter
 from cairn.redact import redact
 

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import re
 
+from cairn.core import Memory
 from cairn.memory.dialog import Turn, turn_memories
-from cairn.memory.models import Memory
 
 MIN_TURNS = 4
 TURN_SHARE = 0.8  # of the non-heading lines: fewer, and the file is prose that quotes someone

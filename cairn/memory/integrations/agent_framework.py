@@ -45,10 +45,10 @@ except ModuleNotFoundError as exc:  # pragma: no cover - exercised only without 
     ) from exc
 from pydantic import Field
 
+from cairn.core import Frozen, Memory, now
 from cairn.memory.context.extract import ChatMessage, Extractor, heuristic_facts
 from cairn.memory.context.provider import MemoryContextProvider
 from cairn.memory.embed.embeddings import Embedder
-from cairn.memory.models import Frozen, Memory, now
 from cairn.memory.store.protocol import MemoryStore, SearchFilter
 
 Scope = Literal["session", "user"]

@@ -4,7 +4,7 @@ from it.
 
 from __future__ import annotations
 
-from cairn.memory.log.events import (
+from cairn.core import (
     EVENT_ADAPTER,
     BudgetSet,
     ConstraintExtracted,

@@ -23,8 +23,7 @@ from typing import Any, BinaryIO
 from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic_core import PydanticSerializationError
 
-from cairn.errors import CairnError
-from cairn.memory.log.events import EVENT_ADAPTER, Envelope, Event
+from cairn.core import EVENT_ADAPTER, CairnError, Envelope, Event
 
 GENESIS = "0" * 64
 

@@ -24,8 +24,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from cairn.errors import CairnError, NotFound, UsageError
-from cairn.memory.log.events import Envelope, Event, TaskCreated
+from cairn.core import CairnError, Envelope, Event, NotFound, TaskCreated, UsageError
 from cairn.memory.log.history import HistoryLog, Replay
 from cairn.memory.log.state import TaskState, replay
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from cairn.memory.models import Memory
+from cairn.core import Memory
 from cairn.memory.store.protocol import MAX_TEXT_CHARS, MemoryStore, SearchFilter, SearchMode, SearchQuery
 
 DIM = 64  # the suite's embedder dimension: small vectors keep the suite fast

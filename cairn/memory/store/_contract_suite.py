@@ -13,8 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from cairn.core import now
 from cairn.memory.embed.embeddings import Embedder, HashingEmbedder
-from cairn.memory.models import now
 from cairn.memory.store._contract_cases import (
     BAD_QUERY_VECTORS,
     BAD_UPSERTS,

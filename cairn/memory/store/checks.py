@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from cairn.memory.models import Memory
+from cairn.core import Memory
 from cairn.memory.store.protocol import MAX_TEXT_CHARS, StoreError
 
 

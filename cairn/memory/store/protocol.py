@@ -23,9 +23,7 @@ from typing import Any, Literal, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from cairn.errors import CairnError
-from cairn.memory.fsnames import displayable
-from cairn.memory.models import Memory, MemoryKind
+from cairn.core import CairnError, Memory, MemoryKind, displayable
 
 SearchMode = Literal["vector", "keyword", "hybrid"]
 MAX_TEXT_CHARS = 100_000

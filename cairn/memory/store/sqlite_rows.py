@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from cairn.core import Memory
 from cairn.memory.dialog import SUBTYPE, speaker_in
-from cairn.memory.models import Memory
 
 FIELDS = tuple(Memory.model_fields)
 COLUMNS = ", ".join(f"m.{name}" for name in FIELDS)

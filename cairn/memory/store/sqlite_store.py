@@ -10,7 +10,7 @@
 - Keyword scores are FTS5's `bm25()`; see `cairn.memory.store.fusion` for how it compares with Weaviate's.
 
 >>> from cairn.memory.embed.embeddings import HashingEmbedder
->>> from cairn.memory.models import Memory
+>>> from cairn.core import Memory
 >>> store = SQLiteStore(":memory:", HashingEmbedder(dim=32))
 >>> store.upsert([Memory(key="k1", kind="fact", content="the build uses uv", tenant="t1")])
 >>> store.search(SearchQuery(text="build", filter=SearchFilter(tenants=["t1"])))[0].memory.key
@@ -27,8 +27,8 @@ from typing import Any
 
 import numpy as np
 
+from cairn.core import Memory, now
 from cairn.memory.embed.embeddings import Embedder
-from cairn.memory.models import Memory, now
 from cairn.memory.store import sqlite_rows, sqlite_search
 from cairn.memory.store.checks import check_memories, check_query_vector, check_vectors
 from cairn.memory.store.fusion import HYBRID_LEG_LIMIT, minmax, relative_score_fusion

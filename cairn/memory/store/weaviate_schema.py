@@ -13,8 +13,8 @@ from fractions import Fraction
 from typing import Any
 from urllib.parse import urlparse
 
+from cairn.core import Memory
 from cairn.memory.embed.embeddings import stem
-from cairn.memory.models import Memory
 from cairn.memory.store import fusion
 from cairn.memory.store.protocol import MAX_TEXT_CHARS, SearchFilter, StoreError
 

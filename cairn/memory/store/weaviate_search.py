@@ -7,8 +7,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from cairn.core import Memory
 from cairn.memory.embed.embeddings import tokens
-from cairn.memory.models import Memory
 from cairn.memory.store import fusion
 from cairn.memory.store.protocol import SearchHit, SearchQuery
 from cairn.memory.store.weaviate_schema import KEYWORD_PROPERTIES, from_properties

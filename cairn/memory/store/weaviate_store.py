@@ -37,8 +37,8 @@ import time
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from cairn.core import Memory
 from cairn.memory.embed.embeddings import Embedder
-from cairn.memory.models import Memory
 from cairn.memory.store.checks import check_memories, check_query_vector, check_vectors
 from cairn.memory.store.protocol import SearchFilter, SearchHit, SearchQuery
 from cairn.memory.store.rerank import rerank

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from cairn.memory.models import Frozen
+from cairn.core import Frozen
 from cairn.tasks.grounding.lemmas import lemma
 
 # `for every service`, `of each team`, `about all the services`: what a goal ranges over (not

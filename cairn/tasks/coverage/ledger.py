@@ -32,7 +32,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from datetime import date
 
-from cairn.memory.models import LedgerCell, LedgerRow
+from cairn.core import LedgerCell, LedgerRow
 from cairn.tasks.coverage.goal import CoverageGoal
 from cairn.tasks.coverage.items import Subjects, key
 from cairn.tasks.grounding.answer_values import Value, value_in

@@ -2,7 +2,7 @@
 with where it was read. Written (and committed) after every iteration, so a task stopped at any
 point leaves a deliverable that says how far it got.
 
->>> from cairn.memory.models import Coverage, LedgerCell, LedgerRow, QuotedLine
+>>> from cairn.core import Coverage, LedgerCell, LedgerRow, QuotedLine
 >>> from cairn.tasks.coverage.goal import CoverageGoal
 >>> spec = CoverageGoal(kind="service", fields=["the team that owns it"])
 >>> quote = QuotedLine(source="source:c/a.md", line=3, text="...")
@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from cairn.memory.models import Coverage, LedgerCell, LedgerRow
+from cairn.core import Coverage, LedgerCell, LedgerRow
 from cairn.tasks.coverage.goal import CoverageGoal
 
 NOT_GIVEN = "not given"

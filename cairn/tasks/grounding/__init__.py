@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from cairn.memory.models import Claim, PartCheck
+from cairn.core import Claim, PartCheck
 from cairn.tasks.grounding.answer_text import UNVERIFIED, answer_body
 from cairn.tasks.grounding.claims import answer_clauses, check_claims
 from cairn.tasks.grounding.parts import check_instructions, is_question, split_goal

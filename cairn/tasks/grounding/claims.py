@@ -18,7 +18,7 @@ import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from cairn.memory.models import Claim, ClaimKind
+from cairn.core import Claim, ClaimKind
 from cairn.tasks.grounding import arithmetic, figures
 from cairn.tasks.grounding.answer_text import clauses, sentences
 from cairn.tasks.grounding.names import names, quotes

@@ -18,7 +18,7 @@ import keyword
 import re
 from collections.abc import Callable, Iterable, Sequence
 
-from cairn.memory.models import FunctionCheck, PartCheck, ToolCall
+from cairn.core import FunctionCheck, PartCheck, ToolCall
 
 _SIGNATURE = re.compile(r"^\s*(?:async\s+)?def\s+([A-Za-z_]\w*)\s*\(", re.M)
 _AS_CODE = re.compile(r"(?<![\w.])(?:def\s+)?([A-Za-z_]\w*)\(")

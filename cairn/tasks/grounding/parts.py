@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from cairn.memory.models import Claim, PartCheck
+from cairn.core import Claim, PartCheck
 from cairn.tasks.grounding.answer_text import sentences, terms
 from cairn.tasks.grounding.reads import ReadIndex
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from cairn.memory.models import Claim, PartCheck, QuotedLine
+from cairn.core import Claim, PartCheck, QuotedLine
 from cairn.tasks.grounding import figures
 from cairn.tasks.grounding.answer_text import clauses, sentences
 from cairn.tasks.grounding.answer_values import Value, states

@@ -18,8 +18,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence, Set
 from dataclasses import dataclass
 from functools import cached_property
 
+from cairn.core import Claim
 from cairn.memory.embed.words import FUNCTION_WORDS
-from cairn.memory.models import Claim
 from cairn.tasks.grounding import figures
 from cairn.tasks.grounding.answer_text import terms
 from cairn.tasks.grounding.chains import UnitIndex

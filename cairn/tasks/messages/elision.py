@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from cairn.memory.models import JsonValue
+from cairn.core import JsonValue
 
 SHOWN_CHARS = 300  # a longer argument (a file's whole content) is shown as a reference
 # Both forms Cairn has shown: today's reference, and the cut form of 0.3 (a task planned before the

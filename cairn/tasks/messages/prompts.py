@@ -24,7 +24,7 @@ from typing import Final, get_args
 from pydantic import ValidationError
 from pydantic_core import PydanticSerializationError
 
-from cairn.memory.fsnames import displayable_data
+from cairn.core import displayable_data
 from cairn.tasks.messages.file_reply import files_reply
 from cairn.tasks.messages.schemas import INPUTS, OUTPUTS, CallKind, Excerpt, Schema, WriteInput
 

@@ -11,15 +11,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
-from cairn.memory.models import (
-    EvidenceType,
-    IterationMode,
-    JsonValue,
-    Progress,
-    Relevance,
-    TaskType,
-    content_hash,
-)
+from cairn.core import EvidenceType, IterationMode, JsonValue, Progress, Relevance, TaskType, content_hash
+from cairn.core import ResponseFormat as ResponseFormat  # a setting of the run: kept here for the client
 
 CallKind = Literal[
     "plan",
@@ -32,8 +25,6 @@ CallKind = Literal[
     "calculate",
     "write",
 ]
-# How a reply's shape is asked of the provider: the JSON schema, JSON mode, or only the prompt.
-ResponseFormat = Literal["auto", "json_schema", "json_object", "none"]
 
 
 class Schema(BaseModel):

@@ -15,7 +15,7 @@ cited report itself.
 
 from __future__ import annotations
 
-from cairn.memory.models import PartCheck
+from cairn.core import PartCheck
 from cairn.tasks.grounding.parts import is_question, split_goal
 from cairn.tasks.grounding.proof import NOT_STATED, prove
 from cairn.tasks.grounding.reads import Read, ReadIndex, passages

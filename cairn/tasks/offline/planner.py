@@ -14,7 +14,7 @@ The policy, per iteration (every proposal already in `done_calls` is dropped):
 
 from __future__ import annotations
 
-from cairn.memory.models import EvidenceType, JsonValue, PlannedCall
+from cairn.core import EvidenceType, JsonValue, PlannedCall
 from cairn.tasks.messages.schemas import Candidate, DoneCall, KnownFile, Plan, PlanInput, ToolSpec
 from cairn.tasks.offline import spec_code, text
 from cairn.tasks.offline.report import build_report, citable_notes

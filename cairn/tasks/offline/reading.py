@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from cairn.memory.models import Progress, main_argument
+from cairn.core import Progress, main_argument
 from cairn.tasks.messages.schemas import (
     CompressBatchInput,
     CompressBatchOutput,

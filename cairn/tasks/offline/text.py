@@ -19,8 +19,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from cairn.core import Relevance
 from cairn.memory.embed.embeddings import HashingEmbedder, Vectors, tokens
-from cairn.memory.models import Relevance
 
 
 def word_set(words: str) -> frozenset[str]:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from cairn._faces import lazy_names
 
 if TYPE_CHECKING:
-    from cairn.memory.tool_config import McpServerConfig, PythonToolConfig, ToolsConfig
+    from cairn.core import McpServerConfig, PythonToolConfig, ToolsConfig
     from cairn.tasks.tools.base import ToolContext, ToolOutput
     from cairn.tasks.tools.definition import Tool
     from cairn.tasks.tools.python_tools import function_tool, tool
@@ -35,9 +35,9 @@ __all__ = [
     "toolset_for",
 ]
 _WHERE = {
-    "McpServerConfig": "cairn.memory.tool_config",
-    "PythonToolConfig": "cairn.memory.tool_config",
-    "ToolsConfig": "cairn.memory.tool_config",
+    "McpServerConfig": "cairn.core.tool_config",
+    "PythonToolConfig": "cairn.core.tool_config",
+    "ToolsConfig": "cairn.core.tool_config",
     "ToolContext": "cairn.tasks.tools.base",
     "ToolOutput": "cairn.tasks.tools.base",
     "function_tool": "cairn.tasks.tools.python_tools",

@@ -14,7 +14,7 @@ so the evidence that the answer was synthesized from sources follows from the fi
 
 from __future__ import annotations
 
-from cairn.memory.models import JsonValue
+from cairn.core import JsonValue
 from cairn.tasks.tools.base import ToolContext, ToolOutput, failure
 from cairn.tasks.tools.file_tools import found_write, write_file
 from cairn.tasks.tools.paths import PathError, resolve_path

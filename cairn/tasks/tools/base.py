@@ -12,9 +12,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from cairn.core import CheckOutcome, Frozen, Outcome, ToolsConfig
 from cairn.memory.log.state import TaskState
-from cairn.memory.models import CheckOutcome, Frozen, Outcome
-from cairn.memory.tool_config import ToolsConfig
 
 
 class ToolContext(BaseModel):

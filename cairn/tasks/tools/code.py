@@ -29,7 +29,7 @@ from xml.etree import ElementTree
 
 from pydantic import Field
 
-from cairn.memory.models import CheckOutcome, Frozen, Outcome
+from cairn.core import CheckOutcome, Frozen, Outcome
 from cairn.tasks.tools import called
 from cairn.tasks.tools.paths import PathError, resolve_path
 from cairn.tasks.tools.sandbox import ProcessResult, run_sandboxed

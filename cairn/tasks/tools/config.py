@@ -30,8 +30,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from cairn.errors import UsageError
-from cairn.memory.tool_config import McpServerConfig, ToolsConfig
+from cairn.core import McpServerConfig, ToolsConfig, UsageError
 
 CONFIG_FILE = "cairn.toml"
 

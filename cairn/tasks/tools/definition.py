@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from cairn.memory.models import JsonValue, main_argument
+from cairn.core import JsonValue, main_argument
 from cairn.tasks.messages.schemas import ToolSpec, needs_schema
 from cairn.tasks.tools.base import ToolContext, ToolOutput
 

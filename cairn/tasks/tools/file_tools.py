@@ -20,7 +20,7 @@ import ast
 import os
 from pathlib import Path
 
-from cairn.memory.models import JsonValue
+from cairn.core import JsonValue
 from cairn.tasks.messages.elision import elision_in
 from cairn.tasks.tools.base import ToolContext, ToolOutput, WrittenFile, failure
 from cairn.tasks.tools.paths import PathError, resolve_path

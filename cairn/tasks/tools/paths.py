@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
 
-from cairn.memory.fsnames import from_displayable
+from cairn.core import from_displayable
 
 SOURCE_PREFIX = "source:"
 MAX_NAME_BYTES = 255  # NAME_MAX on Linux and macOS

@@ -34,9 +34,7 @@ from typing import Any, TypeVar, get_type_hints, overload
 
 from pydantic import ConfigDict, Field, ValidationError, create_model
 
-from cairn.errors import UsageError
-from cairn.memory.models import JsonValue
-from cairn.memory.tool_config import PythonToolConfig
+from cairn.core import JsonValue, PythonToolConfig, UsageError
 from cairn.tasks.tools.base import ToolContext, ToolOutput, failure
 from cairn.tasks.tools.definition import Runner, Tool, ToolKind, make_spec, to_output
 

@@ -30,7 +30,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
 
-from cairn.memory.models import Frozen
+from cairn.core import Frozen
 
 MB = 1024 * 1024
 DEFAULT_ALLOW: frozenset[str] = frozenset(

@@ -25,8 +25,7 @@ from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import TYPE_CHECKING, Any, TextIO
 
-from cairn.errors import CairnError
-from cairn.memory.tool_config import McpServerConfig
+from cairn.core import CairnError, McpServerConfig
 
 if TYPE_CHECKING:  # the SDK takes most of a second to import: loaded when a server starts
     from mcp import Client

@@ -19,8 +19,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from cairn.memory.models import JsonValue
-from cairn.memory.tool_config import McpServerConfig
+from cairn.core import JsonValue, McpServerConfig
 from cairn.tasks.messages.schemas import ToolSpec
 from cairn.tasks.tools.base import ToolContext, ToolOutput, failure
 from cairn.tasks.tools.definition import Tool, make_spec

@@ -1,0 +1,15 @@
+"""What kind of task a goal is, and how a task ended.
+
+>>> "coding_task" in TASK_TYPES
+True
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+TaskType = Literal["simple_question", "coding_task", "research_task", "general_task"]
+TASK_TYPES: tuple[TaskType, ...] = ("simple_question", "coding_task", "research_task", "general_task")
+# `incomplete`: the loop stopped a task whose checks were not met (its best answer is kept, marked
+# unverified); `stopped`: what tasks that ended so before 0.3 recorded.
+TaskStatus = Literal["running", "complete", "incomplete", "stopped", "failed"]

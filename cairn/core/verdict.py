@@ -1,0 +1,106 @@
+"""The validator's judgement (`Verdict`) and its proof: the claims an answer makes, the goal's
+parts it answers, the lines read that state them, the functions a coding task's tests called.
+
+>>> Claim(text="6.43 ms", kind="figure", status="unsupported").reason()
+'6.43 ms is in no file read'
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from cairn.core.frozen import Frozen
+
+ClaimKind = Literal["figure", "date", "name", "quote", "phrase"]
+ClaimStatus = Literal["supported", "computed", "unsupported"]
+
+
+class Claim(Frozen):
+    """A fact the deliverable states (a figure, a date, a name, a quoted value, or the words of a
+    short answer), and whether what the task read states it too.
+
+    `computed`: not stated anywhere, but the result of Cairn's arithmetic over stated figures.
+    `where`: the file (or tool output) that states it, or the arithmetic that gives it.
+    """
+
+    text: str
+    kind: ClaimKind
+    status: ClaimStatus
+    where: str = ""
+    line: str = ""  # the line of `where` that states it (with its heading or table column)
+    clause: str = ""  # the part of the answer's sentence it sits in
+
+    @property
+    def supported(self) -> bool:
+        return self.status != "unsupported"
+
+    def reason(self) -> str:
+        """One line for the verdict: where it comes from, or that nothing read states it."""
+        if self.status == "unsupported":
+            return f"{self.text} is in no file read"
+        return f"{self.text}: {self.where}"
+
+
+class QuotedLine(Frozen):
+    """A line the task read, quoted as proof: where it is and what it says (with the headings or
+    label it stands under)."""
+
+    source: str  # the file as the tools name it (`source:docs/teams.md`), or the call that returned it
+    line: int  # 1-based
+    text: str
+    context: str = ""
+
+    def shown(self) -> str:
+        """`source:docs/slo.md:7 › | billing | 180 | 99.95% |` (headings before the line)."""
+        where = f"{self.source}:{self.line}"
+        return f"{where} {self.context} › {self.text}" if self.context else f"{where} {self.text}"
+
+
+class PartCheck(Frozen):
+    """One part of the goal (a question it asks, a thing it asks for), and its proof: the value the
+    answer gives and the lines read that state it, or why it is not proven.
+
+    `not_stated`: every source was read (or searched for the part's words) and no line states it.
+    """
+
+    part: str
+    answered: bool
+    clause: str = ""
+    why: str = ""  # what is missing when it is not answered
+    value: str = ""  # the answer to this part, as the quoted lines write it
+    quotes: list[QuotedLine] = Field(default_factory=list)
+    not_stated: bool = False
+
+
+class FunctionCheck(Frozen):
+    """A function the goal names, and the passing test run that called it (a coding task)."""
+
+    name: str
+    defined: bool = False  # a file the task wrote defines it
+    exercised: bool = False  # the last test run after the last code change passed and called it
+    test_run: str = ""  # that run's call id
+
+
+class Verdict(Frozen):
+    """The validator's judgement of a task's evidence against its suite.
+
+    `unmet` names each check that failed in words a person can act on ("6.43 ms is in no file
+    read"); the next plan sees them. `confidence` comes from the checks, not from row counts.
+    """
+
+    complete: bool
+    confidence: float = Field(ge=0.0, le=1.0)
+    rationale: str
+    satisfied: list[str] = Field(default_factory=list)
+    missing: list[str] = Field(default_factory=list)
+    suite: str = ""
+    validation_id: str = ""
+    iteration: int = 0
+    unmet: list[str] = Field(default_factory=list)
+    claims: list[Claim] = Field(default_factory=list)
+    parts: list[PartCheck] = Field(default_factory=list)
+    functions: list[FunctionCheck] = Field(default_factory=list)
+    deliverable: str = ""  # the file judged (relative to the artifacts), and its text then
+    answer: str = ""

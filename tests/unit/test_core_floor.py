@@ -1,0 +1,43 @@
+"""What moved to `cairn.core` is the same object at its old path, so what named the old path loads:
+code not converted yet, and task results 0.2 pickled (`cairn.memory.models.CallCost`)."""
+
+from __future__ import annotations
+
+import importlib
+import tarfile
+from pathlib import Path
+
+import pytest
+from prefect.filesystems import LocalFileSystem
+from prefect.results import ResultStore
+
+from cairn.core import CallCost, RunConfig, Verdict
+from tests.unit.test_layout import MOVED_TO_CORE
+
+ROOT = Path(__file__).resolve().parents[2]
+WORKSPACE_0_2 = ROOT / "tests" / "data" / "workspace-0.2.tar.gz"
+OLD_PATHS = sorted({*MOVED_TO_CORE, "cairn/memory/models.py"})
+
+
+@pytest.mark.parametrize("where", OLD_PATHS)
+def test_an_old_path_re_exports_the_floors_objects(where: str) -> None:
+    old = importlib.import_module(where.removesuffix(".py").replace("/", "."))
+    stem = Path(where).stem
+    new = importlib.import_module("cairn.core" if stem == "models" else f"cairn.core.{stem}")
+    assert old.__all__
+    assert [name for name in old.__all__ if getattr(old, name) is not getattr(new, name)] == []
+
+
+def test_run_config_keeps_its_0_3_path() -> None:
+    assert importlib.import_module("cairn.tasks.deps").RunConfig is RunConfig
+
+
+def test_results_0_2_pickled_with_the_old_model_path_load_as_the_floors_classes(tmp_path: Path) -> None:
+    with tarfile.open(WORKSPACE_0_2) as archive:
+        archive.extractall(tmp_path, filter="data")
+    store = ResultStore(result_storage=LocalFileSystem(basepath=str(tmp_path / "ws" / "results")))
+    plan = store.read("cairn/finished-task/2/0/plan").result  # its cost: `cairn.memory.models.CallCost`
+    assert type(plan.cost) is CallCost and plan.cost.tokens >= 0
+    # the flow's result, a `TaskResult` holding its `cairn.memory.models.Verdict`
+    verdict = store.read("780963550fc84ea8a5e833e80ed9328e").result.verdict
+    assert type(verdict) is Verdict and verdict.complete
