@@ -16,8 +16,10 @@ from cairn.memory.models import ModelProbe
 from cairn.tasks.calls import model_client
 from cairn.tasks.deps import RunConfig
 from cairn.tasks.messages.schemas import ExtractConstraintInput
-from cairn.tasks.model.llm import PROMPT_SECONDS, REPLY_TOKENS, ModelClient, ModelUnavailable, reply_timeout
+from cairn.tasks.model.failures import ModelUnavailable
+from cairn.tasks.model.llm import ModelClient
 from cairn.tasks.model.probe import candidates, probe
+from cairn.tasks.model.reply_caps import PROMPT_SECONDS, REPLY_TOKENS, reply_timeout
 from tests.model_server import ModelServer
 from tests.unit.scripted import create_task
 

@@ -40,7 +40,8 @@ from cairn.memory.log.events import (
 from cairn.memory.log.history import HistoryError, HistoryLog
 from cairn.memory.log.state import TaskState, replay
 from cairn.memory.models import FileReference, content_hash, memory_key
-from cairn.tasks.model.llm import ModelOutputError, parse_model_json
+from cairn.tasks.model.failures import ModelOutputError
+from cairn.tasks.model.salvage import parse_model_json
 
 BOUNDED = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

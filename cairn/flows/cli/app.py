@@ -40,7 +40,7 @@ from cairn.flows.settings import Settings, config_error, tool_list
 from cairn.memory.tool_config import ToolsConfig
 from cairn.redact import redact
 from cairn.tasks.deps import close_all
-from cairn.tasks.model.llm import one_line
+from cairn.tasks.model.failures import one_line
 
 
 class CairnGroup(TyperGroup):

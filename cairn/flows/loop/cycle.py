@@ -36,7 +36,7 @@ from cairn.memory.models import (
     Verdict,
 )
 from cairn.tasks.task_grounding import checked_for, full_output_reader
-from cairn.tasks.validate import has_tests, validate
+from cairn.tasks.validation import has_tests, validate
 
 Iterate = Callable[[int, IterationMode, bool], object]
 ANSWER_KEPT = 20_000  # characters of the deliverable a verdict keeps (the best is restored at the end)
@@ -152,8 +152,6 @@ def validate_now(session: Session, iteration: int) -> Verdict:
     judged = report_path(state, repo.artifacts)
     verdict = verdict.model_copy(
         update={
-            "validation_id": f"validation-{iteration}",
-            "iteration": iteration,
             "deliverable": Path(judged).relative_to(repo.artifacts).as_posix() if judged else "",
             "answer": text[:ANSWER_KEPT],
         }

@@ -16,14 +16,14 @@ from cairn.memory.index.recorder import TaskRecorder
 from cairn.memory.index.sources import ensure_sources
 from cairn.memory.log.state import TaskState
 from cairn.memory.log.workspace import TaskRepo
-from cairn.memory.models import Memory, TaskType
+from cairn.memory.models import Memory
 from cairn.memory.store.protocol import SearchFilter, SearchQuery
 from cairn.memory.tool_config import ToolsConfig
 from cairn.tasks.compress import line_counter
 from cairn.tasks.deps import Deps, RunConfig, deps_for
 from cairn.tasks.goal_examples import TEST_FILE
-from cairn.tasks.model.llm import context_window
-from cairn.tasks.tools.base import ToolContext
+from cairn.tasks.model.capabilities import context_window
+from cairn.tasks.tools.base import ToolContext, deliverable_file
 from cairn.tasks.toolset import Toolset, toolset_for
 
 
@@ -94,14 +94,9 @@ def task_context(repo: TaskRepo, state: TaskState) -> ToolContext:
         artifacts=repo.artifacts,
         sources={name: Path(path) for name, path in state.sources.items()},
         committed=lambda rel: repo.committed(repo.artifacts / rel),
-        deliverable=deliverable(state.task_type),
+        deliverable=deliverable_file(state.task_type),
         tools=state.tools or ToolsConfig(),
     )
-
-
-def deliverable(task_type: TaskType) -> str:
-    """The file a task's answer goes to."""
-    return "answer.md" if task_type == "simple_question" else "report.md"
 
 
 def _label(tenant: str, related: set[str]) -> str:

@@ -13,8 +13,18 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from cairn.memory.log.state import TaskState
-from cairn.memory.models import CheckOutcome, Frozen, Outcome
+from cairn.memory.models import CheckOutcome, Frozen, Outcome, TaskType
 from cairn.memory.tool_config import ToolsConfig
+
+
+def deliverable_file(task_type: TaskType) -> str:
+    """The file a task's answer goes to (the one `answer` writes, the planners aim at): `answer.md`
+    for a simple question, else `report.md`.
+
+    >>> deliverable_file("simple_question"), deliverable_file("research_task")
+    ('answer.md', 'report.md')
+    """
+    return "answer.md" if task_type == "simple_question" else "report.md"
 
 
 class ToolContext(BaseModel):
@@ -27,7 +37,9 @@ class ToolContext(BaseModel):
     sources: dict[str, Path] = Field(default_factory=dict)
     workspace: Path | None = None
     timeout_s: float = 120.0  # wall-clock limit of one call (the toolset sets each tool's own)
-    deliverable: str = "answer.md"  # the file `answer` writes (report.md unless a simple question)
+    # The file `answer` writes (`deliverable_file`); a context made without a task (`cairn tools
+    # run`, a test) answers as a simple question.
+    deliverable: str = deliverable_file("simple_question")
     tools: ToolsConfig = ToolsConfig()  # the task's tools: each process builds its toolset from it
     # search_memory's backend: (query, k) -> formatted hits. A live client, never part of a cache key.
     search: Callable[[str, int], list[str]] | None = None
