@@ -51,7 +51,8 @@ from cairn.memory.context.reasoning import context_budget  # noqa: E402
 from cairn.tasks.compress import line_counter  # noqa: E402
 from cairn.tasks.messages.prompts import parse_request  # noqa: E402
 from cairn.tasks.messages.schemas import Candidate, Plan, PlanInput  # noqa: E402
-from cairn.tasks.model.llm import ModelClient, context_window  # noqa: E402
+from cairn.tasks.model.capabilities import context_window  # noqa: E402
+from cairn.tasks.model.llm import ModelClient  # noqa: E402
 from cairn.tasks.offline import respond  # noqa: E402
 from cairn.tasks.tools.base import ToolContext, ToolOutput  # noqa: E402
 

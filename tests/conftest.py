@@ -80,7 +80,7 @@ def _build_weaviate(session: pytest.Session, say: Callable[[str], None]) -> None
 @pytest.fixture(autouse=True, scope="session")
 def no_real_model_requests() -> Iterator[None]:
     """Refuse real network model requests; tests use cairn/offline, mock_response or cassettes."""
-    from cairn.tasks.model.llm import block_network_models
+    from cairn.tasks.model.network_guard import block_network_models
 
     undo = block_network_models()
     yield

@@ -33,7 +33,8 @@ from cairn.tasks.messages.schemas import (
     CompressInput,
     CompressOutput,
 )
-from cairn.tasks.model.llm import LLMResult, count_tokens
+from cairn.tasks.model.capabilities import count_tokens
+from cairn.tasks.model.llm import LLMResult
 from cairn.tasks.tools.base import ToolOutput
 
 RAW_CHARS = 1000

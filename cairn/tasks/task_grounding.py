@@ -29,7 +29,7 @@ from cairn.tasks.grounding.lemmas import content_terms
 from cairn.tasks.grounding.parts import is_question
 from cairn.tasks.grounding.reads import Read, passages
 from cairn.tasks.tools.builtins import BUILTIN_NAMES
-from cairn.tasks.validate import Checked
+from cairn.tasks.validation import Checked
 
 FullOutput = Callable[[ToolCall], str]  # a call's whole output (its record keeps only the start)
 _SOURCE_TOOLS = frozenset({"read_file", "list_directory", "summarize_directory"})

@@ -23,8 +23,10 @@ from cairn.tasks.messages.schemas import (
     PlanInput,
     SynthesizeInput,
 )
+from cairn.tasks.model.capabilities import context_window
 from cairn.tasks.model.cassette import CassetteError, CassettePlayer, forget_cassettes, load_cassette
-from cairn.tasks.model.llm import LLMResult, ModelClient, block_network_models, context_window
+from cairn.tasks.model.llm import LLMResult, ModelClient
+from cairn.tasks.model.network_guard import block_network_models
 
 GOAL = "How big is the Alder Creek reservoir?"
 

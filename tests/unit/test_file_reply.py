@@ -16,7 +16,8 @@ from cairn.tasks.goal_examples import EXAMPLES_WHY, TEST_FILE
 from cairn.tasks.messages.file_reply import file_blocks, file_list, files_reply
 from cairn.tasks.messages.prompts import render
 from cairn.tasks.messages.schemas import Candidate, ToolSpec, WriteInput
-from cairn.tasks.model.llm import ModelClient, response_format_for
+from cairn.tasks.model.llm import ModelClient
+from cairn.tasks.model.response_format import response_format_for
 from tests.unit.test_llm import no_network_models, scripted  # noqa: F401  (fixtures: autouse, provider)
 
 WRITE = WriteInput(goal="Write the Python function `add` in add.py, with pytest tests in test_add.py.")

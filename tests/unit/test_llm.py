@@ -19,14 +19,11 @@ from litellm.llms.custom_llm import CustomLLM
 from litellm.types.utils import ModelResponse
 
 from cairn.tasks.messages.schemas import CompressInput, DetectTaskTypeInput, ExtractConstraintInput
-from cairn.tasks.model.llm import (
-    ModelClient,
-    ModelOutputError,
-    block_network_models,
-    context_window,
-    count_tokens,
-    parse_model_json,
-)
+from cairn.tasks.model.capabilities import context_window, count_tokens
+from cairn.tasks.model.failures import ModelOutputError
+from cairn.tasks.model.llm import ModelClient
+from cairn.tasks.model.network_guard import block_network_models
+from cairn.tasks.model.salvage import parse_model_json
 
 Script = list[str | tuple[str, str] | Exception]
 

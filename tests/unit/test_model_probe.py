@@ -14,8 +14,10 @@ from cairn.flows.loop.preflight import learnt, record_probe
 from cairn.memory.log.workspace import Workspace
 from cairn.tasks.calls import model_client
 from cairn.tasks.messages.schemas import ExtractConstraintInput
-from cairn.tasks.model.llm import PROMPT_SECONDS, REPLY_TOKENS, ModelClient, ModelUnavailable, reply_timeout
+from cairn.tasks.model.failures import ModelUnavailable
+from cairn.tasks.model.llm import ModelClient
 from cairn.tasks.model.probe import candidates, probe
+from cairn.tasks.model.reply_caps import PROMPT_SECONDS, REPLY_TOKENS, reply_timeout
 from tests.model_server import ModelServer
 from tests.unit.scripted import create_task
 

@@ -27,7 +27,8 @@ from cairn.tasks.messages.schemas import (
     SynthesizeInput,
     ToolSpec,
 )
-from cairn.tasks.model.llm import ModelClient, block_network_models
+from cairn.tasks.model.llm import ModelClient
+from cairn.tasks.model.network_guard import block_network_models
 from cairn.tasks.offline import respond
 from cairn.tasks.offline.classifier import rule_by_words, task_type_by_words
 from cairn.tasks.offline.litellm_provider import register_offline

@@ -42,7 +42,8 @@ from cairn.memory.index.chunking import CHUNK_CHARS, MAX_CHUNK_CHARS, chunk_text
 from cairn.memory.index.indexer import records_for
 from cairn.memory.log.history import HistoryError, HistoryLog
 from cairn.memory.log.state import TaskState, replay
-from cairn.tasks.model.llm import ModelOutputError, parse_model_json
+from cairn.tasks.model.failures import ModelOutputError
+from cairn.tasks.model.salvage import parse_model_json
 
 BOUNDED = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

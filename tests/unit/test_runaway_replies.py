@@ -33,14 +33,8 @@ from cairn.tasks.messages.schemas import (
     WriteInput,
 )
 from cairn.tasks.model.cassette import forget_cassettes, load_cassette
-from cairn.tasks.model.llm import (
-    CPU_TOKENS_PER_S,
-    PROMPT_SECONDS,
-    REPLY_TOKENS,
-    LLMResult,
-    ModelClient,
-    reply_timeout,
-)
+from cairn.tasks.model.llm import LLMResult, ModelClient
+from cairn.tasks.model.reply_caps import CPU_TOKENS_PER_S, PROMPT_SECONDS, REPLY_TOKENS, reply_timeout
 from cairn.tasks.model.stream import MIN_SPAN, repeats
 from cairn.tasks.offline import respond
 from tests.model_server import MOST_TOKENS, ModelServer

@@ -1,4 +1,4 @@
-"""The completion suites in validators/ judged through tasks.validate, one task type at a time.
+"""The completion suites in validators/ judged through tasks.validation, one task type at a time.
 
 Great Expectations takes seconds to import, so the module-scoped `suites` fixture pays that once
 (by validating an empty task) and hands every test a private, editable copy of the shipped suites.
@@ -16,7 +16,7 @@ import pytest
 
 from cairn.core import Claim, Evidence, EvidenceMetadata, EvidenceType, FunctionCheck, PartCheck
 from cairn.tasks.grounding.functions import check_files, named_files
-from cairn.tasks.validate import Checked, SuiteError, default_suite_dirs, suite_path, validate
+from cairn.tasks.validation import Checked, SuiteError, default_suite_dirs, suite_path, validate
 
 ROWS = "expect_table_row_count_to_be_between"
 CODE_DOCS = "documentation (doc file or docstring share >= 0.5)"

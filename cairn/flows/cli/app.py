@@ -38,7 +38,7 @@ from cairn.flows.runtime import protect_secrets
 from cairn.flows.settings import Settings, tool_list
 from cairn.redact import redact
 from cairn.tasks.deps import close_all
-from cairn.tasks.model.llm import one_line
+from cairn.tasks.model.failures import one_line
 
 
 class CairnGroup(TyperGroup):

@@ -28,10 +28,9 @@ from cairn.core import (
     has_surrogates,
 )
 from cairn.memory.log.workspace import Workspace, check_task_id
+from cairn.tasks.model.capabilities import replay_of
 from cairn.tasks.model.cassette import CassetteError, load_cassette
 from cairn.tasks.toolset import toolset_for
-
-REPLAY = "replay:"
 
 
 class RunArguments(BaseModel):
@@ -124,8 +123,8 @@ def check_model(model: str) -> str:
     preflight's business (a provider that cannot answer is reported by the run)."""
     if not model.strip():
         raise UsageError("--model is empty")
-    if model.startswith(REPLAY):
-        path = Path(model[len(REPLAY) :].partition("?match=")[0])
+    if (replay := replay_of(model)) is not None:
+        path = replay[0]
         try:
             load_cassette(path)
         except CassetteError as exc:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from cairn.core import CairnError
 from cairn.flows.loop.cycle import TaskResult
 from cairn.flows.loop.policy import BUDGET, MODEL_UNAVAILABLE
-from cairn.tasks.model.llm import BudgetExhausted, ModelUnavailable
+from cairn.tasks.model.failures import BudgetExhausted, ModelUnavailable
 
 
 class TaskIncomplete(CairnError):

@@ -38,7 +38,7 @@ from cairn.flows.steps.session import Session, deliverable_text, learner_for, re
 from cairn.memory.context.levels import apply_promotions
 from cairn.memory.log.state import TaskState
 from cairn.tasks.task_grounding import checked_for, full_output_reader
-from cairn.tasks.validate import has_tests, validate
+from cairn.tasks.validation import has_tests, validate
 
 Iterate = Callable[[int, IterationMode, bool], object]
 ANSWER_KEPT = 20_000  # characters of the deliverable a verdict keeps (the best is restored at the end)
@@ -154,8 +154,6 @@ def validate_now(session: Session, iteration: int) -> Verdict:
     judged = report_path(state, repo.artifacts)
     verdict = verdict.model_copy(
         update={
-            "validation_id": f"validation-{iteration}",
-            "iteration": iteration,
             "deliverable": Path(judged).relative_to(repo.artifacts).as_posix() if judged else "",
             "answer": text[:ANSWER_KEPT],
         }

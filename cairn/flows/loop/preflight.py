@@ -9,26 +9,24 @@ is unset). The run records it in the task's history (`ModelProbed`).
 
 >>> preflight(RunConfig(workspace="ws", model="no-such-provider/x"))
 Traceback (most recent call last):
-cairn.tasks.model.llm.ModelUnavailable: unknown model 'no-such-provider/x': ...
+cairn.tasks.model.failures.ModelUnavailable: unknown model 'no-such-provider/x': ...
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from cairn.core import ModelProbed, RunConfig
 from cairn.flows.steps.session import Session
 from cairn.tasks.calls import model_client
+from cairn.tasks.model.capabilities import check_model, replay_of, served
 from cairn.tasks.model.cassette import load_cassette
-from cairn.tasks.model.llm import OFFLINE_PREFIX, REPLAY_PREFIX, check_model
 from cairn.tasks.model.probe import probe
 
 
 def preflight(config: RunConfig) -> RunConfig:
     """`config` with what the model's server takes; raises `ModelUnavailable` (or
     `CassetteError`) unless the model can be called."""
-    if config.model.startswith(REPLAY_PREFIX):
-        load_cassette(Path(config.model[len(REPLAY_PREFIX) :].partition("?match=")[0]))
+    if (replay := replay_of(config.model)) is not None:
+        load_cassette(replay[0])
         return config
     check_model(config.model)
     return learnt(config, always=True)
@@ -39,7 +37,7 @@ def learnt(config: RunConfig, always: bool = False) -> RunConfig:
     has no server, or (not `always`) the format and the timeout were both set by hand."""
     known = config.model_probe is not None and config.model_probe.model == config.model
     by_hand = config.model_response_format != "auto" and config.model_timeout is not None
-    if known or config.model.startswith((OFFLINE_PREFIX, REPLAY_PREFIX)) or (by_hand and not always):
+    if known or not served(config.model) or (by_hand and not always):
         return config
     unprobed = config.model_copy(update={"model_probe": None})
     return config.model_copy(update={"model_probe": probe(model_client(unprobed))})

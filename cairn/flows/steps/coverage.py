@@ -25,7 +25,7 @@ from cairn.tasks.coverage.goal import CoverageGoal, coverage_goal
 from cairn.tasks.coverage.ledger import Ledger
 from cairn.tasks.grounding.reads import passages
 from cairn.tasks.grounding.units import Unit, units_of
-from cairn.tasks.model.llm import context_window
+from cairn.tasks.model.capabilities import context_window
 from cairn.tasks.opening import words_budget
 from cairn.tasks.task_grounding import FullOutput, source_files
 

@@ -21,7 +21,7 @@ from cairn.core import CallKey, PartCheck, PlannedCall
 from cairn.flows.steps import frontier
 from cairn.flows.steps.executor import Executor
 from cairn.flows.steps.model_calls import ask
-from cairn.flows.steps.session import Session, deliverable, deliverable_text
+from cairn.flows.steps.session import Session, deliverable_text
 from cairn.memory.context.relevant import rules_block
 from cairn.memory.log.state import TaskState
 from cairn.tasks.grounding import Grounding, ReadIndex, answer_body, check_answer, split_goal
@@ -35,7 +35,7 @@ from cairn.tasks.grounding.proof import NOT_STATED, proof_markdown
 from cairn.tasks.grounding.reads import Support
 from cairn.tasks.grounding.relative_dates import dated_text
 from cairn.tasks.messages.schemas import CalculateInput, CalculateOutput, DeliverInput, DeliverOutput
-from cairn.tasks.model.llm import context_window
+from cairn.tasks.model.capabilities import context_window
 from cairn.tasks.opening import words_budget
 from cairn.tasks.task_grounding import (
     full_output_reader,
@@ -44,6 +44,7 @@ from cairn.tasks.task_grounding import (
     sources_exhausted,
     task_reads,
 )
+from cairn.tasks.tools.base import deliverable_file
 
 READS = ("read_file", "search_memory", "run_python", "summarize_directory")
 ORIGIN_SHARE = 0.6  # of a sentence's own words a line must hold to be where it comes from
@@ -146,7 +147,7 @@ def _payload(session: Session, missing: list[str]) -> DeliverInput:
     return DeliverInput(
         goal=state.goal,
         task_type=state.task_type,
-        deliverable=deliverable(state.task_type),
+        deliverable=deliverable_file(state.task_type),
         # A file's own words beat a small model's paraphrase of them, which may describe the
         # file instead of stating its facts, or pin the goal's answer on the wrong file.
         notes=[n for n in frontier.notes(state) if n.source not in quoted],

@@ -23,10 +23,10 @@ from cairn.flows.steps.session import Session
 from cairn.flows.steps.write import coding_step, with_tests
 from cairn.memory.log.state import TaskState
 from cairn.tasks.messages.schemas import Candidate, KnownFile, Plan, PlanInput
-from cairn.tasks.model.llm import context_window
+from cairn.tasks.model.capabilities import context_window
 from cairn.tasks.opening import opening_calls, words_budget
 from cairn.tasks.task_grounding import full_output_reader, lines_to_answer_from
-from cairn.tasks.validate import requirements
+from cairn.tasks.validation import requirements
 
 FILES_PER_ROOT = 60  # files listed per source up front; `list_directory` shows the rest
 _SKIP = {".git", "__pycache__", ".venv", "node_modules", ".pytest_cache"}

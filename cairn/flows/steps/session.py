@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from cairn.core import Memory, RunConfig, TaskType, ToolsConfig
+from cairn.core import Memory, RunConfig, ToolsConfig
 from cairn.memory.context.reasoning import context_budget
 from cairn.memory.context.relevant import relevant_context
 from cairn.memory.context.values import TDLambda, ValueTable
@@ -21,8 +21,8 @@ from cairn.memory.store.protocol import SearchFilter, SearchQuery
 from cairn.tasks.compress import line_counter
 from cairn.tasks.deps import Deps, deps_for
 from cairn.tasks.goal_examples import TEST_FILE
-from cairn.tasks.model.llm import context_window
-from cairn.tasks.tools.base import ToolContext
+from cairn.tasks.model.capabilities import context_window
+from cairn.tasks.tools.base import ToolContext, deliverable_file
 from cairn.tasks.toolset import Toolset, toolset_for
 
 
@@ -93,14 +93,9 @@ def task_context(repo: TaskRepo, state: TaskState) -> ToolContext:
         artifacts=repo.artifacts,
         sources={name: Path(path) for name, path in state.sources.items()},
         committed=lambda rel: repo.committed(repo.artifacts / rel),
-        deliverable=deliverable(state.task_type),
+        deliverable=deliverable_file(state.task_type),
         tools=state.tools or ToolsConfig(),
     )
-
-
-def deliverable(task_type: TaskType) -> str:
-    """The file a task's answer goes to."""
-    return "answer.md" if task_type == "simple_question" else "report.md"
 
 
 def _label(tenant: str, related: set[str]) -> str:

@@ -3,19 +3,16 @@ replayed, the probe of a server."""
 
 from __future__ import annotations
 
-from cairn.tasks.model.cassette import CassetteError, load_cassette
-from cairn.tasks.model.llm import (
+from cairn.tasks.model.capabilities import (
     OFFLINE_PREFIX,
     REPLAY_PREFIX,
-    BudgetExhausted,
-    LLMResult,
-    ModelClient,
-    ModelUnavailable,
     check_model,
     context_window,
     count_tokens,
-    one_line,
 )
+from cairn.tasks.model.cassette import CassetteError, load_cassette
+from cairn.tasks.model.failures import BudgetExhausted, ModelUnavailable, one_line
+from cairn.tasks.model.llm import LLMResult, ModelClient
 from cairn.tasks.model.probe import probe
 
 __all__ = [

@@ -19,18 +19,15 @@ import time
 from typing import Any, Literal
 
 from cairn.memory.models import ModelProbe
-from cairn.tasks.model.llm import (
-    OFFLINE_PREFIX,
-    REPLAY_PREFIX,
-    ModelClient,
-    ModelOutputError,
-    ModelUnavailable,
-    _litellm,
-    one_line,
-    parse_model_json,
+from cairn.tasks.model.capabilities import (
+    load_litellm,
+    served,
     supports_json_mode,
     supports_response_schema,
 )
+from cairn.tasks.model.failures import ModelOutputError, ModelUnavailable, one_line
+from cairn.tasks.model.llm import ModelClient
+from cairn.tasks.model.salvage import parse_model_json
 
 Format = Literal["json_schema", "json_object", "none"]
 PROBE_TOKENS = 48  # enough to time the generation, little enough for a CPU model (a few seconds)
@@ -45,7 +42,7 @@ _ASK = 'Reply with this JSON object only: {"ok": true, "words": ["one", "two", "
 
 def probe(client: ModelClient) -> ModelProbe:
     """The reply format the model's server takes and its speed; `ModelUnavailable` if it answers none."""
-    if client.model.startswith((OFFLINE_PREFIX, REPLAY_PREFIX)):
+    if not served(client.model):
         reason = "no server: an offline or replayed model"
         return ModelProbe(model=client.model, response_format="none", reason=reason)
     refusals: list[str] = []
@@ -94,7 +91,7 @@ def _ask(client: ModelClient, fmt: Format) -> tuple[int, float, str]:
     elif fmt == "json_object":
         extra["response_format"] = {"type": "json_object"}
     started = time.perf_counter()
-    response = _litellm().completion(
+    response = load_litellm().completion(
         model=client.model,
         messages=[{"role": "user", "content": _ASK}],
         max_tokens=PROBE_TOKENS,
@@ -114,7 +111,7 @@ def _refusal(exc: Exception) -> bool:
     """The server answered that it does not take the request as made (HTTP 400 or 422, or
     litellm's own refusal of a parameter); anything else (no connection, a timeout, a 5xx, a
     wrong key) says it cannot be used at all, whatever the format."""
-    litellm = _litellm()
+    litellm = load_litellm()
     return isinstance(exc, litellm.BadRequestError | litellm.UnprocessableEntityError)
 
 
@@ -129,7 +126,7 @@ def _matches(text: str) -> bool:
 def _known(model: str) -> bool:
     """Whether litellm has the model in its map (then its answer on schemas is taken as it is)."""
     try:
-        _litellm().get_model_info(model)
+        load_litellm().get_model_info(model)
     except Exception:
         return False
     return True

@@ -18,6 +18,7 @@ from cairn.core import EvidenceType, JsonValue, PlannedCall
 from cairn.tasks.messages.schemas import Candidate, DoneCall, KnownFile, Plan, PlanInput, ToolSpec
 from cairn.tasks.offline import spec_code, text
 from cairn.tasks.offline.report import build_report, citable_notes
+from cairn.tasks.tools.base import deliverable_file
 
 COVERED = 0.75  # share of the goal's terms the notes must contain before writing
 MAX_READS = 12  # after this many files read, write with what is known
@@ -54,10 +55,6 @@ def _fresh(proposals: list[Candidate], done: set[str], available: set[str]) -> l
 def done_key(cand: Candidate) -> str:
     """The key the loop gives the same call in `done_calls` (of `PlannedCall.signature`)."""
     return DoneCall.key_of(PlannedCall(tool=cand.tool, params=cand.params).signature)
-
-
-def deliverable(inp: PlanInput) -> str:
-    return "answer.md" if inp.task_type == "simple_question" else "report.md"
 
 
 def _proposals(inp: PlanInput) -> list[Candidate]:
@@ -136,13 +133,13 @@ def _ready(inp: PlanInput, reads: list[Candidate]) -> bool:
     two_sources = len({n.source for n in notes}) >= 2
     if not reads or sum(1 for f in inp.files if f.read) >= MAX_READS:
         return True
-    if inp.missing and deliverable(inp) in inp.written:
+    if inp.missing and deliverable_file(inp.task_type) in inp.written:
         return two_sources  # revise the written deliverable with what the validator misses
     return two_sources and text.coverage(inp.goal, (n.text for n in notes)) >= COVERED
 
 
 def _write(inp: PlanInput) -> Candidate:
-    path = deliverable(inp)
+    path = deliverable_file(inp.task_type)
     content = build_report(inp)
     why = (
         f"Rewrite {path} to address: {'; '.join(inp.missing)}."

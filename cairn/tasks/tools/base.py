@@ -12,8 +12,18 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from cairn.core import CheckOutcome, Frozen, Outcome, ToolsConfig
+from cairn.core import CheckOutcome, Frozen, Outcome, TaskType, ToolsConfig
 from cairn.memory.log.state import TaskState
+
+
+def deliverable_file(task_type: TaskType) -> str:
+    """The file a task's answer goes to (the one `answer` writes, the planners aim at): `answer.md`
+    for a simple question, else `report.md`.
+
+    >>> deliverable_file("simple_question"), deliverable_file("research_task")
+    ('answer.md', 'report.md')
+    """
+    return "answer.md" if task_type == "simple_question" else "report.md"
 
 
 class ToolContext(BaseModel):
@@ -26,7 +36,9 @@ class ToolContext(BaseModel):
     sources: dict[str, Path] = Field(default_factory=dict)
     workspace: Path | None = None
     timeout_s: float = 120.0  # wall-clock limit of one call (the toolset sets each tool's own)
-    deliverable: str = "answer.md"  # the file `answer` writes (report.md unless a simple question)
+    # The file `answer` writes (`deliverable_file`); a context made without a task (`cairn tools
+    # run`, a test) answers as a simple question.
+    deliverable: str = deliverable_file("simple_question")
     tools: ToolsConfig = ToolsConfig()  # the task's tools: each process builds its toolset from it
     # search_memory's backend: (query, k) -> formatted hits. A live client, never part of a cache key.
     search: Callable[[str, int], list[str]] | None = None

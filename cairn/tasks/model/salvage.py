@@ -1,0 +1,128 @@
+"""A model reply read as its kind's output: the JSON salvaged from prose, fences and trailing
+commas, or a `write`'s files; and, when it holds none, why, in one line fit to show the model.
+
+>>> parse_model_json('2 results: {"n": 2}')
+{'n': 2}
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from pydantic import ValidationError
+
+from cairn.tasks.messages import prompts
+from cairn.tasks.messages.file_reply import file_list
+from cairn.tasks.messages.schemas import OUTPUTS, CallKind, FileDraft, Schema, WriteOutput
+from cairn.tasks.model.cassette import Reply
+from cairn.tasks.model.failures import ModelOutputError, one_line
+
+_FENCE = re.compile(r"```(?:json|JSON)?[ \t]*\n(.*?)```", re.DOTALL)
+
+
+def read_output(kind: CallKind, reply: Reply) -> Schema:
+    """`kind`'s output in `reply`; raises `ModelOutputError` or pydantic's `ValidationError`."""
+    if kind in prompts.FILE_REPLIES:
+        return _files(reply)
+    try:
+        data = parse_model_json(reply.text)
+    except ModelOutputError as exc:
+        if reply.finish_reason == "length":
+            raise ModelOutputError(f"reply truncated at the token limit: {exc}") from exc
+        raise
+    return OUTPUTS[kind].model_validate(data)
+
+
+def why_invalid(exc: Exception) -> str:
+    """What was wrong with a reply, in one line: the first schema error (and how many more)."""
+    if isinstance(exc, ValidationError):
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "reply"
+        more = f" (+{exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+        return one_line(f"schema validation failed at {where}: {first['msg']}{more}")
+    return one_line(exc)
+
+
+def parse_model_json(text: str) -> Any:
+    r"""The JSON value in a model reply: bare, fenced, after prose, with trailing commas tolerated.
+
+    >>> parse_model_json('Sure! ```json\n{"a": [1, 2,],}\n``` Hope that helps.')
+    {'a': [1, 2]}
+    """
+    if not isinstance(text, str) or not text.strip():
+        raise ModelOutputError("empty reply: expected a JSON object")
+    scalar: list[Any] = []
+    for candidate in _json_candidates(text):
+        try:
+            value = _decode_at_start(candidate)
+        except (ValueError, RecursionError):  # JSONDecodeError, huge ints, absurd nesting
+            continue
+        if isinstance(value, dict | list):
+            return value
+        scalar = scalar or [value]  # "2 results: {...}" starts with a number: keep looking for the object
+    if scalar:
+        return scalar[0]
+    if "{" in text and text.count("{") > text.count("}"):
+        raise ModelOutputError("reply is not complete JSON (truncated? more '{' than '}')")
+    raise ModelOutputError("no valid JSON object found in the reply")
+
+
+def _files(reply: Reply) -> WriteOutput:
+    """The files of a `write` reply (`cairn.tasks.messages.file_reply`); a model that answered in JSON
+    anyway is read as JSON. A reply cut off at the cap keeps the files it closed."""
+    blocks = file_list(reply.text)
+    if blocks:
+        return WriteOutput(files=[FileDraft(path=path, content=code) for path, code in blocks])
+    try:
+        return WriteOutput.model_validate(parse_model_json(reply.text))
+    except (ModelOutputError, ValidationError):
+        cut = " (cut off at the token limit)" if reply.finish_reason == "length" else ""
+        expected = "expected a path, then a fenced code block"
+        raise ModelOutputError(f"no file in the reply{cut}: {expected}") from None
+
+
+def _json_candidates(text: str, tries: int = 8) -> Iterable[str]:
+    # Most replies are bare JSON; then a fenced block; then JSON after some prose, tried at the
+    # first few '{' / '[' so a stray brace in the prose does not hide the object behind it.
+    yield text.strip()
+    for block in _FENCE.findall(text):
+        yield block.strip()
+    starts = [i for i, ch in enumerate(text) if ch in "{["][:tries]
+    for start in starts:
+        yield text[start:]
+
+
+def _decode_at_start(text: str) -> Any:
+    decoder = json.JSONDecoder()
+    for attempt in (text, _drop_trailing_commas(text)):
+        try:
+            value, _ = decoder.raw_decode(attempt)
+            return value
+        except ValueError:
+            continue
+    raise ValueError("not JSON")
+
+
+def _drop_trailing_commas(text: str) -> str:
+    """Remove commas directly before '}' or ']' outside strings (a common model slip)."""
+    out: list[str] = []
+    in_string = escaped = False
+    for i, ch in enumerate(text):
+        if in_string:
+            escaped, in_string = (False, True) if escaped else (ch == "\\", ch != '"')
+        elif ch == '"':
+            in_string = True
+        elif ch == "," and _next_nonspace(text, i + 1) in ("}", "]"):
+            continue
+        out.append(ch)
+    return "".join(out)
+
+
+def _next_nonspace(text: str, start: int) -> str:
+    end = start
+    while end < len(text) and text[end].isspace():
+        end += 1
+    return text[end : end + 1]
