@@ -33,7 +33,9 @@ def test_run_completes_with_a_cited_report(finished: tuple[Path, dict[str, objec
     # each operand's line quoted (before, a report that stated only the daily use, citing two
     # corpus files, passed for an answer to "how many days").
     assert report.startswith("150 days (1,260,000 cubic metres / 8,400 cubic metres = 150)."), report
-    quotes = [line for line in report.split("## Proof")[1].splitlines() if line.startswith("> source:corpus/")]
+    quotes = [
+        line for line in report.split("## Proof")[1].splitlines() if line.startswith("> source:corpus/")
+    ]
     assert any("1,260,000" in q for q in quotes) and any("8,400" in q for q in quotes), quotes
     assert len(quotes) == len(set(quotes))  # a line holding both operands is quoted once
 
