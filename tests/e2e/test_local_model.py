@@ -14,6 +14,7 @@ import pytest
 
 from cairn.core import ModelProbed
 from cairn.memory.log.workspace import Workspace
+from cairn.tasks.model.probe import _ASK
 from tests.conftest import CORPUS, QUESTION_FILE, cairn
 from tests.model_server import ModelServer
 
@@ -39,3 +40,6 @@ def test_a_local_server_needs_nothing_but_its_address(
     tried = ["json_schema"] if refuse_schema else []  # the strict schema, tried once and refused
     assert formats == [*tried, *[taken] * (len(formats) - len(tried))] and len(formats) >= 4  # every call
     assert ("refused" in probed.reason) is refuse_schema
+    # The preflight is made once: by the command, under its claim; the flow trusts it (issue 34).
+    probes = [r for r in server.requests if _ASK in str(r.get("messages"))]
+    assert len(probes) == len(tried) + 1

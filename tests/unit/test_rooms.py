@@ -32,6 +32,12 @@ LATE = {
 # Names of Prefect's internals: only `cairn/flows/prefect/internals.py` may use them.
 INTERNALS = ("task_run_dynamic_keys", "result_store", "prefect.flow_engine", "prefect.results")
 MOST_MODULES = 16
+# Modules that name a Cairn module in a string, and why that name is data, not a hidden arrow.
+NAMED_AS_DATA = {
+    "cairn._legacy": "the table of 0.2 names and the modules they stand for",
+    "cairn.flows.prefect.deployment": "the entrypoint stored on the server: a worker loads it by name",
+    "cairn.memory.store.contract": "pytest rewrites the suite's asserts: it is registered by name",
+}
 
 
 def _code() -> dict[str, Path]:
@@ -215,3 +221,42 @@ def test_the_command_line_and_the_loop_load_without_prefect() -> None:
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout.strip() == "[]"
+
+
+def _strings(tree: ast.Module) -> list[str]:
+    """Every string constant of the module but its docstrings."""
+    docs = {
+        id(block.body[0].value)
+        for block in ast.walk(tree)
+        if isinstance(block, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+        and block.body
+        and isinstance(block.body[0], ast.Expr)
+    }
+    return [
+        node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs
+    ]
+
+
+def test_no_module_reaches_another_by_a_string_the_import_graph_cannot_see() -> None:
+    """`python -m cairn.flows.prefect.liveness` spelt as a string was an arrow from the loop into
+    Prefect's room that no test saw; a module started as a program is named by reference
+    (`cairn.flows.prefect.liveness.watch`). Faces name their lazy members; the rest is data."""
+    modules = _code()
+    hidden = [
+        f"{module}: {text!r}"
+        for module, path in modules.items()
+        if path.name != "__init__.py" and module not in NAMED_AS_DATA
+        for text in _strings(ast.parse(path.read_text(encoding="utf-8")))
+        if text.partition(":")[0] in modules and "." in text
+    ]
+    assert hidden == []
+
+
+def test_the_watchdog_is_started_from_prefects_room_by_an_import() -> None:
+    modules = _code()
+    imported = {target for target, _ in _imports(modules["cairn.flows.prefect.flow"], modules)}
+    assert "cairn.flows.prefect.liveness" in imported
+    claim = {target for target, _ in _imports(modules["cairn.flows.loop.claim"], modules)}
+    assert not any(target.startswith(PREFECT_ROOM) for target in claim)

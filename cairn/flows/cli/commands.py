@@ -24,7 +24,7 @@ from cairn.flows.loop.claim import TaskLock
 from cairn.flows.loop.policy import AWAITING_REVIEW
 from cairn.flows.loop.preflight import preflight
 from cairn.flows.loop.reopen import check_untampered, ready_to_continue
-from cairn.flows.loop.request import TaskRequest
+from cairn.flows.loop.request import Checked, TaskRequest
 from cairn.flows.loop.standing_rules import give_feedback, list_rules, retire_rule
 from cairn.flows.loop.task_tools import ready_to_run
 from cairn.flows.runtime import prepare
@@ -110,9 +110,10 @@ def _claim_and_run(
     resuming: bool = False,
 ) -> None:
     """Claim the task for this process (a second runner is refused in one line), check once that
-    it can go on, then run it; the task's flow joins this claim and trusts this check."""
+    it can go on, then run it; the task's flow runs under this claim and trusts these checks
+    (`Checked`), so each is made once."""
     workspace = Path(config.workspace)
-    with TaskLock(workspace, task_id):
+    with TaskLock(workspace, task_id) as claim:
         state = None
         if task_id in Workspace(workspace).task_ids():  # naming a task that exists continues it
             state = ready_to_continue(Workspace(workspace).task(task_id), config.accept_tampered, say)
@@ -125,7 +126,7 @@ def _claim_and_run(
 
         cached = partial(has_cached_result, request.config.workspace)
         tools = ready_to_run(request.config, task_id, request.tools, cached)  # uncertain calls: one line
-        request = request.model_copy(update={"tools": tools})
+        request = request.model_copy(update={"tools": tools, "checked": Checked(claim=claim.token)})
         if resuming and state is not None:
             done = len(state.iterations)
             err.print(f"[bold]cairn[/] resuming [cyan]{task_id}[/] after {done} iterations · {where}")

@@ -25,9 +25,9 @@ from cairn.flows.loop.outcome import report_excerpt, result_markdown, totals
 from cairn.flows.loop.policy import AWAITING_REVIEW, BUDGET, MODEL_UNAVAILABLE, Decision, awaiting_review
 from cairn.flows.loop.preflight import learnt, preflight, record_probe
 from cairn.flows.loop.reopen import check_untampered, ready_to_continue
-from cairn.flows.loop.request import TaskRequest, task_id_for
+from cairn.flows.loop.request import Checked, TaskRequest, task_id_for
 from cairn.flows.loop.standing_rules import give_feedback, list_rules, retire_rule
-from cairn.flows.loop.start import extract_constraint, start_task
+from cairn.flows.loop.start import checked_model, extract_constraint, open_task, start_task
 from cairn.flows.loop.task_tools import prepare_tools, ready_to_run, record_tools
 from cairn.flows.loop.uncertain import check_before_run
 
@@ -36,6 +36,7 @@ __all__ = [
     "AWAITING_REVIEW",
     "BUDGET",
     "MODEL_UNAVAILABLE",
+    "Checked",
     "Decision",
     "IterationSummary",
     "NoArtifacts",
@@ -50,12 +51,14 @@ __all__ = [
     "awaiting_review",
     "check_before_run",
     "check_untampered",
+    "checked_model",
     "extract_constraint",
     "finish",
     "give_feedback",
     "has_new_evidence",
     "learnt",
     "list_rules",
+    "open_task",
     "preflight",
     "prepare_tools",
     "ready_to_continue",

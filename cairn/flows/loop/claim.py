@@ -1,11 +1,13 @@
 """One runner per task: an exclusive, crash-safe claim on `WORKSPACE/locks/{task_id}.lock`.
 
 `run_task` holds an exclusive `flock` on the file for the whole run (`cairn run` and `cairn resume`
-take it before Prefect starts, so a second one is refused in one line at once; the flow's own
-claim in the same process then joins theirs, `TaskLock.joined`). The kernel releases it when the
-process dies, even by SIGKILL, so the lock is also Cairn's liveness signal: what Prefect does with
-it (stale runs marked Crashed, the watchdog) is `cairn.flows.prefect.liveness`. A file lock and
-nothing else: importing it imports no Prefect, so the CLI claims a task before Prefect is set up.
+take it before Prefect starts, so a second one is refused in one line at once, and hand it to the
+flow: `held` finds it by its token, and the flow records its run in it with `TaskLock.runs`). The
+kernel releases it when the process dies, even by SIGKILL, so the lock is also Cairn's liveness
+signal: what Prefect does with it (stale runs marked Crashed, the watchdog process it starts) is
+`cairn.flows.prefect.liveness`, which imports this module: the arrow points from Prefect's room to
+the loop, never back. A file lock and nothing else: importing it imports no Prefect, so the CLI
+claims a task before Prefect is set up.
 
 >>> with TaskLock(Path("ws"), "my-task", flow_run_id="1b2c...") as lock:  # doctest: +SKIP
 ...     ...  # run the task
@@ -16,8 +18,6 @@ from __future__ import annotations
 import fcntl
 import json
 import os
-import subprocess
-import sys
 import time
 import uuid
 from contextvars import ContextVar, Token
@@ -61,8 +61,7 @@ class TaskLock:
         outer = _HELD.get().get(self.path)
         if outer is not None:  # this process claimed the task already (the CLI, before Prefect started)
             self._outer, self.token = outer, outer.token
-            outer.flow_run_id = self.flow_run_id or outer.flow_run_id
-            outer._write(status="running")
+            outer.runs(self.flow_run_id)
             return self
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
@@ -99,23 +98,23 @@ class TaskLock:
             os.close(self._fd)
             self._fd = None
 
+    def runs(self, flow_run_id: str) -> None:
+        """Name the flow run that runs the task under this claim (the watchdog marks it)."""
+        self.flow_run_id = flow_run_id or self.flow_run_id
+        self._write(status="running")
+
     def _write(self, status: str) -> None:
         assert self._fd is not None
         body = {"pid": os.getpid(), "flow_run_id": self.flow_run_id, "token": self.token, "status": status}
         os.ftruncate(self._fd, 0)
         os.pwrite(self._fd, json.dumps(body).encode(), 0)
 
-    def watch(self, api_url: str) -> None:
-        """Start the watchdog for this holder (a detached process that outlives a SIGKILL of ours)."""
-        cmd = [sys.executable, "-m", "cairn.flows.prefect.liveness", str(self.path), self.token, api_url]
-        subprocess.Popen(
-            cmd,
-            env={**os.environ, "PREFECT_API_URL": api_url},  # set before the watchdog imports Prefect
-            start_new_session=True,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
+
+def held(workspace: Path, task_id: str, token: str) -> TaskLock | None:
+    """This call chain's claim on the task, if it holds one whose token is `token`."""
+    path = Path(workspace).absolute() / "locks" / f"{check_task_id(task_id)}.lock"
+    claim = _HELD.get().get(path)
+    return claim if claim is not None and claim.token == token else None
 
 
 def _try_lock(fd: int) -> bool:

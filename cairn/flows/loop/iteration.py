@@ -28,7 +28,7 @@ from cairn.core import (
 from cairn.flows.loop.progress import record_coverage
 from cairn.flows.loop.results import record_call
 from cairn.flows.loop.uncertain import in_call_order, settle_calls
-from cairn.flows.steps.compression import compress_results
+from cairn.flows.steps.compression import compress_batch, compress_call
 from cairn.flows.steps.executor import Executor
 from cairn.flows.steps.model_calls import ask
 from cairn.flows.steps.plan import plan_batch
@@ -63,8 +63,12 @@ def run_iteration(
     ]
     runs, found = settle_calls(session, executor, runs)  # side effects: at most once across crashes
     results = in_call_order(found, executor.run_tools(runs, session.tool_context()))
-    for key, call, output, compression, cost in compress_results(session, executor, results):
-        record_call(session, key, call, output, compression, cost)
+    if session.config.compress == "each":  # each result compressed and recorded as it arrives
+        for key, call, output in results:
+            record_call(session, key, call, output, *compress_call(session, executor, key, call, output))
+    else:  # the loop gathers the results: the compression step never pulls them through the loop
+        for key, call, output, compression, cost in compress_batch(session, executor, list(results)):
+            record_call(session, key, call, output, compression, cost)
     record_coverage(session, iteration)  # how far it got; a coverage goal's ledger and report
     return synthesize(session, executor, iteration, mode, evidence_before)
 

@@ -6,6 +6,11 @@ Retry replay) and hands it to `start_task`. The task id is derived here only: a 
 suffix, random for the command line, the flow run's own id for a run that was given none (so the
 run's name, `cairn-{task_id}`, is known before the run starts).
 
+Each check before a run (the model's preflight, calls only a person can settle, whether the task
+can go on) is made once: `cairn run` and `cairn resume` make them under their claim on the task
+and say so in `checked`; the flow trusts that only under the same claim, in the same process, and
+makes them itself for any other run (a library caller, a worker's run, the UI's Retry).
+
 >>> request = TaskRequest.new("How big is the reservoir?", RunConfig(workspace="ws"), suffix="3f9a")
 >>> request.task_id, request.flow_parameters()["sources"]
 ('how-big-is-the-3f9a', [])
@@ -24,6 +29,15 @@ def task_id_for(goal: str, given: str | None, suffix: str | None = None) -> str:
     return given or new_task_id(goal, suffix=suffix)
 
 
+class Checked(Frozen):
+    """What a command established before the task's flow started, under its claim on the task
+    (`claim`: the claim's token): the model can be called and `config` holds what its preflight
+    learnt, no interrupted call waits for a person, and the task's history and repository let it
+    go on. Never stored with a run: a run replayed from its parameters checks again."""
+
+    claim: str
+
+
 class TaskRequest(Frozen):
     goal: str
     config: RunConfig
@@ -32,6 +46,7 @@ class TaskRequest(Frozen):
     task_type: TaskType | None = None
     related: tuple[str, ...] = ()  # earlier tasks whose evidence this one's searches include
     tools: ToolsConfig | None = None  # None: the tools the task's history records
+    checked: Checked | None = None  # the checks a command made before the flow (see `Checked`)
 
     @classmethod
     def new(
@@ -70,10 +85,16 @@ class TaskRequest(Frozen):
             task_type=parameters.get("task_type"),
             related=parameters.get("related") or (),
             tools=ToolsConfig.model_validate(tools) if isinstance(tools, dict) else tools,
-        )
+        ).vouched(parameters.get("checked"))
+
+    def vouched(self, checked: Checked | dict[str, Any] | None) -> TaskRequest:
+        """This request with the checks a command made (`checked`), or none."""
+        found = Checked.model_validate(checked) if isinstance(checked, dict) else checked
+        return self.model_copy(update={"checked": found})
 
     def flow_parameters(self, stored: bool = False) -> dict[str, Any]:
-        """The task flow's parameters; `stored`: as JSON, for a flow run the server keeps."""
+        """The task flow's parameters; `stored`: as JSON, for a flow run the server keeps (without
+        `checked`: whoever runs it again checks again)."""
         config: Any = self.config.model_dump(mode="json") if stored else self.config
         tools: Any = self.tools.model_dump(mode="json") if stored and self.tools is not None else self.tools
         return {
@@ -84,4 +105,4 @@ class TaskRequest(Frozen):
             "task_type": self.task_type,
             "related": list(self.related) or None,
             "tools": tools,
-        }
+        } | ({} if stored else {"checked": self.checked})

@@ -1,8 +1,18 @@
-"""Opening a task: create it (task type, goal, the goal's constraint) or reopen it to resume."""
+"""Opening a task: create it (task type, goal, the goal's constraint) or reopen it to resume.
+
+The flow opens a task under its claim with `checked_model` and `open_task`, which make each check
+before a run once: a command (`cairn run`, `cairn resume`) that made them under the same claim says
+so in the request (`TaskRequest.checked`) and is trusted; any other run makes them here.
+
+>>> with TaskLock(Path("ws"), request.task_id) as claim:  # doctest: +SKIP
+...     request = checked_model(request, claim)
+...     session = open_task(request, InProcessExecutor(model_client(request.config)), claim, cached)
+"""
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -18,9 +28,13 @@ from cairn.core import (
     UsageError,
     UserMessage,
 )
+from cairn.flows.loop.claim import TaskLock
+from cairn.flows.loop.preflight import learnt, record_probe
 from cairn.flows.loop.reopen import ready_to_continue
 from cairn.flows.loop.request import TaskRequest
 from cairn.flows.loop.standing_rules import constraint_event
+from cairn.flows.loop.task_tools import record_tools
+from cairn.flows.loop.uncertain import check_before_run
 from cairn.flows.steps.executor import Executor
 from cairn.flows.steps.model_calls import ask, record_model_call
 from cairn.flows.steps.session import Session, open_session
@@ -36,6 +50,35 @@ from cairn.tasks.model.llm import LLMResult
 from cairn.tasks.offline.classifier import task_type_by_words
 
 log = logging.getLogger("cairn.task")
+
+
+def vouched(request: TaskRequest, claim: TaskLock) -> bool:
+    """Whether a command made the run's checks under `claim` (see `TaskRequest.checked`)."""
+    return request.checked is not None and request.checked.claim == claim.token
+
+
+def checked_model(request: TaskRequest, claim: TaskLock) -> TaskRequest:
+    """The request with what the model's preflight learnt: the command's, or learnt here now."""
+    if vouched(request, claim):
+        return request
+    return request.model_copy(update={"config": learnt(request.config)})
+
+
+def open_task(
+    request: TaskRequest, executor: Executor, claim: TaskLock, cached: Callable[[CallKey], bool]
+) -> Session:
+    """The task opened under `claim` (`start_task`), its probe and tools recorded. Unless a command
+    checked it under this claim: refused when its history or repository cannot go on, or (with
+    `on_uncertain=ask`) when a call only a person can settle was interrupted; `cached` says
+    whether a call's result was kept."""
+    checked = vouched(request, claim)
+    session = start_task(request, executor, checked=checked)
+    record_probe(session, request.config)
+    record_tools(session, request.tools)
+    if not checked:
+        state, tools, context = session.state, session.toolset(), session.tool_context()
+        check_before_run(request.config, state, cached, tools, context)
+    return session
 
 
 def start_task(request: TaskRequest, executor: Executor, checked: bool = False) -> Session:

@@ -19,7 +19,7 @@ True
 # annotations, and a worker that loads the flow from its entrypoint cannot resolve them as strings.
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -31,17 +31,14 @@ from prefect.settings import PREFECT_API_URL
 from prefect.utilities.annotations import quote
 
 from cairn.core import IterationMode, RunConfig, TaskType, ToolsConfig
-from cairn.flows.loop.claim import TaskLock
+from cairn.flows.loop.claim import TaskLock, held
 from cairn.flows.loop.cycle import TaskResult, has_new_evidence, run_loop
 from cairn.flows.loop.outcome import report_excerpt, result_markdown, totals
-from cairn.flows.loop.preflight import learnt, record_probe
-from cairn.flows.loop.request import TaskRequest, task_id_for
-from cairn.flows.loop.start import start_task
-from cairn.flows.loop.task_tools import record_tools
-from cairn.flows.loop.uncertain import check_before_run
+from cairn.flows.loop.request import Checked, TaskRequest, task_id_for
+from cairn.flows.loop.start import checked_model, open_task, vouched
 from cairn.flows.prefect.durable import PrefectExecutor, bfs_iteration
 from cairn.flows.prefect.internals import fresh_task_run_keys, has_cached_result
-from cairn.flows.prefect.liveness import mark_stale_runs
+from cairn.flows.prefect.liveness import mark_stale_runs, watch
 from cairn.flows.prefect.review import PrefectReviewer
 from cairn.flows.prefect.story import NarratingRecorder, rules_line, telling
 from cairn.flows.prefect.task_defaults import task_run_settings
@@ -75,11 +72,13 @@ def run_task(
     task_type: TaskType | None = None,
     related: list[str] | None = None,
     tools: ToolsConfig | None = None,
+    checked: Checked | None = None,
 ) -> TaskResult:
     """Run a task (or resume it, when `task_id` names one the workspace holds) to its end.
-    `tools`: Python tools and MCP servers beyond the built-ins (None: what the task has)."""
+    `tools`: Python tools and MCP servers beyond the built-ins (None: what the task has).
+    `checked`: given by `cairn run` and `cairn resume` only (see `TaskRequest.checked`)."""
     parameters = {"goal": goal, "config": config, "task_id": task_id, "sources": sources}
-    parameters |= {"task_type": task_type, "related": related, "tools": tools}
+    parameters |= {"task_type": task_type, "related": related, "tools": tools, "checked": checked}
     return run_request(TaskRequest.from_parameters(parameters, suffix=_run_suffix()))
 
 
@@ -87,28 +86,31 @@ def run_request(request: TaskRequest) -> TaskResult:
     """The task's run inside the current flow run (`run_task`'s, or a scheduled deployment's)."""
     protect_secrets()  # a worker's process did not come through the CLI
     fresh_task_run_keys()  # a continued run must not be handed the previous attempt's calls
-    # A library caller's run has not been through the preflight.
-    request = request.model_copy(update={"config": learnt(request.config)})
-    config, task_id = request.config, request.task_id
-    executor = PrefectExecutor(config)
+    task_id = request.task_id
     logger = get_run_logger()
-    with _claim(config, task_id) as lock, tags(f"task:{task_id}"), task_run_settings(config.workspace):
+    with _claim(request) as lock, tags(f"task:{task_id}"), task_run_settings(request.config.workspace):
         _say_where_from(logger)
-        session = start_task(request, executor, checked=lock.joined)
-        record_probe(session, config)
+        request = checked_model(request, lock)  # the preflight, unless the command made it
+        config = request.config
+        executor = PrefectExecutor(config)
+        # a run no command checked is checked here: calls only a person can settle wait for one
+        session = open_task(request, executor, lock, partial(has_cached_result, config.workspace))
+        _say_checks(logger, vouched(request, lock))
         if (probe := config.model_probe) is not None:
             speed = f"{probe.tokens_per_s:g} tokens/s" if probe.tokens_per_s else "speed unknown"
             logger.info("Model %s: replies asked for as %s (%s)", probe.model, probe.reason, speed)
-        record_tools(session, request.tools)
-        # uncertain calls Cairn cannot settle itself wait for a person's decision
-        cached = partial(has_cached_result, config.workspace)
-        check_before_run(config, session.state, cached, session.toolset(), session.tool_context())
         session.recorder = NarratingRecorder(session.recorder, logger.info)
         state = session.state
         logger.info("Task %s: %s; %s", task_id, state.task_type, rules_line(state))
         _tag_parent([f"task:{task_id}", f"type:{state.task_type}"])
         with tags(f"type:{state.task_type}"), telling(logger):
             return _loop(session, executor, logger)
+
+
+def _say_checks(logger: Any, by_command: bool) -> None:
+    """Who checked that the run can go on: the command that started it, or this run itself."""
+    who = "the command that started it" if by_command else "this run (no command started it)"
+    logger.info("Checked before the run (model, history, interrupted calls) by %s", who)
 
 
 def _loop(session: Session, executor: PrefectExecutor, logger: Any) -> TaskResult:
@@ -172,13 +174,16 @@ def _tag_parent(wanted: list[str]) -> None:
 
 
 @contextmanager
-def _claim(config: RunConfig, task_id: str) -> Iterator[TaskLock]:
-    """Hold the task for this run: refuse a second runner, retire runs a dead one left RUNNING."""
-    run_id = str(flow_run.id or "")
-    with TaskLock(Path(config.workspace), task_id, flow_run_id=run_id) as lock:
+def _claim(request: TaskRequest) -> Iterator[TaskLock]:
+    """Hold the task for this run: the claim of the command that started it (`request.checked`),
+    else its own (a second runner is refused); runs a dead runner left RUNNING are retired."""
+    run_id, task_id, workspace = str(flow_run.id or ""), request.task_id, Path(request.config.workspace)
+    given = held(workspace, task_id, request.checked.claim) if request.checked else None
+    with nullcontext(given) if given is not None else TaskLock(workspace, task_id) as lock:
+        lock.runs(run_id)
         reason = f"superseded: task {task_id} was continued by flow run {run_id}; its previous runner died"
         mark_stale_runs(task_id, keep={run_id}, reason=reason)
         api = PREFECT_API_URL.value()
         if api and not owns(api):  # an ephemeral server dies with this process: the next run marks the rest
-            lock.watch(api)
+            watch(lock, api)
         yield lock

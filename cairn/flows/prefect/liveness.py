@@ -7,7 +7,7 @@ Cairn's liveness signal:
   refuses with `TaskBusy` naming the holder: no call ever runs twice at the same time;
 - a process that takes the lock knows every RUNNING flow run of the task is stale and marks it
   Crashed (`mark_stale_runs`), so `cairn resume` works at once after a kill;
-- with a Prefect server, a tiny watchdog process (`TaskLock.watch`, this module as a program)
+- with a Prefect server, a tiny watchdog process (`watch`: this module as a program)
   blocks on the same lock and, when the runner dies without writing `done`, marks its flow runs
   Crashed within a second or two, so the UI offers a retry without anyone doing anything
   (Prefect's own heartbeat automation needs about 90 s). It is started with `PREFECT_API_URL`
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import subprocess
 import sys
 import uuid
 from pathlib import Path
@@ -25,7 +26,8 @@ from pathlib import Path
 from cairn.flows.loop.claim import TaskBusy, TaskLock, read_holder
 from cairn.flows.prefect.deployment import log_crash
 
-__all__ = ["TaskBusy", "TaskLock", "mark_stale_runs", "read_holder"]  # the claim's names: 0.2 had them here
+# The claim's names too: 0.2 had them here.
+__all__ = ["TaskBusy", "TaskLock", "mark_stale_runs", "read_holder", "watch"]
 
 
 def mark_stale_runs(task_id: str, keep: set[str], reason: str, runner: str | None = None) -> list[str]:
@@ -75,6 +77,21 @@ def mark_stale_runs(task_id: str, keep: set[str], reason: str, runner: str | Non
     return [str(run.id) for run in stale]
 
 
+def watch(lock: TaskLock, api_url: str) -> None:
+    """Start the watchdog for this holder of `lock` (a detached process that outlives a SIGKILL of
+    ours). The program is this module, named by reference (`watch.__module__`), so the arrow from
+    the claim's holder to the watchdog is an import the layering test sees."""
+    cmd = [sys.executable, "-m", watch.__module__, str(lock.path), lock.token, api_url]
+    subprocess.Popen(
+        cmd,
+        env={**os.environ, "PREFECT_API_URL": api_url},  # set before the watchdog imports Prefect
+        start_new_session=True,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
 def _watch(path: Path, token: str) -> None:
     """Block until the runner lets go of the lock; if it died mid-run, mark its runs Crashed."""
     fd = os.open(path, os.O_RDWR)
@@ -96,5 +113,5 @@ def _watch(path: Path, token: str) -> None:
         log_crash(str(holder["flow_run_id"]), task_id, pid, str(path.parent.parent))
 
 
-if __name__ == "__main__":  # pragma: no cover - run by TaskLock.watch in its own process
+if __name__ == "__main__":  # pragma: no cover - run by `watch` in its own process
     _watch(Path(sys.argv[1]), sys.argv[2])  # sys.argv[3], the API URL, is in PREFECT_API_URL

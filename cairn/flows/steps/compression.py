@@ -1,7 +1,8 @@
 """The iteration's compression step: each tool result becomes insights, learning, relevance and next
 actions, by a recorded model call where the result needs one.
 
-Two modes (`RunConfig.compress`): `each` asks the model once per call as results arrive; `batch`
+Two modes (`RunConfig.compress`): `each` asks the model once per call as results arrive
+(`compress_call`, which the loop calls for each result it receives); `batch`
 asks once for all the calls of an iteration that need the model, splits that call's cost evenly
 between them, and asks for each one by one when the batch reply fails or miscounts (the wasted
 batch still counts). The step asks through `ask` (a recorded model call through the executor,
@@ -19,7 +20,7 @@ reached from here and nothing below calls back up.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from cairn.core import CallCost, CallKey, Compression, PlannedCall
@@ -93,30 +94,27 @@ def compress_call(
     ]
 
 
-def compress_results(
-    session: Session, executor: Executor, finished: Iterable[ToolResult]
-) -> Iterator[tuple[CallKey, PlannedCall, ToolOutput, Compression, CallCost]]:
-    """Compress results as the iteration's compression step: `each` one by one as they arrive,
-    `batch` all of them in one model call once the last tool has finished."""
-    if session.config.compress == "each":
-        for key, planned, output in finished:
-            yield key, planned, output, *compress_call(session, executor, key, planned, output)
-        return
-    items = list(finished)
+def compress_batch(
+    session: Session, executor: Executor, finished: Sequence[ToolResult]
+) -> list[tuple[CallKey, PlannedCall, ToolOutput, Compression, CallCost]]:
+    """The `batch` compression step: the results of an iteration's calls, all finished (the loop
+    gathers them: this step never pulls a result through the loop), in one model call."""
     state = session.state
     skip = session.config.skip_compress
-    modelled = [i for i in items if not i[1].extractive and needs_model(i[1].tool, skip, state.mode)]
+    modelled = [i for i in finished if not i[1].extractive and needs_model(i[1].tool, skip, state.mode)]
     done: dict[int, Compressed] = {}
     if modelled:
         context = rules_block(state, session.deps.store)
         many = compress_items(state.goal, modelled, context, _asking(session, executor))
         done = {key.index: result for (key, _, _), result in zip(modelled, many, strict=True)}
-    for key, planned, output in items:
+    compressed = []
+    for key, planned, output in finished:
         unmodelled = (
             extractive(state.goal, planned, output) if planned.extractive else mechanical(planned, output)
         )
         compression, cost = done.get(key.index) or (unmodelled, CallCost())
-        yield key, planned, output, compression, cost
+        compressed.append((key, planned, output, compression, cost))
+    return compressed
 
 
 def _asking(session: Session, executor: Executor) -> Ask:
@@ -131,4 +129,4 @@ def failed_reply(kind: CallKind) -> LLMResult[Any]:
     return LLMResult[Any](kind=kind, model="none", ok=False, error="no model")
 
 
-__all__ = ["Ask", "compress_call", "compress_items", "compress_results", "failed_reply"]
+__all__ = ["Ask", "compress_batch", "compress_call", "compress_items", "failed_reply"]
