@@ -20,6 +20,7 @@ from cairn.core.coverage_ledger import Coverage, LedgerCell, LedgerRow
 from cairn.core.evidence_record import Evidence, EvidenceMetadata, EvidenceType
 from cairn.core.frozen import Frozen, JsonScalar, JsonValue, content_hash, now
 from cairn.core.memories import Memory, MemoryKind, MemoryLevel, memory_key
+from cairn.core.moved import moved
 from cairn.core.task_kinds import TASK_TYPES, TaskStatus, TaskType
 from cairn.core.tool_calls import (
     RERUN_AFTER_WRITE,
@@ -86,3 +87,5 @@ __all__ = [
     "memory_key",
     "now",
 ]
+
+moved(__name__, "cairn.core")

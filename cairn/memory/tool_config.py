@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from cairn.core.moved import moved
 from cairn.core.tool_config import SERVER_NAME, McpServerConfig, PythonToolConfig, ToolsConfig
 
 __all__ = ["SERVER_NAME", "McpServerConfig", "PythonToolConfig", "ToolsConfig"]
+
+moved(__name__, "cairn.core.tool_config")

@@ -3,5 +3,8 @@
 from __future__ import annotations
 
 from cairn.core.call_key import CallKey
+from cairn.core.moved import moved
 
 __all__ = ["CallKey"]
+
+moved(__name__, "cairn.core.call_key")

@@ -101,8 +101,8 @@ def _rooms(stack: list[str]) -> list[str]:
 
 
 def run(workspace: Path, source: Path) -> dict[str, Any]:
+    from cairn.core import RunConfig
     from cairn.flows.prefect.flow import run_task
-    from cairn.tasks.deps import RunConfig
 
     recorder = Recorder()
     config = RunConfig(workspace=str(workspace), max_iterations=2)

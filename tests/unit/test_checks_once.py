@@ -16,13 +16,13 @@ import pytest
 from litellm.llms.custom_llm import CustomLLM
 from litellm.types.utils import ModelResponse
 
+from cairn.core import RunConfig
 from cairn.flows.loop.claim import TaskLock, held
 from cairn.flows.loop.request import Checked, TaskRequest
 from cairn.flows.loop.start import checked_model, open_task
 from cairn.flows.loop.uncertain import UncertainCalls
 from cairn.flows.steps.executor import InProcessExecutor
 from cairn.memory.log.history import HistoryTampered
-from cairn.tasks.deps import RunConfig
 from cairn.tasks.model.llm import ModelClient
 from cairn.tasks.model.probe import _ASK
 from tests.unit.test_history_guard import edit_line

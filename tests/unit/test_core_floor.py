@@ -4,6 +4,8 @@ code not converted yet, and task results 0.2 pickled (`cairn.memory.models.CallC
 from __future__ import annotations
 
 import importlib
+import subprocess
+import sys
 import tarfile
 from pathlib import Path
 
@@ -26,6 +28,21 @@ def test_an_old_path_re_exports_the_floors_objects(where: str) -> None:
     new = importlib.import_module("cairn.core" if stem == "models" else f"cairn.core.{stem}")
     assert old.__all__
     assert [name for name in old.__all__ if getattr(old, name) is not getattr(new, name)] == []
+
+
+@pytest.mark.parametrize("where", OLD_PATHS)
+def test_an_old_path_warns_its_importer_of_the_new_one(where: str) -> None:
+    """In a fresh process: a module warns once, when first imported."""
+    module = where.removesuffix(".py").replace("/", ".")
+    code = f"import warnings; warnings.simplefilter('error'); import {module}"
+    found = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert found.returncode == 1 and f"{module} moved to cairn.core" in found.stderr
+
+
+def test_cairns_own_modules_import_no_old_path() -> None:
+    modules = "cairn.flows.cli.app, cairn.flows.prefect.flow, cairn.flows.prefect.serve"
+    quiet = f"import warnings; warnings.simplefilter('error'); import {modules}"
+    assert subprocess.run([sys.executable, "-c", quiet], cwd=ROOT).returncode == 0
 
 
 def test_run_config_keeps_its_0_3_path() -> None:

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from cairn.core import TaskType
 from cairn.flows.steps.session import Session, open_session
-from cairn.memory.models import TaskType
 from cairn.tasks.messages.schemas import KnownFile, PlanInput
 from cairn.tasks.offline.planner import plan
 from cairn.tasks.tools.base import ToolContext

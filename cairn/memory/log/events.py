@@ -28,6 +28,7 @@ from cairn.core.events import (
     UserMessage,
     ValidationRecorded,
 )
+from cairn.core.moved import moved
 
 __all__ = [
     "EVENT_ADAPTER",
@@ -55,3 +56,5 @@ __all__ = [
     "UserMessage",
     "ValidationRecorded",
 ]
+
+moved(__name__, "cairn.core.events")

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from cairn.memory.models import CallCost
+from cairn.core import CallCost
 from cairn.tasks.messages import prompts
 from cairn.tasks.messages.schemas import CallKind
 from cairn.tasks.model.cassette import Reply

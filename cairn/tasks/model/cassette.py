@@ -30,7 +30,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from cairn.errors import CairnError
+from cairn.core import CairnError
 from cairn.tasks.messages.schemas import CallKind
 
 Match = Literal["request", "kind"]

@@ -9,7 +9,7 @@ failures of one call, which `ModelClient.call` turns into a failed `LLMResult` w
 
 from __future__ import annotations
 
-from cairn.errors import CairnError
+from cairn.core import CairnError
 
 
 class ModelUnavailable(CairnError):

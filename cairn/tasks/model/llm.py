@@ -20,7 +20,7 @@ from typing import Any, Generic, Literal, TypeVar, overload
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from cairn.memory.models import CallCost
+from cairn.core import CallCost
 from cairn.tasks.messages import prompts
 from cairn.tasks.messages.schemas import (
     INPUTS,

@@ -18,7 +18,7 @@ from __future__ import annotations
 import time
 from typing import Any, Literal
 
-from cairn.memory.models import ModelProbe
+from cairn.core import ModelProbe
 from cairn.tasks.model.capabilities import (
     load_litellm,
     served,

@@ -2,7 +2,7 @@
 per task type (`validators/{task_type}.json`). The suites are read by `suites`, the tables they
 judge built by `frames`, run through GX by `expectations`, and the outcome explained by `verdict`.
 
->>> from cairn.memory.models import Evidence
+>>> from cairn.core import Evidence
 >>> validate("simple_question", [Evidence(type="synthesis", content="42", source="call-1-0")]).complete
 False
 """

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from cairn.memory.models import Claim, Evidence, FunctionCheck, PartCheck
+from cairn.core import Claim, Evidence, FunctionCheck, PartCheck
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -79,7 +79,7 @@ def current(evidence: Sequence[Evidence]) -> list[Evidence]:
     written again supersedes itself: a long task rewrites its report every iteration), and the
     latest validation; every test run and tool result, in order.
 
-    >>> from cairn.memory.models import EvidenceMetadata
+    >>> from cairn.core import EvidenceMetadata
     >>> meta = EvidenceMetadata(file_path="report.md")
     >>> def wrote(n: int) -> Evidence:
     ...     return Evidence(type="file_creation", content=f"v{n}", source=f"c{n}", iteration=n, metadata=meta)

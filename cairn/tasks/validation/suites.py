@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from cairn.errors import CairnError
+from cairn.core import CairnError
 
 FLAGS = ("has_tests",)
 ROWS = ("evidence", "claims", "parts", "functions")

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cairn.memory.models import Evidence, TaskType, Verdict
+from cairn.core import Evidence, TaskType, Verdict
 from cairn.tasks.validation.expectations import Check, run_expectations
 from cairn.tasks.validation.frames import Checked, frames
 from cairn.tasks.validation.suites import Expectation, load_suite, suite_path
