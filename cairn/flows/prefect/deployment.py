@@ -23,6 +23,7 @@ from uuid import UUID
 from prefect.client.orchestration import get_client
 from prefect.client.schemas.actions import DeploymentUpdate
 from prefect.client.schemas.objects import FlowRun, StateType
+from prefect.client.schemas.sorting import DeploymentSort
 from prefect.settings import PREFECT_API_URL, temporary_settings
 from prefect.states import Pending
 
@@ -181,10 +182,21 @@ def migrate_entrypoints(api_url: str) -> list[tuple[str, str, str]]:
     are left alone: only an old name of one of Cairn's two flows is rewritten."""
     changed = []
     with temporary_settings(updates={PREFECT_API_URL: api_url}), get_client(sync_client=True) as client:
-        for deployment in client.read_deployments():
+        for deployment in _all_deployments(client):
             old = deployment.entrypoint or ""
             new = current_entrypoint(old) if old else old
             if new != old and new in ENTRYPOINTS:
                 client.update_deployment(deployment.id, DeploymentUpdate(entrypoint=new))
                 changed.append((deployment.name, old, new))
     return changed
+
+
+def _all_deployments(client: Any, page: int = 200) -> list[Any]:
+    """Every deployment on the server, a page at a time in a stable order (the API answers 422 to
+    the client's defaults: no limit, no sort)."""
+    found: list[Any] = []
+    while batch := client.read_deployments(limit=page, offset=len(found), sort=DeploymentSort.NAME_ASC):
+        found += batch
+        if len(batch) < page:
+            break
+    return found
