@@ -12,8 +12,4 @@ path it is imported by (docs/design.md opens with the map):
 >>> from cairn.memory import open_store, Workspace  # doctest: +SKIP
 """
 
-from cairn._legacy import install_legacy_aliases
-
 __version__ = "0.3.0"
-
-install_legacy_aliases()

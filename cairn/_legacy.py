@@ -1,38 +1,32 @@
-"""The import names of earlier releases, kept so that what they wrote still loads.
+"""The module names of earlier releases, read only inside the results Cairn persisted then.
 
-- Cairn 0.1 installed three top-level packages, `flows`, `tasks`, `memory`. Prefect pickled task
-  results with those names (`tasks.tools.base.ToolOutput`), so `tasks.tools.base` must still
-  resolve: each is an alias of `cairn.*`, found only as a last resort (a user's own `tasks.py`,
-  `memory.py` or `flows/` is always found first). To be removed in 0.4.
-- Cairn 0.2 kept 120 modules in three flat folders; 0.3 gives each room a sub-package
-  (`cairn.flows.agent` is now `cairn.flows.prefect.flow`). Results pickled by 0.2 name the old
-  modules, and deployments made by 0.2 name their entrypoints (`cairn.flows.serve:scheduled_task`),
-  so every moved module keeps its 0.2 name as an alias (`MOVED_IN_0_3`). The five modules that
-  became packages of the same name (`cairn.flows.cli`, `cairn.flows.loop`, `cairn.flows.server`,
-  `cairn.memory.store`, `cairn.memory.context`) export their 0.2 names from the package itself.
+Through 0.3 Prefect pickled each call's result, and a pickle names the class by its module path:
+Cairn 0.1's top-level `tasks.tools.base.ToolOutput`, 0.2's `cairn.tasks.schemas.Plan` (now
+`cairn.tasks.messages.schemas.Plan`). Since 0.4 results are data (`cairn.flows.prefect.result_data`),
+and an older record is read once through `load_old_pickle`, whose unpickler maps the old names to
+today's modules. Nothing is installed in the process: `import tasks` or `import cairn.flows.agent`
+fails, as it should, for the user's code and Cairn's alike.
 
-An alias is the same module object, so nothing runs twice and classes compare equal:
-
->>> install_legacy_aliases()
->>> import importlib
->>> old, new = importlib.import_module("memory.models"), importlib.import_module("cairn.memory.models")
->>> old.Evidence is new.Evidence
-True
->>> importlib.import_module("cairn.tasks.schemas") is importlib.import_module("cairn.tasks.messages.schemas")
-True
+>>> current_module("tasks.schemas"), current_module("cairn.flows.agent"), current_module("json")
+('cairn.tasks.messages.schemas', 'cairn.flows.prefect.flow', 'json')
+>>> current_entrypoint("cairn.flows.serve:scheduled_task")
+'cairn.flows.prefect.serve:scheduled_task'
+>>> current_entrypoint("flows/agent.py:run_task")  # 0.1 named a file of its checkout
+'cairn.flows.prefect.flow:run_task'
 """
 
 from __future__ import annotations
 
 import importlib
-import importlib.abc
-import importlib.machinery
-import sys
-from collections.abc import Sequence
-from types import ModuleType
+import io
+import pickle
+import re
+from typing import Any
 
-LEGACY = ("flows", "tasks", "memory")
+# Cairn 0.1's three top-level packages, `cairn.*` since 0.2.
+TOP_LEVEL_0_1 = ("flows", "tasks", "memory")
 
+# Each module that moved in 0.3 (into a room's sub-package), by its 0.2 name.
 MOVED_IN_0_3 = {
     "cairn.flows.agent": "cairn.flows.prefect.flow",
     "cairn.flows.arguments": "cairn.flows.cli.arguments",
@@ -127,39 +121,53 @@ MOVED_IN_0_3 = {
 }
 
 
-class _AliasLoader(importlib.abc.Loader):
-    def __init__(self, target: str) -> None:
-        self.target = target
-
-    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType:
-        return importlib.import_module(self.target)
-
-    def exec_module(self, module: ModuleType) -> None:
-        """The module already ran under its current name; nothing runs twice."""
-
-
-class _LegacyFinder(importlib.abc.MetaPathFinder):
-    """Resolves `memory.models` to `cairn.memory.models`, and `cairn.flows.agent` to
-    `cairn.flows.prefect.flow` (the same module object)."""
-
-    def find_spec(
-        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
-    ) -> importlib.machinery.ModuleSpec | None:
-        if fullname in MOVED_IN_0_3:
-            return importlib.machinery.ModuleSpec(fullname, _AliasLoader(MOVED_IN_0_3[fullname]))
-        top = fullname.partition(".")[0]
-        if top not in LEGACY:
-            return None
-        if fullname == top:
-            if importlib.machinery.PathFinder.find_spec(top) is not None:
-                return None  # someone else's `tasks`: theirs wins
-        elif getattr(sys.modules.get(top), "__name__", None) != f"cairn.{top}":
-            return None  # a submodule of someone else's package
-        return importlib.machinery.ModuleSpec(fullname, _AliasLoader(f"cairn.{fullname}"))
+# The vocabulary's modules that moved to the floor in 0.4 (their old paths warn until 0.5).
+MOVED_TO_CORE = {
+    "cairn.memory.models": "cairn.core",
+    "cairn.memory.log.events": "cairn.core.events",
+    "cairn.memory.tool_config": "cairn.core.tool_config",
+    "cairn.memory.fsnames": "cairn.core.fsnames",
+    "cairn.tasks.call_key": "cairn.core.call_key",
+    "cairn.errors": "cairn.core.errors",
+}
 
 
-def install_legacy_aliases() -> None:
-    """Add the finder once. It goes first so that a legacy submodule never loads a second copy of
-    a `cairn` module from the folder on disk; it declines every name that is not an alias."""
-    if not any(isinstance(finder, _LegacyFinder) for finder in sys.meta_path):
-        sys.meta_path.insert(0, _LegacyFinder())
+def current_module(name: str) -> str:
+    """Today's path of a module an older Cairn named (0.1's top-level names, 0.2's flat ones)."""
+    if name.partition(".")[0] in TOP_LEVEL_0_1:
+        name = f"cairn.{name}"
+    name = MOVED_IN_0_3.get(name, name)
+    return MOVED_TO_CORE.get(name, name)
+
+
+def current_entrypoint(entrypoint: str) -> str:
+    """A deployment's entrypoint as today's module: 0.1 named a file of its checkout
+    (`flows/serve.py:scheduled_task`), 0.2 a module that moved (`cairn.flows.serve:...`)."""
+    where, _, function = entrypoint.rpartition(":")
+    if where.endswith(".py"):
+        where = where.removesuffix(".py").replace("/", ".").removeprefix("cairn.")
+    return f"{current_module(where)}:{function}"
+
+
+_GENERIC = re.compile(r"^(\w+)\[Any\]$")  # pydantic's name of a parametrised model: `LLMResult[Any]`
+
+
+class _OldNamesUnpickler(pickle.Unpickler):
+    def find_class(self, module: str, name: str) -> Any:
+        found = importlib.import_module(current_module(module))
+        generic = _GENERIC.match(name)
+        if generic is None or hasattr(found, name):
+            return getattr(found, name)
+        # pydantic kept `LLMResult[Any]` as an attribute of the module that first parametrised it
+        # (0.2, 0.3: `cairn.tasks.compress`); the same parametrisation of its origin is that class.
+        return getattr(found, generic.group(1))[Any]
+
+
+def load_old_pickle(blob: bytes) -> Any:
+    """A result an older Cairn pickled, its classes found under today's module names.
+
+    >>> import pickle, types
+    >>> load_old_pickle(pickle.dumps(types.SimpleNamespace(a=1)))
+    namespace(a=1)
+    """
+    return _OldNamesUnpickler(io.BytesIO(blob)).load()

@@ -31,7 +31,13 @@ from cairn.flows.cli.commands import (
     verify_command,
 )
 from cairn.flows.cli.files import files_command
-from cairn.flows.cli.server_commands import serve_command, server_command, ui_command, worker_command
+from cairn.flows.cli.server_commands import (
+    migrate_command,
+    serve_command,
+    server_command,
+    ui_command,
+    worker_command,
+)
 from cairn.flows.cli.tools_commands import call_command, list_command, tools_from_options
 from cairn.flows.console import printable, save_traceback
 from cairn.flows.runtime import protect_secrets
@@ -450,6 +456,14 @@ def ui(
     """Print the Prefect UI page of a task's latest flow run."""
 
     ui_command(settings(workspace).run_config(), task_id, open_browser)
+
+
+@app.command()
+def migrate(workspace: WorkspaceOpt = None, as_json: JsonOpt = False) -> None:
+    """Once after upgrading from 0.3 or earlier: rewrite the workspace's pickled results as data and
+    point the server's deployments of Cairn's flows at today's module names."""
+
+    migrate_command(settings(workspace).run_config(), as_json)
 
 
 def main() -> None:

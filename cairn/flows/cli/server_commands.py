@@ -1,4 +1,5 @@
-"""What `cairn server`, `cairn worker`, `cairn ui` and `cairn serve` do, once their options are parsed.
+"""What `cairn server`, `cairn worker`, `cairn ui`, `cairn serve` and `cairn migrate` do, once their
+options are parsed.
 
 Errors are raised (`ServerError`, `WorkerError`, `UsageError`) and printed by the CLI's handler.
 """
@@ -6,6 +7,7 @@ Errors are raised (`ServerError`, `WorkerError`, `UsageError`) and printed by th
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from cairn.core import NotFound, RunConfig
@@ -137,3 +139,25 @@ def serve_command(
     print(f"serving {deployment_name(goal)} · {where} · Ctrl-C to stop", flush=True)
     schedule = {"cron": cron, "interval": interval, "name": name}
     serve_task(goal, sources, config.workspace, model, max_iterations, **schedule)  # type: ignore[arg-type]
+
+
+def migrate_command(config: RunConfig, as_json: bool = False) -> None:
+    """Once, after an upgrade: the workspace's results an older Cairn pickled become data, and the
+    server's deployments that name a Cairn flow by an older module name today's."""
+    workspace = Path(config.workspace)
+    where = prepare(workspace)  # before Prefect's import: it reads PREFECT_API_URL then
+    from cairn.flows.prefect.deployment import migrate_entrypoints
+    from cairn.flows.prefect.result_data import upgrade_task_results
+
+    folder = workspace / "results" / "cairn"
+    tasks = sorted(path.name for path in folder.iterdir() if path.is_dir()) if folder.is_dir() else []
+    results = sum(upgrade_task_results(workspace / "results", task_id) for task_id in tasks)
+    changed = migrate_entrypoints(os.environ["PREFECT_API_URL"])
+    payload: dict[str, object] = {
+        "results": results,
+        "deployments": [{"name": name, "from": old, "to": new} for name, old, new in changed],
+    }
+    lines = [f"{results} pickled result(s) rewritten as data in {workspace}"]
+    lines += [f"deployment {name}: {old} -> {new}" for name, old, new in changed]
+    lines.append(f"{len(changed)} deployment(s) re-pointed ({where})")
+    _answer(payload, "\n".join(lines), as_json)

@@ -21,15 +21,21 @@ from typing import Any
 from uuid import UUID
 
 from prefect.client.orchestration import get_client
+from prefect.client.schemas.actions import DeploymentUpdate
 from prefect.client.schemas.objects import FlowRun, StateType
+from prefect.client.schemas.sorting import DeploymentSort
+from prefect.settings import PREFECT_API_URL, temporary_settings
 from prefect.states import Pending
 
+from cairn._legacy import current_entrypoint
 from cairn.flows.prefect.worker import DEFAULT_POOL, ensure_pool
 from cairn.flows.runtime import QUIET
 
 FLOW_NAME = "cairn"
 DEPLOYMENT_NAME = "task"
 ENTRYPOINT = "cairn.flows.prefect.flow:run_task"
+# Cairn's flows a deployment can name; `cairn migrate` re-points older names to these only.
+ENTRYPOINTS = {ENTRYPOINT, "cairn.flows.prefect.serve:scheduled_task"}
 # A run in one of these states can be continued as it is (the same flow run id).
 CONTINUABLE = {
     StateType.CRASHED,
@@ -167,3 +173,30 @@ def task_flow_run_url(task_id: str) -> str | None:
         )
     base = (PREFECT_UI_URL.value() or "").rstrip("/")
     return f"{base}/runs/flow-run/{runs[0].id}" if runs and base else None
+
+
+def migrate_entrypoints(api_url: str) -> list[tuple[str, str, str]]:
+    """Point every deployment on the server that names a Cairn flow by an older module (0.2's
+    `cairn.flows.serve:scheduled_task`, 0.1's `flows/serve.py:scheduled_task`) at today's; returns
+    (deployment, old entrypoint, new entrypoint) for each one changed. Anyone else's deployments
+    are left alone: only an old name of one of Cairn's two flows is rewritten."""
+    changed = []
+    with temporary_settings(updates={PREFECT_API_URL: api_url}), get_client(sync_client=True) as client:
+        for deployment in _all_deployments(client):
+            old = deployment.entrypoint or ""
+            new = current_entrypoint(old) if old else old
+            if new != old and new in ENTRYPOINTS:
+                client.update_deployment(deployment.id, DeploymentUpdate(entrypoint=new))
+                changed.append((deployment.name, old, new))
+    return changed
+
+
+def _all_deployments(client: Any, page: int = 200) -> list[Any]:
+    """Every deployment on the server, a page at a time in a stable order (the API answers 422 to
+    the client's defaults: no limit, no sort)."""
+    found: list[Any] = []
+    while batch := client.read_deployments(limit=page, offset=len(found), sort=DeploymentSort.NAME_ASC):
+        found += batch
+        if len(batch) < page:
+            break
+    return found

@@ -20,6 +20,7 @@ from cairn.core import CallKey, IterationMode, PlannedCall, RunConfig
 from cairn.flows.console import printable
 from cairn.flows.loop.iteration import IterationSummary, run_iteration
 from cairn.flows.prefect.internals import has_cached_result
+from cairn.flows.prefect.result_data import SERIALIZER
 from cairn.flows.prefect.story import NarratingRecorder, story_logger
 from cairn.flows.prefect.tasks import ModelCallFailed, call_model, run_tool
 from cairn.flows.steps.executor import ToolResult, ToolRun
@@ -84,6 +85,7 @@ SLOW_STEPS = {
     retries=2,
     retry_delay_seconds=1,
     persist_result=True,
+    result_serializer=SERIALIZER,
     log_prints=False,
 )
 def bfs_iteration(

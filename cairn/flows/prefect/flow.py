@@ -39,6 +39,7 @@ from cairn.flows.loop.start import checked_model, open_task, vouched
 from cairn.flows.prefect.durable import PrefectExecutor, bfs_iteration
 from cairn.flows.prefect.internals import fresh_task_run_keys, has_cached_result
 from cairn.flows.prefect.liveness import mark_stale_runs, watch
+from cairn.flows.prefect.result_data import SERIALIZER
 from cairn.flows.prefect.review import PrefectReviewer
 from cairn.flows.prefect.story import NarratingRecorder, rules_line, telling
 from cairn.flows.prefect.task_defaults import task_run_settings
@@ -63,7 +64,13 @@ def _run_suffix() -> str | None:
 # validate_parameters=False: callers pass a RunConfig instance; a worker running the deployment
 # passes the JSON the flow run stores, which `TaskRequest.from_parameters` turns back into one (a
 # worker process could not resolve the RunConfig annotation when Prefect built its parameter model).
-@flow(name="cairn", flow_run_name=_run_name, log_prints=False, validate_parameters=False)
+@flow(
+    name="cairn",
+    flow_run_name=_run_name,
+    log_prints=False,
+    validate_parameters=False,
+    result_serializer=SERIALIZER,
+)
 def run_task(
     goal: str,
     config: RunConfig,
@@ -88,7 +95,7 @@ def run_request(request: TaskRequest) -> TaskResult:
     fresh_task_run_keys()  # a continued run must not be handed the previous attempt's calls
     task_id = request.task_id
     logger = get_run_logger()
-    with _claim(request) as lock, tags(f"task:{task_id}"), task_run_settings(request.config.workspace):
+    with _claim(request) as lock, tags(f"task:{task_id}"), task_run_settings(request.config.workspace, task_id):
         _say_where_from(logger)
         request = checked_model(request, lock)  # the preflight, unless the command made it
         config = request.config

@@ -24,6 +24,7 @@ from prefect.flow_engine import run_flow
 from prefect.results import ResultStore
 
 from cairn.core import CallKey
+from cairn.flows.prefect.result_data import upgrade_record
 
 __all__ = ["fresh_task_run_keys", "has_cached_result", "results_in", "run_flow"]
 
@@ -56,8 +57,11 @@ def fresh_task_run_keys() -> None:
 
 def has_cached_result(workspace: str | Path, key: CallKey) -> bool:
     """Whether Prefect persisted a result under the call's key in the workspace's `results/`: a
-    call that has one is never run again (its task run reads it back), whatever else happened."""
-    storage = LocalFileSystem(basepath=str(Path(workspace).expanduser().resolve() / "results"))
+    call that has one is never run again (its task run reads it back), whatever else happened.
+    A record an older Cairn pickled is rewritten as data first (this may run before the flow)."""
+    results = Path(workspace).expanduser().resolve() / "results"
+    upgrade_record(results / "cairn" / str(key))
+    storage = LocalFileSystem(basepath=str(results))
     return ResultStore(result_storage=storage).exists(f"cairn/{key}")
 
 

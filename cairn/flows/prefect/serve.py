@@ -19,11 +19,12 @@ from prefect import flow
 from cairn.core import UsageError
 from cairn.flows.loop.request import TaskRequest
 from cairn.flows.prefect.flow import TaskResult, _run_name, _run_suffix, run_request
+from cairn.flows.prefect.result_data import SERIALIZER
 from cairn.flows.runtime import prepare
 from cairn.flows.settings import Settings
 
 
-@flow(name="cairn-scheduled", flow_run_name=_run_name, log_prints=False)
+@flow(name="cairn-scheduled", flow_run_name=_run_name, log_prints=False, result_serializer=SERIALIZER)
 def scheduled_task(
     goal: str,
     sources: list[str] | None = None,

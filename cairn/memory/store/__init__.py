@@ -6,38 +6,17 @@ suite any backend can run, imports pytest and is not imported here (docs/stores.
 from __future__ import annotations
 
 from cairn.memory.store.backends import open_store
-from cairn.memory.store.fusion import minmax, relative_score_fusion
-from cairn.memory.store.protocol import (
-    MAX_TEXT_CHARS,
-    MemoryStore,
-    SearchFilter,
-    SearchHit,
-    SearchMode,
-    SearchQuery,
-    StoreError,
-    parse_filter,
-    parse_query,
-)
-from cairn.memory.store.rerank import participant_scores, rerank_depth
+from cairn.memory.store.protocol import MemoryStore, SearchFilter, SearchHit, SearchQuery, StoreError
 from cairn.memory.store.sqlite_store import SQLiteStore
-from cairn.memory.store.weaviate_store import WeaviateStore, connect_client
+from cairn.memory.store.weaviate_store import WeaviateStore
 
 __all__ = [
-    "MAX_TEXT_CHARS",
     "MemoryStore",
     "SQLiteStore",
     "SearchFilter",
     "SearchHit",
-    "SearchMode",
     "SearchQuery",
     "StoreError",
     "WeaviateStore",
-    "connect_client",
-    "minmax",
     "open_store",
-    "parse_filter",
-    "parse_query",
-    "participant_scores",
-    "relative_score_fusion",
-    "rerank_depth",
 ]
