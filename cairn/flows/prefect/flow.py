@@ -95,7 +95,8 @@ def run_request(request: TaskRequest) -> TaskResult:
     fresh_task_run_keys()  # a continued run must not be handed the previous attempt's calls
     task_id = request.task_id
     logger = get_run_logger()
-    with _claim(request) as lock, tags(f"task:{task_id}"), task_run_settings(request.config.workspace, task_id):
+    settings = task_run_settings(request.config.workspace, task_id)
+    with _claim(request) as lock, tags(f"task:{task_id}"), settings:
         _say_where_from(logger)
         request = checked_model(request, lock)  # the preflight, unless the command made it
         config = request.config
