@@ -30,7 +30,7 @@ from tests.weaviate_server import MARKER, LiveWeaviate
 pytestmark = [pytest.mark.e2e, getattr(pytest.mark, MARKER)]
 QUESTION = QUESTION_FILE.read_text(encoding="utf-8").strip()
 SEARCHES = ("reservoir capacity", "daily water consumption", "Alder Creek dam")
-TOP = 3  # the hits that must agree
+TOP = 3  # each store's first hits, which the other must find among its ten
 
 
 def run_args(ws: Path, task: str) -> list[str]:
@@ -56,7 +56,7 @@ def resumed(weaviate_env: dict[str, str], tmp_path_factory: pytest.TempPathFacto
     """The demo task on Weaviate, SIGKILLed at its 8th tool result (iteration 1 reads the six
     corpus files: the second result of iteration 2), then resumed."""
     ws = tmp_path_factory.mktemp("weaviate-killed-ws")
-    first = with_faults(["--kill-after-results", "8"], run_args(ws, "weaviate-killed"), weaviate_env)
+    first = with_faults(["--kill-after-results", "7"], run_args(ws, "weaviate-killed"), weaviate_env)
     killed_at = Workspace(ws).task("weaviate-killed").state()
     _wait_crashed("weaviate-killed")
     again = with_faults([], ["resume", "weaviate-killed", "--workspace", str(ws), "--json"], weaviate_env)
@@ -81,12 +81,19 @@ def files(ws: Path, task: str) -> dict[str, bytes]:
     }
 
 
-def top_hits(ws: Path, task: str, text: str, env: Mapping[str, str]) -> set[tuple[str, str]]:
+def top_hits(ws: Path, task: str, text: str, env: Mapping[str, str]) -> list[tuple[str, str]]:
     proc = cairn(["search", text, "--task", task, "--workspace", str(ws), "--json", "-k", "10"], dict(env))
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "not closed properly" not in proc.stderr  # the CLI closes its Weaviate client
     hits = json.loads(proc.stdout)["hits"]
-    return {(h["memory"]["kind"], h["memory"]["content"]) for h in hits[:TOP]}
+    return [(h["memory"]["kind"], h["memory"]["content"]) for h in hits]
+
+
+def assert_found_alike(one: list[tuple[str, str]], other: list[tuple[str, str]], text: str) -> None:
+    """Each store's top three are among the other's ten: the same records are found. Their order
+    may differ: Weaviate keeps BM25 statistics per tenant, SQLite one set for all (docs/weaviate.md),
+    and the deliverable's proof quotes the lines of the chunks it competes with."""
+    assert set(one[:TOP]) <= set(other[:10]) and set(other[:TOP]) <= set(one[:10]), (text, one, other)
 
 
 def assert_same_task(ws: Path, task: str, ref: tuple[Path, str]) -> None:
@@ -110,7 +117,8 @@ def test_a_run_killed_on_weaviate_resumes_to_the_same_task(
 ) -> None:
     assert resumed["first"].returncode == -signal.SIGKILL, resumed["first"].stderr[-2000:]
     killed_at = resumed["killed_at"]
-    assert killed_at.current == 2 and killed_at.pending_calls, "killed inside iteration 2 with calls recorded"
+    # Killed once `answer` wrote the deliverable, before the iteration recorded it: the resume settles it.
+    assert killed_at.current == 2 and [c.tool for c in killed_at.uncertain_calls] == ["answer"]
     assert resumed["resumed"].returncode == 0, resumed["resumed"].stderr[-3000:]
     assert_same_task(Path(resumed["ws"]), "weaviate-killed", reference_run)
     assert Workspace(Path(resumed["ws"])).task("weaviate-killed").history.verify().ok
@@ -122,9 +130,7 @@ def test_search_on_weaviate_puts_the_same_records_on_top(
     sqlite_env = {k: v for k, v in weaviate_env.items() if k != "CAIRN_STORE"}
     for text in SEARCHES:
         on_weaviate = top_hits(*straight, text, weaviate_env)
-        # Two of the top three at least: Weaviate keeps BM25 statistics per tenant, SQLite one set
-        # for all (docs/weaviate.md), so a near tie can fall either way.
-        assert len(on_weaviate & top_hits(*reference_run, text, sqlite_env)) >= 2, text
+        assert_found_alike(on_weaviate, top_hits(*reference_run, text, sqlite_env), text)
 
 
 def test_reindex_moves_a_sqlite_task_into_weaviate(
@@ -143,7 +149,7 @@ def test_reindex_moves_a_sqlite_task_into_weaviate(
     on_sqlite = cairn(["reindex", task, "--workspace", str(ws), "--json"], sqlite_env)
     assert json.loads(moved.stdout)["records"] == json.loads(on_sqlite.stdout)["records"] > 0
     for text in SEARCHES:
-        assert len(top_hits(ws, task, text, weaviate_env) & top_hits(ws, task, text, sqlite_env)) >= 2, text
+        assert_found_alike(top_hits(ws, task, text, weaviate_env), top_hits(ws, task, text, sqlite_env), text)
     assert _count(straight, weaviate_env) == json.loads(moved.stdout)["records"]  # as if run there
 
 
