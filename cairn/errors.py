@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from cairn.core import errors
 from cairn.core.errors import CairnError, NotFound, UsageError
 from cairn.core.moved import moved
 
 __all__ = ["CairnError", "NotFound", "UsageError"]
 
-moved(__name__, "cairn.core.errors")
+moved(__name__, errors)

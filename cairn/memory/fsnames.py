@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from cairn.core import fsnames
 from cairn.core.fsnames import displayable, displayable_data, from_displayable, has_surrogates
 from cairn.core.moved import moved
 
 __all__ = ["displayable", "displayable_data", "from_displayable", "has_surrogates"]
 
-moved(__name__, "cairn.core.fsnames")
+moved(__name__, fsnames)

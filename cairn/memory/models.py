@@ -6,6 +6,7 @@ and `memory.models.Evidence` through `cairn._legacy`), so each stays importable 
 
 from __future__ import annotations
 
+from cairn import core
 from cairn.core.artifacts import (
     ClassDoc,
     CodeReference,
@@ -88,4 +89,4 @@ __all__ = [
     "now",
 ]
 
-moved(__name__, "cairn.core")
+moved(__name__, core)

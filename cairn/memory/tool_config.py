@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from cairn.core import tool_config
 from cairn.core.moved import moved
 from cairn.core.tool_config import SERVER_NAME, McpServerConfig, PythonToolConfig, ToolsConfig
 
 __all__ = ["SERVER_NAME", "McpServerConfig", "PythonToolConfig", "ToolsConfig"]
 
-moved(__name__, "cairn.core.tool_config")
+moved(__name__, tool_config)

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from cairn.core import call_key
 from cairn.core.call_key import CallKey
 from cairn.core.moved import moved
 
 __all__ = ["CallKey"]
 
-moved(__name__, "cairn.core.call_key")
+moved(__name__, call_key)

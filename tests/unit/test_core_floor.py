@@ -14,6 +14,7 @@ from prefect.filesystems import LocalFileSystem
 from prefect.results import ResultStore
 
 from cairn.core import CallCost, RunConfig, Verdict
+from cairn.flows.prefect.result_data import upgrade_record
 from tests.unit.test_layout import MOVED_TO_CORE
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -52,7 +53,10 @@ def test_run_config_keeps_its_0_3_path() -> None:
 def test_results_0_2_pickled_with_the_old_model_path_load_as_the_floors_classes(tmp_path: Path) -> None:
     with tarfile.open(WORKSPACE_0_2) as archive:
         archive.extractall(tmp_path, filter="data")
-    store = ResultStore(result_storage=LocalFileSystem(basepath=str(tmp_path / "ws" / "results")))
+    results = tmp_path / "ws" / "results"
+    # Read once through the old-names unpickler and rewritten as data, as a resume does first.
+    assert sum(upgrade_record(path) for path in results.rglob("*") if path.is_file()) > 0
+    store = ResultStore(result_storage=LocalFileSystem(basepath=str(results)))
     plan = store.read("cairn/finished-task/2/0/plan").result  # its cost: `cairn.memory.models.CallCost`
     assert type(plan.cost) is CallCost and plan.cost.tokens >= 0
     # the flow's result, a `TaskResult` holding its `cairn.memory.models.Verdict`

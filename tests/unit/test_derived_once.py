@@ -3,7 +3,7 @@ gets it from there, so they cannot drift apart (issue 34).
 
 - The deliverable's file name (`cairn.tasks.tools.base.deliverable_file`): the offline planner
   aims its write at it, the session gives it to the tools, and the `answer` tool writes it.
-- A verdict's id (`cairn.tasks.validation.verdict.validation_id`): the suite gives it, the loop
+- A verdict's id (`cairn.tasks.validation.judge.validation_id`): the suite gives it, the loop
   records it as it is, and the validation evidence cites it.
 """
 

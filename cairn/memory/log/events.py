@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from cairn.core import events
 from cairn.core.events import (
     EVENT_ADAPTER,
     BudgetSet,
@@ -57,4 +58,4 @@ __all__ = [
     "ValidationRecorded",
 ]
 
-moved(__name__, "cairn.core.events")
+moved(__name__, events)

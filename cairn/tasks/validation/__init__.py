@@ -10,6 +10,7 @@ False
 from __future__ import annotations
 
 from cairn.tasks.validation.frames import Checked, current, evidence_frame
+from cairn.tasks.validation.judge import validate, validation_id
 from cairn.tasks.validation.suites import (
     SuiteError,
     default_suite_dirs,
@@ -18,7 +19,6 @@ from cairn.tasks.validation.suites import (
     requirements,
     suite_path,
 )
-from cairn.tasks.validation.verdict import validate, validation_id
 
 __all__ = [
     "Checked",
