@@ -48,7 +48,7 @@ bench: install
 
 # Refresh requirements.lock from pyproject.toml's ranges and its build requirement (setuptools):
 # versions for Python 3.11+ on every platform, with the hashes of their files. Pins that still fit
-# are kept; `make lock LOCK_ARGS=--upgrade` takes the newest allowed. tests/unit/test_lock.py
+# are kept; `make lock LOCK_ARGS=--upgrade` takes the newest allowed. tests/unit/project/test_lock.py
 # fails while the lock and pyproject.toml disagree.
 lock:
 	$(PY) -m venv $(VENV)

@@ -1,6 +1,6 @@
 """The benches that start real processes (the CLI, MCP servers, Prefect servers and flow runs) run
-at a tiny size and print one JSON object, so none rots unnoticed (the others: `tests/unit/
-test_benches.py`)."""
+at a tiny size and print one JSON object, so none rots unnoticed (the others:
+`tests/unit/bench/test_fast_benches.py`)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.unit.test_benches import figures
-from tests.unit.test_recall_bench import tiny_conversation
+from tests.unit.bench.test_fast_benches import figures
+from tests.unit.bench.test_recall_bench import tiny_conversation
 from tests.weaviate_server import MARKER, LiveWeaviate
 
 pytestmark = pytest.mark.e2e

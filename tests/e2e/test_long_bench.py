@@ -1,12 +1,13 @@
 """`bench/long_task.py` end to end at a tiny size, with the offline model: a real Prefect run on a
 corpus of 12 services and one HumanEval problem as a task, its JSON carrying the scores and Cairn's
-own time, whatever the reports delivered (the bench's parts are tested in `tests/unit/test_long_bench.py`)."""
+own time, whatever the reports delivered (the bench's parts are tested in
+`tests/unit/bench/test_long_task_parts.py`)."""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.unit.test_benches import figures
+from tests.unit.bench.test_fast_benches import figures
 
 pytestmark = pytest.mark.e2e
 

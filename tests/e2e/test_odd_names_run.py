@@ -42,7 +42,7 @@ def test_a_name_that_is_not_utf8_runs_and_resumes_through_prefect(
     calls = [e.call for e in repo.read().events if isinstance(e, ToolCallRecorded)]
     # The planner knows the file from the source index, by its escaped name; the path resolver
     # maps `\\xe9` back to the byte and reaches the real file. (The exact name kept in the log, as
-    # `list_directory` reports it, is `tests/unit/test_names_from_outside.py`'s.)
+    # `list_directory` reports it, is `tests/unit/flows/test_names_from_outside.py`'s.)
     read = [c for c in calls if c.tool == "read_file" and "\\xe9" in str(c.params["path"])]
     assert read and read[0].outcome == "success" and "1,260,000" in read[0].raw_output
     assert "read_file-source:corpus/alder-creek-reservoir-capacity-days-\\xe9.md" in task_run_names()

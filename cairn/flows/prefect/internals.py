@@ -1,6 +1,6 @@
 """Every use Cairn makes of Prefect beyond its public API, in one place, each with why.
 
-Checked against Prefect 3.8.8 (`requirements.lock`); `tests/unit/test_layout.py` fails if another
+Checked against Prefect 3.8.8 (`requirements.lock`); `tests/unit/project/test_layout.py` fails if another
 module reaches for these names. When Prefect changes, this is the file to read.
 
 - `run_flow` (`prefect.flow_engine`): runs a deployment's flow run in this process, so `cairn run`

@@ -23,7 +23,7 @@ overrides the `store` fixture instead, as Cairn's live Weaviate class does
 (`tests/contract/test_store_contract.py`).
 
 This module imports pytest, a test-time dependency, so nothing in `cairn` imports it
-(`tests/unit/test_layout.py`). The tests are in `_contract_suite`, registered here for pytest's
+(`tests/unit/project/test_layout.py`). The tests are in `_contract_suite`, registered here for pytest's
 assert rewriting before they are imported: a failing test shows the values it compared, as the
 asserts of a test file do.
 """

@@ -107,7 +107,7 @@ class ModelClient:
         self._recorder = recorder_for(record, model) if record else None
         if model.startswith(OFFLINE_PREFIX):
             # The offline model is a litellm provider: importing it imports litellm (seconds), so
-            # only a client of that model loads it (see tests/unit/test_layout.py).
+            # only a client of that model loads it (see tests/unit/project/test_layout.py).
             from cairn.tasks.offline.litellm_provider import register_offline
 
             register_offline()

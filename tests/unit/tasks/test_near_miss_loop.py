@@ -1,0 +1,76 @@
+"""Whole offline tasks over the team documents a new user tried: the answerable questions complete
+with their value and its quotes; the near misses stop as soon as every file was read, incomplete,
+saying the files do not say it, with no value; a large source is searched for every line holding
+a question's words, so the same holds when it is too large to read whole."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from cairn.core import RunConfig
+from cairn.flows.loop.policy import NOT_STATED
+from cairn.memory.log.workspace import Workspace
+from cairn.tasks.grounding import answer_body
+from tests.unit.scripted import run_whole_task
+from tests.unit.tasks.test_quote_proof import ANSWERABLE, FILES, NEAR_MISSES
+
+
+@pytest.fixture(scope="module")
+def docs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("teams") / "docs"
+    folder.mkdir()
+    for name, text in FILES.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def large(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The same documents among enough filler that they cannot all be read whole."""
+    folder = tmp_path_factory.mktemp("large") / "docs"
+    folder.mkdir()
+    for name, text in FILES.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    for n in range(40):
+        (folder / f"minutes-{n:02d}.md").write_text(f"# Minutes {n}\n\n" + "Nothing was decided. " * 60)
+    return folder
+
+
+def run(tmp_path: Path, goal: str, source: Path) -> tuple[str, str, str | None, str]:
+    config = RunConfig(workspace=str(tmp_path), model="cairn/offline", max_iterations=6)
+    result = run_whole_task(config, "t", goal, [source])
+    answer = Path(str(result.report_path)).read_text(encoding="utf-8") if result.report_path else ""
+    return result.status, answer, result.stop_reason, Workspace(tmp_path).task("t").state().status
+
+
+@pytest.mark.parametrize(("question", "value"), ANSWERABLE)
+def test_an_answerable_question_completes_with_its_value_and_quotes(
+    tmp_path: Path, docs: Path, question: str, value: str
+) -> None:
+    status, answer, _, _ = run(tmp_path, question, docs)
+    assert status == "complete"
+    assert answer.startswith(f"{value}.") and "## Proof" in answer and "> source:docs/" in answer
+
+
+@pytest.mark.parametrize("question", NEAR_MISSES)
+def test_a_near_miss_stops_incomplete_saying_the_files_do_not_say_it(
+    tmp_path: Path, docs: Path, question: str
+) -> None:
+    status, answer, stop, _ = run(tmp_path, question, docs)
+    assert status == "incomplete" and str(stop).startswith(NOT_STATED)
+    body = answer_body(answer)  # what a reader takes for the answer: no banner, no proof
+    assert body == f"The files read do not say: {question}"
+    assert not any(v in body for v in ("Lisbon", "Porto", "Priya", "Tomasz", "400", "Heron"))
+
+
+def test_a_source_too_large_to_read_whole_is_searched_for_the_questions_words(
+    tmp_path: Path, large: Path
+) -> None:
+    status, answer, _, _ = run(tmp_path / "a", "Which office does Team Osprey sit in?", large)
+    assert status == "complete" and answer.startswith("Porto.")
+    state = Workspace(tmp_path / "a").task("t").state()
+    assert [c.tool for c in state.iterations[0].tool_calls][:1] == ["find_lines"]
+    status, answer, stop, _ = run(tmp_path / "b", "Which office does Team Kestrel sit in?", large)
+    assert status == "incomplete" and str(stop).startswith(NOT_STATED)  # searched for, not read: exhausted
