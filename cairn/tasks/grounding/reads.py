@@ -45,6 +45,7 @@ class Read:
     text: str
     about: str = ""  # what the text answers (a tool call and its arguments): every line's heading
     line: int = 1  # the line of `source` the text starts on (a passage of a longer file)
+    located: bool = True  # False for a search hit: a chunk whose line in its file is not known
 
 
 FOUND_LINES = re.compile(r"^\[lines (?P<source>\S+?):(?P<line>\d+)(?: \| (?P<context>.*?))?\] (?P<text>.*)$")
@@ -65,7 +66,7 @@ def passages(output: str) -> list[Read]:
             found.append(Read(entry["source"], entry["text"], entry["context"] or "", int(entry["line"])))
         elif line.startswith(_SEARCH_HIT):
             head, _, text = line.partition("] ")
-            found.append(Read(head.removeprefix("[document_chunk ").strip(), text))
+            found.append(Read(head.removeprefix("[document_chunk ").strip(), text, located=False))
     return found
 
 
@@ -173,8 +174,14 @@ class ReadIndex:
     def units(self) -> UnitIndex:
         """The same reads as quotable units (sentences, rows, turns), for quote chains."""
         found: list[Unit] = []
-        for read in self.reads:
-            found += units_of(read.source, read.text, read.about, len(found), read.line)
+        located: set[tuple[str, str]] = set()
+        for read in sorted(self.reads, key=lambda read: not read.located):
+            units = units_of(read.source, read.text, read.about, len(found), read.line)
+            if read.located:
+                located |= {(unit.source, normal(unit.text)) for unit in units}
+            else:  # a search hit's line is the chunk's: quote the same words where their line is known
+                units = [unit for unit in units if (unit.source, normal(unit.text)) not in located]
+            found += units
         return UnitIndex(found)
 
     def __bool__(self) -> bool:

@@ -12,6 +12,7 @@ from cairn.tasks.grounding import Read, ReadIndex, check_answer, split_goal
 from cairn.tasks.grounding.asked import parse
 from cairn.tasks.grounding.lemmas import content_terms, forms
 from cairn.tasks.grounding.proof import occurs, prove
+from cairn.tasks.grounding.reads import found_line, passages
 from cairn.tasks.grounding.units import units_of
 from cairn.tasks.messages.schemas import DeliverInput, Excerpt
 from cairn.tasks.offline.answers import deliver
@@ -114,6 +115,17 @@ def test_two_values_for_one_question_prove_nothing() -> None:
     index = ReadIndex([Read("a.md", "Ana: I went to Lisbon in May.\n\nAna: I went to Porto in June.")]).units
     [check] = prove(["Where did Ana go?"], "Lisbon.", index)
     assert not check.answered and check.why.startswith("the lines read give several answers")
+
+
+def test_a_line_found_by_search_and_by_find_lines_is_quoted_at_its_line() -> None:
+    """A search hit is a chunk whose line in its file is unknown (a LoCoMo answer quoted `conv-41.md:1`
+    for a turn on line 154 that `find_lines` had also found)."""
+    said = "Maria: I met Jean at the shelter on Friday."
+    hit = passages(f"[document_chunk source:d/c.md] {said}")
+    found = passages(found_line("source:d/c.md", 154, "", said))
+    index = ReadIndex([*hit, *found]).units
+    [check] = prove(["Where did Maria meet Jean?"], "At the shelter.", index)
+    assert [(q.source, q.line) for q in check.quotes] == [("source:d/c.md", 154)], check
 
 
 def test_the_answer_is_never_one_of_the_questions_own_words() -> None:
