@@ -31,6 +31,28 @@ QUIET = {
 }
 
 
+# Prefect's watchers of the server (cancellation, suspension, events): when the server goes away
+# they warn with a traceback before Cairn's guard (`cairn.flows.cli.guard`) stops the run in one
+# line; their warning stays, one line.
+SERVER_WATCHERS = (
+    "prefect.FlowRunCancellingObserver",
+    "prefect.FlowRunSuspendingObserver",
+    "prefect.events.clients",
+    "prefect.events.worker",
+)
+
+
+def without_traceback(record: logging.LogRecord) -> bool:
+    """Keep the record, drop its traceback.
+
+    >>> record = logging.LogRecord("x", logging.WARNING, "", 0, "gone", None, (OSError, OSError(), None))
+    >>> without_traceback(record), record.exc_info
+    (True, None)
+    """
+    record.exc_info, record.exc_text = None, None
+    return True
+
+
 def prepare(workspace: Path) -> str:
     """Point Prefect at the workspace's result storage and at `cairn server`'s server when one is
     running (else ephemeral mode); returns where runs go, for the user."""
@@ -39,6 +61,8 @@ def prepare(workspace: Path) -> str:
         os.environ.setdefault(name, value)
     # The story of a run (task type, rules, failed model calls) at INFO, in the terminal and the UI.
     logging.getLogger("cairn").setLevel(logging.INFO)
+    for name in SERVER_WATCHERS:
+        logging.getLogger(name).addFilter(without_traceback)
     results = workspace / "results"
     results.mkdir(parents=True, exist_ok=True)
     os.environ["PREFECT_RESULTS_LOCAL_STORAGE_PATH"] = str(results)
