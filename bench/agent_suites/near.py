@@ -24,6 +24,7 @@ from source_lines import drop
 
 from agent_suites import house, locomo, novalue
 from agent_suites.common import SuiteTask
+from cairn.tasks.grounding.lemmas import content_terms, forms
 
 Files = dict[str, dict[str, str]]  # a source folder's name -> its files' paths -> their text
 
@@ -112,9 +113,23 @@ def locomo_cases(
                 yield _locomo_removed(name, question, sample, qa), sample, qa
 
 
+def _stating_turns(sample: dict[str, Any], question: str) -> frozenset[str]:
+    """The turns whose speaker and words hold every content word of the question, as lemmas."""
+    wanted = content_terms(question)
+    conv = sample["conversation"]
+    turns = [turn for key, session in conv.items() if re.fullmatch(r"session_\d+", key) for turn in session]
+    return frozenset(
+        str(turn["dia_id"]) for turn in turns if wanted <= forms(f"{turn['speaker']}: {turn['text']}")
+    )
+
+
 def _locomo_removed(name: str, question: str, sample: dict[str, Any], qa: dict[str, Any]) -> Case:
     # A few rows join two ids in one string ("D8:6; D9:17"): every id written is taken.
     evidence = frozenset(re.findall(r"D\d+:\d+", " ".join(map(str, qa.get("evidence", [])))))
+    # LoCoMo's evidence names one turn a fact stands in, not every one: a turn holding all the
+    # question's words states it as well ("Maria: ... I met this amazing woman, Jean" beside the
+    # evidence turn of "When did Maria meet Jean?"), and goes with it.
+    evidence |= _stating_turns(sample, question)
     full, reduced = locomo.transcript(sample), locomo.transcript(sample, without=evidence)
     if reduced == full:
         return Case(name, Skipped("removed", question, "no evidence turn in the conversation"))

@@ -266,3 +266,15 @@ def test_removed_takes_every_evidence_id_written_even_two_in_one_string() -> Non
     case = near._locomo_removed("t", qa["question"], sample, qa)
     reduced = case.files["c-x"]["c-x.md"]
     assert "quince" not in reduced and "repainted the boat" in reduced
+
+
+def test_removed_also_drops_a_turn_that_states_the_fact_outside_the_evidence() -> None:
+    """LoCoMo's evidence names one turn; "Odile: ... I planted it, the quince tree" states it too."""
+    sample = _conversation()
+    sample["conversation"]["session_1"].append(
+        {"speaker": "Odile", "dia_id": "D1:5", "text": "Yes, I planted it myself, the quince tree."}
+    )
+    qa = _qa("When did Odile plant the quince tree?", 2, ["D1:1"], answer="last Sunday")
+    reduced = near._locomo_removed("t", qa["question"], sample, qa).files["c-x"]["c-x.md"]
+    assert "planted" not in reduced
+    assert "The quince tree needs water every evening." in reduced  # no `plant`: it stays
