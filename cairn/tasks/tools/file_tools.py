@@ -112,7 +112,23 @@ def _refusal(path: str, content: str, before: str | None) -> str | None:
         return None
     if (error := syntax_error(content)) is not None:
         return f"{path} parses now and this content does not ({error}): the file is unchanged; write it whole"
+    defined = top_level_names(before)
+    if defined and not top_level_names(content):
+        # A reply that is no module at all (the 1.5B once answered `obj['bodies']['solution.py']`)
+        # parses too: it must not wipe the module out.
+        names = ", ".join(sorted(defined))
+        return f"{path} defines {names}; this content defines no function or class: the file is unchanged"
     return None
+
+
+def top_level_names(code: str) -> set[str]:
+    """The functions and classes a module defines at its top level.
+
+    >>> sorted(top_level_names("def f(): ...\\nclass C: ...\\nx = 1"))
+    ['C', 'f']
+    """
+    nodes = ast.parse(code).body
+    return {n.name for n in nodes if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)}
 
 
 def _note(path: str, content: str) -> str:

@@ -188,6 +188,9 @@ def test_the_planner_sees_a_long_value_as_a_reference_and_short_ones_whole() -> 
         ("def f(:\n", BROKEN, None),  # it did not parse before either: nothing working is lost
         (None, BROKEN, None),  # a new file: written, and the output says it does not parse
         (COUNTER, COUNTER.replace("dict(Counter(words))", "Counter(words)"), None),
+        # A reply that is no module (the 1.5B's `obj['bodies']['solution.py']`) parses too.
+        (COUNTER, "obj['bodies']['counter.py']\n", "counter.py defines word_count; this content defines no "),
+        (COUNTER, "def count(text):\n    return {}\n", None),  # a module still: written (tests judge it)
     ],
 )
 def test_write_file_refuses_a_marker_and_a_parsing_file_made_unparsable(
