@@ -19,7 +19,8 @@ from pathlib import Path
 import pytest
 
 from cairn.memory.log.workspace import Workspace
-from tests.conftest import BIN, CORPUS, QUESTION_FILE, cairn
+from tests.conftest import BIN, CORPUS, QUESTION_FILE, cairn, free_port, wait_healthy
+from tests.e2e.browser import history_events
 from tests.e2e.test_crash_loop import assert_no_server_left, servers_of
 from tests.model_server import ModelServer
 
@@ -112,3 +113,52 @@ def test_a_run_whose_temporary_server_dies_stops_within_10_s_and_resumes(tmp_pat
     assert json.loads(resumed.stdout)["complete"] is True
     assert Workspace(ws).task(task).history.verify().ok
     assert_no_server_left(env)
+
+
+def own_server(home: Path, port: int) -> subprocess.Popen[bytes]:
+    """A real `prefect server start` of the user's (not Cairn's), on a fixed port so it can come back."""
+    env = {**os.environ, "PREFECT_HOME": str(home), "PREFECT_UI_ENABLED": "false"}
+    env.pop("PREFECT_API_URL", None)
+    log = (home / "server.log").open("ab")
+    command = [str(BIN / "prefect"), "server", "start", "--host", "127.0.0.1", "--port", str(port)]
+    proc = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    wait_healthy(f"http://127.0.0.1:{port}/api")
+    return proc
+
+
+def test_a_run_whose_own_server_dies_stops_within_10_s_and_resumes_once_it_is_back(tmp_path: Path) -> None:
+    home, port = tmp_path / "prefect", free_port()
+    home.mkdir()
+    url = f"http://127.0.0.1:{port}/api"
+    ws, task = tmp_path / "ws", "own-server-gone"
+    base = {**os.environ, "PREFECT_API_URL": url, "CAIRN_HOME": str(tmp_path / "cairn")}
+    users = own_server(home, port)
+    try:
+        with ModelServer(stall_seconds=120) as server:
+            env = model_env(base, server)
+            proc = held_in_a_model_call(ws, task, env, server)
+            os.killpg(users.pid, signal.SIGKILL)  # the user's server, gone (out of memory, a reboot)
+            users.wait()
+            took, err = stopped(proc, time.monotonic())
+            assert proc.returncode == 75, err[-3000:]
+            assert took < STOP_WITHIN_S, f"the run went on {took:.1f} s without its server"
+            assert (
+                err.strip()
+                .splitlines()[-1]
+                .startswith(f"cairn: error: task {task} stopped: your Prefect server at {url} went away")
+            )
+            assert "Traceback" not in err
+
+            users = own_server(home, port)  # back, with the run it had recorded
+            server.mode = "ok"
+            resumed = cairn(["resume", task, "--workspace", str(ws), "--json"], env)
+        assert resumed.returncode == 0, resumed.stderr[-3000:]
+        assert json.loads(resumed.stdout)["complete"] is True
+        repo = Workspace(ws).task(task)
+        assert repo.history.verify().ok
+        history = ws / "tasks" / task / "history.jsonl"
+        calls = [e["call"]["call_id"] for e in history_events(history) if e["type"] == "tool_call"]
+        assert calls and len(calls) == len(set(calls))  # nothing done before the server died is done again
+    finally:
+        os.killpg(users.pid, signal.SIGTERM)
+        users.wait(timeout=30)
