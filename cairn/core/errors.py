@@ -32,11 +32,16 @@ cairn.core.errors.UsageError: --max-iterations must be at least 1, not -5
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 
 class CairnError(Exception):
-    """A failure with a one-line explanation (the message) and the exit code it deserves."""
+    """A failure with a one-line explanation (the message) and the exit code it deserves. `label`
+    heads the line (`cairn: error: ...`); an end that is no error (a task left incomplete, one
+    waiting for a review) has none: `cairn: task ... ended incomplete ...`."""
 
     exit_code = 1
+    label: ClassVar[str] = "error"
 
 
 class UsageError(CairnError, ValueError):

@@ -30,7 +30,7 @@ def test_an_incomplete_task_exits_8_from_run_and_resume_and_json_agrees(
     assert result["status"] == "incomplete" and result["exit_code"] == 8
     assert result["stop_reason"] == "iteration cap of 1 reached" and not result["complete"]
     last = run.stderr.strip().splitlines()[-1]
-    assert last.startswith(f"cairn: error: task {task} ended incomplete (iteration cap of 1 reached")
+    assert last.startswith(f"cairn: task {task} ended incomplete (iteration cap of 1 reached")
     assert f"cairn show {task} --workspace {ws}" in last and "Traceback" not in run.stderr
 
     # Nothing is left under the cap: the resume ends the same way, with the same code.

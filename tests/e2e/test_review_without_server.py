@@ -34,7 +34,7 @@ def test_without_a_server_a_review_point_stops_the_task_and_says_how_to_go_on(tm
     assert waiting["status"] == "awaiting_review" and waiting["iteration"] == 1
     assert waiting["url"] is None and "http" not in stopped.stdout  # no server that died with the run
     last = stopped.stderr.strip().splitlines()[-1]
-    assert last.startswith("cairn: error: task review-cli waits for your review of iteration 1")
+    assert last.startswith("cairn: task review-cli waits for your review of iteration 1")
     assert f'cairn feedback {task} "..." --workspace {ws}' in last and f"cairn resume {task}" in last
     assert "open this run in the Prefect UI" not in stopped.stderr
     assert Workspace(ws).task(task).state().stop_reason.startswith("awaiting_review")  # type: ignore[union-attr]

@@ -75,7 +75,7 @@ class CairnGroup(TyperGroup):
         except (typer.Exit, typer.Abort, typer.TyperException):
             raise  # Typer's own: help, usage errors, exit codes
         except CairnError as exc:
-            _die(str(exc), exc.exit_code)
+            _die(str(exc), exc.exit_code, label=exc.label)
         except KeyboardInterrupt:
             _die("interrupted", 130)
         except Exception as exc:
@@ -475,10 +475,10 @@ def main() -> None:
         close_all()
 
 
-def _die(message: str, code: int, exit_now: bool = False) -> NoReturn:
-
+def _die(message: str, code: int, exit_now: bool = False, label: str = "error") -> NoReturn:
     first = " ".join(message.split()) or "failed"
-    typer.echo(f"cairn: error: {printable(redact(first))}", err=True)
+    head = f"cairn: {label}: " if label else "cairn: "
+    typer.echo(f"{head}{printable(redact(first))}", err=True)
     if exit_now:
         sys.exit(code)
     raise typer.Exit(code)

@@ -25,6 +25,7 @@ class TaskIncomplete(CairnError):
     marked Unverified. Not 0: "done, answer unverified" is not "done"; not 1: nothing failed."""
 
     exit_code = 8
+    label = ""  # not an error: the task ran to an end its policy chose
 
 
 class TaskFailed(CairnError):
@@ -42,7 +43,8 @@ def ending(result: TaskResult, workspace: str) -> CairnError | None:
         more = f"cairn resume {task_id} --max-usd N or --max-tokens N"
         return BudgetExhausted(f"{reason}; raise it with: {more}")
     if result.status in ("incomplete", "stopped"):  # `stopped`: how tasks before 0.3 recorded it
-        unmet = f", {len(result.unmet)} checks unmet" if result.unmet else ""
+        count = len(result.unmet)
+        unmet = f", {count} check{'s' if count != 1 else ''} unmet" if count else ""
         return TaskIncomplete(
             f"task {task_id} ended incomplete ({reason}{unmet}): its best answer is kept, marked "
             f"Unverified; `cairn show {task_id} --workspace {workspace}` lists what is unmet"

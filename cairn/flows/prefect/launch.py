@@ -45,6 +45,7 @@ class ReviewPending(CairnError):
     `cairn resume`, continue it."""
 
     exit_code = 7
+    label = ""  # not an error: the task waits for a person
 
 
 def review_at_the_command_line(task_id: str, iteration: int, workspace: str) -> AwaitingReview:

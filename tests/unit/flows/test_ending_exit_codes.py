@@ -147,7 +147,7 @@ def test_an_incomplete_task_says_so_in_one_line_with_where_to_look() -> None:
     error = ending(result, "ws")
     assert isinstance(error, TaskIncomplete) and error.exit_code == 8
     assert str(error) == (
-        "task wc-1a2b ended incomplete (iteration cap of 6 reached, 1 checks unmet): its best answer is "
+        "task wc-1a2b ended incomplete (iteration cap of 6 reached, 1 check unmet): its best answer is "
         "kept, marked Unverified; `cairn show wc-1a2b --workspace ws` lists what is unmet"
     )
 
