@@ -17,6 +17,7 @@ from cairn.flows.steps.model_calls import ask
 from cairn.flows.steps.session import Session
 from cairn.memory.context.relevant import rules_block
 from cairn.memory.log.state import TaskState
+from cairn.tasks.code_imports import completions
 from cairn.tasks.goal_examples import EXAMPLES_WHY, TEST_FILE, examples_test
 from cairn.tasks.grounding.functions import named_files, named_functions
 from cairn.tasks.messages.prompts import BODY_ASKS
@@ -24,6 +25,7 @@ from cairn.tasks.messages.schemas import Candidate, Excerpt, WriteInput, WriteOu
 from cairn.tasks.task_grounding import FullOutput, full_output_reader
 
 TESTS_WHY = "The code changed since the tests last ran."
+IMPORTS_WHY = "Cairn adds the imports that names used and bound nowhere need, in"
 FILES_REQUIREMENT = "every file the goal names written"  # validators/coding_task.json
 
 
@@ -33,6 +35,8 @@ def coding_step(session: Session, executor: Executor, iteration: int, missing: l
     if state.task_type != "coding_task":
         return []
     names = session.toolset().names()
+    if "write_file" in names and (fixes := import_fixes(state, session.recorder.repo.artifacts)):
+        return fixes  # no model needed, and before a test run that would only show the NameError
     if "run_tests" in names and untested(state):
         return [
             Candidate(
@@ -89,6 +93,26 @@ def _full(session: Session, executor: Executor, iteration: int, payload: WriteIn
         key = CallKey(task_id=session.task_id, iteration=iteration, index=1 + phrasing, kind="write")
         drafts = _files(session, executor, key, again) or drafts
     return drafts
+
+
+def import_fixes(state: TaskState, artifacts: Path) -> list[Candidate]:
+    """The task's Python files with the imports they lack added, when certain
+    (`cairn.tasks.code_imports`); Cairn's own examples test aside."""
+    files = {
+        path: (artifacts / path).read_text(encoding="utf-8", errors="replace")
+        for path in sorted(state.files)
+        if path.endswith(".py") and (artifacts / path).is_file()
+    }
+    return [
+        Candidate(
+            tool="write_file",
+            params={"path": path, "content": fix.content},
+            rationale=f"{IMPORTS_WHY} {path}: {'; '.join(fix.added)}",
+            expected_evidence=["code_implementation"],
+        )
+        for path, fix in completions(files).items()
+        if path != TEST_FILE
+    ]
 
 
 def _write_input(session: Session, missing: list[str]) -> WriteInput:
