@@ -12,8 +12,11 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Iterable
 
 from cairn.memory.log.state import TaskState
+from cairn.tasks.code_imports import unbound_names
+from cairn.tasks.goal_examples import goal_examples
 from cairn.tasks.messages.file_reply import is_test
 from cairn.tasks.messages.schemas import Excerpt, WriteInput
 
@@ -118,6 +121,105 @@ def failures(run: str, limit: int = 3) -> str:
         return " ".join(said)
     errors = [line[1:].strip() for line in run.splitlines() if line.startswith("E ")]
     return " ".join(errors[: 2 * limit])
+
+
+def passing(goal: str, run: str, names: list[str]) -> list[str]:
+    """The functions the goal names whose examples all passed in a run that failed some others:
+    what a new draft of their module must not take away. Nothing when no example failed (the run
+    says nothing of which function is right) or an error failed them all.
+
+    >>> goal = ">>> f(1)\\n2\\n>>> g(1)\\n3\\n>>> h(f(1))\\n4"
+    >>> run = "Failed example:\\n    h(f(1))\\nExpected:\\n    4\\nGot:\\n    5\\n"
+    >>> passing(goal, run, ["f", "g", "h", "k"])
+    ['g']
+    """
+    bad = _called(_FAILED_EXAMPLE.findall(run))
+    if not bad:
+        return []
+    ran = _called(
+        line.removeprefix(">>>") for line in goal_examples(goal).splitlines() if line.startswith(">>>")
+    )
+    return [name for name in names if name in ran and name not in bad]
+
+
+def kept(current: str, draft: str, names: list[str]) -> str:
+    """The draft, with the top-level functions `names` as `current` defines them (put back in
+    their place, or after the rest when the draft dropped them), and any function of `current`
+    the draft dropped but still calls; the draft as it is when either does not parse.
+
+    >>> draft = "def f():\\n    return 2\\n\\ndef g():\\n    return 3\\n"
+    >>> print(kept("def f():\\n    return 1\\n", draft, ["f"]))
+    def f():
+        return 1
+    <BLANKLINE>
+    def g():
+        return 3
+    <BLANKLINE>
+    """
+    old, new = _top_level(current), _top_level(draft)
+    if old is None or new is None:
+        return draft
+    lines = draft.splitlines(keepends=True)
+    if lines and not lines[-1].endswith("\n"):
+        lines[-1] += "\n"
+    source = current.splitlines(keepends=True)
+    missing: list[str] = []
+    for name in names:
+        if name not in old:
+            continue
+        start, end = old[name]
+        text = "".join(source[start:end]).rstrip("\n") + "\n"
+        if name in new:
+            lines[new[name][0] : new[name][1]] = [text]
+            new = _shifted(new, new[name], 1)
+        else:
+            missing.append(text)
+    called = set(unbound_names("".join(lines) + "".join(missing)))  # helpers the draft dropped but calls
+    missing += [
+        "".join(source[a:b]).rstrip("\n") + "\n" for n, (a, b) in old.items() if n in called and n not in new
+    ]
+    tail = "".join(f"\n\n{text}" for text in missing)
+    return "".join(lines) + tail
+
+
+def _top_level(code: str) -> dict[str, tuple[int, int]] | None:
+    """Each top-level function's lines (from its first decorator, 0-based, end exclusive)."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return None
+    spans: dict[str, tuple[int, int]] = {}
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.end_lineno is not None:
+            first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+            spans.setdefault(node.name, (first - 1, node.end_lineno))
+    return spans
+
+
+def _shifted(
+    spans: dict[str, tuple[int, int]], replaced: tuple[int, int], length: int
+) -> dict[str, tuple[int, int]]:
+    """Spans after `replaced` became `length` lines."""
+    start, end = replaced
+    delta = length - (end - start)
+    return {name: (a + delta, b + delta) if a >= end else (a, b) for name, (a, b) in spans.items()}
+
+
+_FAILED_EXAMPLE = re.compile(r"^Failed example:\n\s+(.+)$", re.MULTILINE)
+
+
+def _called(sources: Iterable[str]) -> set[str]:
+    """The plain names called in these lines of code (those that do not parse say nothing)."""
+    found: set[str] = set()
+    for source in sources:
+        try:
+            tree = ast.parse(source.strip())
+        except SyntaxError:
+            continue
+        found |= {
+            n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+        }
+    return found
 
 
 def _unchanged(drafts: dict[str, str], current: list[Excerpt]) -> bool:

@@ -25,6 +25,7 @@ from cairn.tasks.messages.schemas import Candidate, Excerpt, WriteInput, WriteOu
 from cairn.tasks.task_grounding import FullOutput, full_output_reader
 
 TESTS_WHY = "The code changed since the tests last ran."
+KEPT_WHY = "Kept as they were, their examples passing:"
 IMPORTS_WHY = "Cairn adds the imports that names used and bound nowhere need, in"
 FILES_REQUIREMENT = "every file the goal names written"  # validators/coding_task.json
 
@@ -60,24 +61,38 @@ def _drafts(session: Session, executor: Executor, iteration: int, missing: list[
     state = session.state
     payload = _write_input(session, missing)
     names = named_functions(state.goal)
+    run = _failing_run(state, full_output_reader(session.recorder.repo.root), limit=None)
+    keep = redraw.passing(state.goal, run, names)  # a new draft must not take these away
     drawn = redraw.draws(state, iteration)
     plain_only = redraw.plain_only(payload, names, drawn)
     drafts = {} if plain_only else _full(session, executor, iteration, payload)
-    if plain := redraw.redraw_input(payload, drafts, names, drawn):
+    fixing = [name for name in names if name not in keep]
+    if plain := redraw.redraw_input(payload, drafts, fixing, drawn):
         key = CallKey(task_id=session.task_id, iteration=iteration, index=drawn, kind=redraw.KIND)
         redrawn = _files(session, executor, key, plain, f"redraw-{iteration}-{drawn}")
         if not redraw.stubs(redrawn, names):  # a body at last: it replaces what failed
             drafts = {**drafts, **redrawn}
+    artifacts = session.recorder.repo.artifacts
     return [
         Candidate(
             tool="write_file",
-            params={"path": path, "content": content},
-            rationale="The files the goal asks for, written when asked for alone.",
+            params={"path": path, "content": _keeping(artifacts / path, content, keep)},
+            rationale="The files the goal asks for, written when asked for alone."
+            + (f" {KEPT_WHY} {', '.join(keep)}." if keep and path.endswith(".py") else ""),
             expected_evidence=["file_creation", "code_implementation"],
         )
         for path, content in drafts.items()
         if path != TEST_FILE and (not payload.wanted or path in payload.wanted)
     ]
+
+
+def _keeping(path: Path, draft: str, keep: list[str]) -> str:
+    """The draft of a code file, with the functions whose examples pass as the file on disk has them
+    (a small model rewriting ten functions to fix one took away those that passed: 10 of 15
+    examples passing became 1)."""
+    if not keep or not path.is_file() or path.suffix != ".py":
+        return draft
+    return redraw.kept(path.read_text(encoding="utf-8", errors="replace"), draft, keep)
 
 
 def _full(session: Session, executor: Executor, iteration: int, payload: WriteInput) -> dict[str, str]:
@@ -222,12 +237,14 @@ def _current_code(state: TaskState, artifacts: Path, limit: int = 6000) -> list[
     return found
 
 
-def _failing_run(state: TaskState, reader: FullOutput, limit: int = 3000) -> str:
-    """The output of the last test run, when it failed: what the fix must answer."""
+def _failing_run(state: TaskState, reader: FullOutput, limit: int | None = 3000) -> str:
+    """The output of the last test run (its end, `limit` characters), when it failed: what the fix
+    must answer."""
     runs = [c for c in state.calls if c.tool == "run_tests"]
     if not runs or runs[-1].outcome == "success":
         return ""
-    return reader(runs[-1])[-limit:]
+    output = reader(runs[-1])
+    return output[-limit:] if limit is not None else output
 
 
 def with_tests(session: Session, batch: list[PlannedCall]) -> list[PlannedCall]:

@@ -2,13 +2,25 @@
 
 from __future__ import annotations
 
-from cairn.core import ModelCall
-from cairn.flows.steps.redraw import draws, failures, plain_only, redraw_input, stripped, stubs
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import litellm
+import pytest
+from litellm.llms.custom_llm import CustomLLM
+from litellm.types.utils import ModelResponse
+
+from cairn.core import ModelCall, RunConfig
+from cairn.flows.steps.redraw import draws, failures, kept, passing, plain_only, redraw_input, stripped, stubs
+from cairn.flows.steps.write import KEPT_WHY
 from cairn.memory.log.state import TaskState
+from cairn.memory.log.workspace import Workspace
 from cairn.tasks.messages.prompts import INSTRUCTIONS, parse_request, render, sampling
-from cairn.tasks.messages.schemas import Excerpt, WriteInput
+from cairn.tasks.messages.schemas import Excerpt, FileDraft, Plan, PlanInput, Schema, WriteInput, WriteOutput
 from cairn.tasks.offline import respond
 from tests.model_server import ModelServer
+from tests.unit.scripted import run_whole_task
 
 SIGNATURE = 'def make(s: str) -> str:\n    """Make s.\n    >>> make("ab")\n    \'aba\'\n    """\n'
 WRONG = SIGNATURE + "    return s + s[::-1]\n"
@@ -132,3 +144,109 @@ def test_a_draw_is_numbered_by_the_asks_of_earlier_iterations_so_a_resume_asks_t
     plan = ModelCall(key="t/3/0/plan", kind="plan", model="m", iteration=3)
     state = TaskState(model_calls=[asked(1, 0), plan, asked(3, 1)])
     assert [draws(state, i) for i in (1, 2, 3, 4)] == [0, 1, 1, 2]  # iteration 3 resumed: draw 1 again
+
+
+THREE = '''def double(x: int) -> int:
+    """Twice x.
+    >>> double(2)
+    4
+    """
+    return x + x
+
+
+def triple(x: int) -> int:
+    """Three times x.
+    >>> triple(2)
+    6
+    """
+    return 3 * x
+
+
+def square(x: int) -> int:
+    """x times x.
+    >>> square(3)
+    9
+    """
+    return {square}
+'''
+SQUARE_FAILED = "Failed example:\n    square(3)\nExpected:\n    9\nGot:\n    6\n"
+
+
+def test_the_functions_whose_examples_passed_are_those_no_failed_example_calls() -> None:
+    goal = "Write these in solution.py:\n\n" + THREE
+    names = ["double", "triple", "square"]
+    assert passing(goal, SQUARE_FAILED, names) == ["double", "triple"]
+    assert passing(goal, "1 failed: AssertionError", names) == []  # no example failed: nothing known
+    every = "".join(f"Failed example:\n    {n}(1)\nException raised:\n    NameError\n" for n in names)
+    assert passing(goal, every, names) == []  # an error that failed them all
+
+
+def test_a_draft_keeps_the_passing_functions_as_they_were_and_the_helpers_it_still_calls() -> None:
+    current = "def helper(x):\n    return x\n\n\n" + THREE.replace("{square}", "x * 2  # wrong")
+    draft = THREE.replace("return x + x", "return x + 3").replace("{square}", "helper(x) * x")
+    draft = draft.replace("    return 3 * x\n", "    return 3 * x  # the model's own words\n")
+    out = kept(current, draft, ["double", "triple"])
+    assert "return x + x" in out and "return x + 3" not in out  # double as it passed
+    assert "# the model's own words" not in out  # triple as it passed, in its place
+    assert "helper(x) * x" in out and out.count("def helper(") == 1  # the fix, and the helper it calls
+    namespace: dict[str, Any] = {}
+    exec(compile(out, "solution.py", "exec"), namespace)
+    assert [namespace[n](3) for n in ("double", "triple", "square")] == [6, 9, 9]
+    only_square = "def square(x: int) -> int:\n    return x * x\n"
+    out = kept(current, only_square, ["double", "triple"])  # a reply with the one function asked for
+    assert [d for d in ("def double", "def triple", "def square") if d in out] == [
+        "def double",
+        "def triple",
+        "def square",
+    ]
+    assert kept(current, "def double(:\n", ["double"]) == "def double(:\n"  # unparsable: as it is
+
+
+class Regressing(CustomLLM):
+    """Writes double and triple right and square wrong; asked again, fixes square and breaks double
+    (what the 1.5B did to a ten-function HumanEval module: 10 of 15 examples passing became 1)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.writes = 0
+
+    def completion(self, model: str, messages: list[Any], *args: Any, **kwargs: Any) -> ModelResponse:
+        kind, payload = parse_request(messages)
+        reply: Schema | None = None
+        if kind == "write":
+            self.writes += 1
+            first = self.writes == 1
+            code = THREE.replace("{square}", "x * 2" if first else "x * x")
+            code = code if first else code.replace("return x + x", "return x + 3")
+            reply = WriteOutput(files=[FileDraft(path="solution.py", content=code)])
+        elif isinstance(payload, PlanInput):
+            reply = Plan(candidates=[])
+        text = reply.model_dump_json() if reply is not None else respond(messages)
+        choice = {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}
+        return ModelResponse(
+            model=model, choices=[choice], usage={"prompt_tokens": 50, "completion_tokens": 5}
+        )
+
+
+@pytest.fixture
+def regressing() -> Iterator[Regressing]:
+    saved = list(litellm.custom_provider_map)
+    fake = Regressing()
+    litellm.custom_provider_map = [*saved, {"provider": "fn", "custom_handler": fake}]
+    yield fake
+    litellm.custom_provider_map = saved
+
+
+def test_a_rewrite_that_fixes_one_function_and_breaks_another_keeps_the_one_that_passed(
+    tmp_path: Path, regressing: Regressing
+) -> None:
+    goal = "Write these functions in solution.py:\n\n" + THREE.replace("    return {square}\n", "")
+    goal = goal.replace("    return x + x\n", "").replace("    return 3 * x\n", "")
+    config = RunConfig(workspace=str(tmp_path / "ws"), model="fn/m", max_iterations=8)
+    result = run_whole_task(config, "three", goal, task_type="coding_task")
+    assert result.status == "complete", (result.stop_reason, result.unmet)
+    assert regressing.writes >= 2  # the second draft was taken: square is fixed
+    solution = (tmp_path / "ws" / "tasks" / "three" / "artifacts" / "solution.py").read_text(encoding="utf-8")
+    assert "return x + x" in solution and "return x * x" in solution and "x + 3" not in solution
+    writes = [c for c in Workspace(tmp_path / "ws").task("three").state().calls if c.tool == "write_file"]
+    assert any(f"{KEPT_WHY} double, triple." in (c.tool_selection_rationale or "") for c in writes)
