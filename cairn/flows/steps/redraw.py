@@ -182,6 +182,11 @@ def kept(current: str, draft: str, names: list[str]) -> str:
     return "".join(lines) + tail
 
 
+def defined(code: str) -> set[str]:
+    """The top-level functions a module defines (none when it does not parse)."""
+    return set(_top_level(code) or {})
+
+
 def _top_level(code: str) -> dict[str, tuple[int, int]] | None:
     """Each top-level function's lines (from its first decorator, 0-based, end exclusive)."""
     try:

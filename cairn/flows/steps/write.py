@@ -76,7 +76,7 @@ def _drafts(session: Session, executor: Executor, iteration: int, missing: list[
     return [
         Candidate(
             tool="write_file",
-            params={"path": path, "content": _keeping(artifacts / path, content, keep)},
+            params={"path": path, "content": keeping(artifacts / path, content, keep, names)},
             rationale="The files the goal asks for, written when asked for alone."
             + (f" {KEPT_WHY} {', '.join(keep)}." if keep and path.endswith(".py") else ""),
             expected_evidence=["file_creation", "code_implementation"],
@@ -86,13 +86,19 @@ def _drafts(session: Session, executor: Executor, iteration: int, missing: list[
     ]
 
 
-def _keeping(path: Path, draft: str, keep: list[str]) -> str:
+def keeping(path: Path, draft: str, keep: list[str], names: list[str]) -> str:
     """The draft of a code file, with the functions whose examples pass as the file on disk has them
     (a small model rewriting ten functions to fix one took away those that passed: 10 of 15
-    examples passing became 1)."""
+    examples passing became 1), and those the goal names that it dropped. A draft that defines
+    none of the goal's functions is no draft of them (the 1.5B once answered
+    `obj['bodies']['solution.py']`): it is left as it is, for `write_file` to refuse."""
     if not keep or not path.is_file() or path.suffix != ".py":
         return draft
-    return redraw.kept(path.read_text(encoding="utf-8", errors="replace"), draft, keep)
+    drafted = redraw.defined(draft)
+    if not drafted & set(names):
+        return draft
+    dropped = [name for name in names if name not in drafted and name not in keep]
+    return redraw.kept(path.read_text(encoding="utf-8", errors="replace"), draft, [*keep, *dropped])
 
 
 def _full(session: Session, executor: Executor, iteration: int, payload: WriteInput) -> dict[str, str]:

@@ -12,8 +12,18 @@ from litellm.llms.custom_llm import CustomLLM
 from litellm.types.utils import ModelResponse
 
 from cairn.core import ModelCall, RunConfig
-from cairn.flows.steps.redraw import draws, failures, kept, passing, plain_only, redraw_input, stripped, stubs
-from cairn.flows.steps.write import KEPT_WHY
+from cairn.flows.steps.redraw import (
+    defined,
+    draws,
+    failures,
+    kept,
+    passing,
+    plain_only,
+    redraw_input,
+    stripped,
+    stubs,
+)
+from cairn.flows.steps.write import KEPT_WHY, keeping
 from cairn.memory.log.state import TaskState
 from cairn.memory.log.workspace import Workspace
 from cairn.tasks.messages.prompts import INSTRUCTIONS, parse_request, render, sampling
@@ -250,3 +260,14 @@ def test_a_rewrite_that_fixes_one_function_and_breaks_another_keeps_the_one_that
     assert "return x + x" in solution and "return x * x" in solution and "x + 3" not in solution
     writes = [c for c in Workspace(tmp_path / "ws").task("three").state().calls if c.tool == "write_file"]
     assert any(f"{KEPT_WHY} double, triple." in (c.tool_selection_rationale or "") for c in writes)
+
+
+def test_a_reply_that_is_no_draft_of_the_functions_is_left_for_write_file_to_refuse(tmp_path: Path) -> None:
+    solution = tmp_path / "solution.py"
+    solution.write_text(THREE.replace("{square}", "x * 2"), encoding="utf-8")
+    names, keep = ["double", "triple", "square"], ["double", "triple"]
+    junk = "obj['bodies']['solution.py']"  # what the 1.5B once answered a write with
+    assert keeping(solution, junk, keep, names) == junk
+    only_double = "def double(x: int) -> int:\n    return x + 3\n"
+    out = keeping(solution, only_double, keep, names)
+    assert defined(out) == {"double", "triple", "square"} and "x + 3" not in out  # square put back too
