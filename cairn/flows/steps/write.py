@@ -65,18 +65,22 @@ def _drafts(session: Session, executor: Executor, iteration: int, missing: list[
     keep = redraw.passing(state.goal, run, names)  # a new draft must not take these away
     drawn = redraw.draws(state, iteration)
     plain_only = redraw.plain_only(payload, names, drawn)
-    drafts = {} if plain_only else _full(session, executor, iteration, payload)
+    artifacts = session.recorder.repo.artifacts
+    full = {} if plain_only else _full(session, executor, iteration, payload)
+    # Kept before the redraw's test: a full draft that only rewrote (or stubbed) functions that
+    # pass is the code written back unchanged, and the failing ones are drawn again.
+    drafts = {path: keeping(artifacts / path, text, keep, names) for path, text in full.items()}
     fixing = [name for name in names if name not in keep]
     if plain := redraw.redraw_input(payload, drafts, fixing, drawn):
         key = CallKey(task_id=session.task_id, iteration=iteration, index=drawn, kind=redraw.KIND)
         redrawn = _files(session, executor, key, plain, f"redraw-{iteration}-{drawn}")
+        redrawn = {path: keeping(artifacts / path, text, keep, names) for path, text in redrawn.items()}
         if not redraw.stubs(redrawn, names):  # a body at last: it replaces what failed
-            drafts = {**drafts, **redrawn}
-    artifacts = session.recorder.repo.artifacts
+            drafts |= redrawn
     return [
         Candidate(
             tool="write_file",
-            params={"path": path, "content": keeping(artifacts / path, content, keep, names)},
+            params={"path": path, "content": content},
             rationale="The files the goal asks for, written when asked for alone."
             + (f" {KEPT_WHY} {', '.join(keep)}." if keep and path.endswith(".py") else ""),
             expected_evidence=["file_creation", "code_implementation"],

@@ -271,3 +271,54 @@ def test_a_reply_that_is_no_draft_of_the_functions_is_left_for_write_file_to_ref
     only_double = "def double(x: int) -> int:\n    return x + 3\n"
     out = keeping(solution, only_double, keep, names)
     assert defined(out) == {"double", "triple", "square"} and "x + 3" not in out  # square put back too
+
+
+class Stubborn(CustomLLM):
+    """At temperature 0 the full ask always gives the same module: `double` written back as a
+    stub, `square` still wrong (what the real K = 10 run got four iterations in a row); only a
+    plain ask, which asks for the failing body alone, gives a right `square`."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.plain = self.full = 0
+
+    def completion(self, model: str, messages: list[Any], *args: Any, **kwargs: Any) -> ModelResponse:
+        kind, payload = parse_request(messages)
+        reply: Schema | None = None
+        if kind == "write" and isinstance(payload, WriteInput) and payload.form == "plain":
+            self.plain += 1
+            fixed = "def square(x: int) -> int:\n    return x * x\n"
+            reply = WriteOutput(files=[FileDraft(path="solution.py", content=fixed)])
+        elif kind == "write":
+            self.full += 1
+            code = THREE.replace("{square}", "x * 2")
+            code = code if self.full == 1 else code.replace("    return x + x\n", "")  # double a stub
+            reply = WriteOutput(files=[FileDraft(path="solution.py", content=code)])
+        elif isinstance(payload, PlanInput):
+            reply = Plan(candidates=[])
+        text = reply.model_dump_json() if reply is not None else respond(messages)
+        choice = {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}
+        return ModelResponse(
+            model=model, choices=[choice], usage={"prompt_tokens": 50, "completion_tokens": 5}
+        )
+
+
+def test_a_full_draft_that_only_spoils_passing_functions_sends_the_failing_one_to_a_plain_ask(
+    tmp_path: Path,
+) -> None:
+    saved = list(litellm.custom_provider_map)
+    fake = Stubborn()
+    litellm.custom_provider_map = [*saved, {"provider": "fn", "custom_handler": fake}]
+    try:
+        goal = "Write these functions in solution.py:\n\n" + THREE.replace("    return {square}\n", "")
+        goal = goal.replace("    return x + x\n", "").replace("    return 3 * x\n", "")
+        config = RunConfig(workspace=str(tmp_path / "ws"), model="fn/m", max_iterations=8)
+        result = run_whole_task(config, "stubborn", goal, task_type="coding_task")
+    finally:
+        litellm.custom_provider_map = saved
+    assert result.status == "complete", (result.stop_reason, result.unmet)
+    assert fake.plain >= 1
+    solution = (tmp_path / "ws" / "tasks" / "stubborn" / "artifacts" / "solution.py").read_text(
+        encoding="utf-8"
+    )
+    assert "return x + x" in solution and "return x * x" in solution
