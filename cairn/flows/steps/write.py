@@ -3,7 +3,8 @@
 
 A small model that has read a spec proposes reading it again, re-asked or not (Qwen2.5-Coder-1.5B
 on `bench/agent_tasks/slugify`, five iterations); asked for the files alone, it writes them. This
-is to a coding task what `deliver` is to a question.
+is to a coding task what `deliver` is to a question. Imports the model forgot come first, from
+Cairn itself when certain (`cairn.tasks.code_imports`), before any test run or model call.
 """
 
 from __future__ import annotations
@@ -57,7 +58,8 @@ def _drafts(session: Session, executor: Executor, iteration: int, missing: list[
     asked again at once, in other words each time, while a function the goal names comes back
     without a body; then plainly (`cairn.flows.steps.redraw`) when that gave no new code. Once
     the plain ask was needed, a task whose code still fails (and that read no spec) goes to it
-    straight away."""
+    straight away. Functions whose examples passed are kept as they were in every draft
+    (`keeping`), so only the failing ones are asked for again."""
     state = session.state
     payload = _write_input(session, missing)
     names = named_functions(state.goal)
