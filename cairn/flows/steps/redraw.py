@@ -182,6 +182,24 @@ def kept(current: str, draft: str, names: list[str]) -> str:
     return "".join(lines) + tail
 
 
+def same_functions(code: str, other: str, names: list[str]) -> bool:
+    """Both define each of `names` alike at the top level (comments and spacing aside), or both lack it.
+
+    >>> same_functions("import re\\ndef f():  # old\\n    return 1\\n", "def f():\\n    return 1\\n", ["f"])
+    True
+    """
+    return all(_definition(code, name) == _definition(other, name) for name in names)
+
+
+def _definition(code: str, name: str) -> str | None:
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return None
+    found = [n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == name]
+    return ast.dump(found[0]) if found else None
+
+
 def defined(code: str) -> set[str]:
     """The top-level functions a module defines (none when it does not parse)."""
     return set(_top_level(code) or {})

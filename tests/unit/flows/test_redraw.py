@@ -275,8 +275,9 @@ def test_a_reply_that_is_no_draft_of_the_functions_is_left_for_write_file_to_ref
 
 class Stubborn(CustomLLM):
     """At temperature 0 the full ask always gives the same module: `double` written back as a
-    stub, `square` still wrong (what the real K = 10 run got four iterations in a row); only a
-    plain ask, which asks for the failing body alone, gives a right `square`."""
+    stub, `square` still wrong, an import Cairn added left out (what the real K = 10 run got four
+    iterations in a row); only a plain ask, which asks for the failing body alone, gives a right
+    `square`."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -291,7 +292,10 @@ class Stubborn(CustomLLM):
             reply = WriteOutput(files=[FileDraft(path="solution.py", content=fixed)])
         elif kind == "write":
             self.full += 1
-            code = THREE.replace("{square}", "x * 2")
+            # `Optional` never imported: Cairn adds it to the file, and no later draft has it.
+            code = THREE.replace("{square}", "x * 2").replace(
+                "square(x: int) -> int", "square(x: int) -> Optional[int]"
+            )
             code = code if self.full == 1 else code.replace("    return x + x\n", "")  # double a stub
             reply = WriteOutput(files=[FileDraft(path="solution.py", content=code)])
         elif isinstance(payload, PlanInput):
