@@ -9,6 +9,7 @@ executor whose tool outputs the test supplies.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,7 @@ from cairn.flows.loop.start import start_task
 from cairn.flows.steps.executor import InProcessExecutor, ToolResult, ToolRun
 from cairn.flows.steps.session import Session, open_session
 from cairn.tasks.messages.prompts import parse_request
-from cairn.tasks.messages.schemas import Candidate, DeliverInput, DeliverOutput, Plan, PlanInput
+from cairn.tasks.messages.schemas import Candidate, DeliverInput, DeliverOutput, Plan, PlanInput, Schema
 from cairn.tasks.model.llm import ModelClient
 from cairn.tasks.offline import respond
 from cairn.tasks.tools.base import ToolContext, ToolOutput
@@ -77,6 +78,24 @@ def register(model: ScriptedModel) -> Callable[[], None]:
         litellm.custom_provider_map = before
 
     return undo
+
+
+def answer_with(model: str, reply: Schema | None, messages: list[Any]) -> ModelResponse:
+    """A chat completion holding `reply` as JSON, or what `cairn/offline` answers when None."""
+    text = reply.model_dump_json() if reply is not None else respond(messages)
+    choice = {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}
+    return ModelResponse(model=model, choices=[choice], usage={"prompt_tokens": 50, "completion_tokens": 5})
+
+
+@contextmanager
+def provided(handler: CustomLLM, provider: str = "fn") -> Iterator[None]:
+    """`handler` answers the model strings `{provider}/...` while the block runs."""
+    saved = list(litellm.custom_provider_map)
+    litellm.custom_provider_map = [*saved, {"provider": provider, "custom_handler": handler}]
+    try:
+        yield
+    finally:
+        litellm.custom_provider_map = saved
 
 
 class ScriptedTools(InProcessExecutor):

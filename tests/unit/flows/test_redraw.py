@@ -6,7 +6,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import litellm
 import pytest
 from litellm.llms.custom_llm import CustomLLM
 from litellm.types.utils import ModelResponse
@@ -30,7 +29,7 @@ from cairn.tasks.messages.prompts import INSTRUCTIONS, parse_request, render, sa
 from cairn.tasks.messages.schemas import Excerpt, FileDraft, Plan, PlanInput, Schema, WriteInput, WriteOutput
 from cairn.tasks.offline import respond
 from tests.model_server import ModelServer
-from tests.unit.scripted import run_whole_task
+from tests.unit.scripted import answer_with, provided, run_whole_task
 
 SIGNATURE = 'def make(s: str) -> str:\n    """Make s.\n    >>> make("ab")\n    \'aba\'\n    """\n'
 WRONG = SIGNATURE + "    return s + s[::-1]\n"
@@ -231,20 +230,14 @@ class Regressing(CustomLLM):
             reply = WriteOutput(files=[FileDraft(path="solution.py", content=code)])
         elif isinstance(payload, PlanInput):
             reply = Plan(candidates=[])
-        text = reply.model_dump_json() if reply is not None else respond(messages)
-        choice = {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}
-        return ModelResponse(
-            model=model, choices=[choice], usage={"prompt_tokens": 50, "completion_tokens": 5}
-        )
+        return answer_with(model, reply, messages)
 
 
 @pytest.fixture
 def regressing() -> Iterator[Regressing]:
-    saved = list(litellm.custom_provider_map)
     fake = Regressing()
-    litellm.custom_provider_map = [*saved, {"provider": "fn", "custom_handler": fake}]
-    yield fake
-    litellm.custom_provider_map = saved
+    with provided(fake):
+        yield fake
 
 
 def test_a_rewrite_that_fixes_one_function_and_breaks_another_keeps_the_one_that_passed(
@@ -300,26 +293,18 @@ class Stubborn(CustomLLM):
             reply = WriteOutput(files=[FileDraft(path="solution.py", content=code)])
         elif isinstance(payload, PlanInput):
             reply = Plan(candidates=[])
-        text = reply.model_dump_json() if reply is not None else respond(messages)
-        choice = {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}
-        return ModelResponse(
-            model=model, choices=[choice], usage={"prompt_tokens": 50, "completion_tokens": 5}
-        )
+        return answer_with(model, reply, messages)
 
 
 def test_a_full_draft_that_only_spoils_passing_functions_sends_the_failing_one_to_a_plain_ask(
     tmp_path: Path,
 ) -> None:
-    saved = list(litellm.custom_provider_map)
     fake = Stubborn()
-    litellm.custom_provider_map = [*saved, {"provider": "fn", "custom_handler": fake}]
-    try:
+    with provided(fake):
         goal = "Write these functions in solution.py:\n\n" + THREE.replace("    return {square}\n", "")
         goal = goal.replace("    return x + x\n", "").replace("    return 3 * x\n", "")
         config = RunConfig(workspace=str(tmp_path / "ws"), model="fn/m", max_iterations=8)
         result = run_whole_task(config, "stubborn", goal, task_type="coding_task")
-    finally:
-        litellm.custom_provider_map = saved
     assert result.status == "complete", (result.stop_reason, result.unmet)
     assert fake.plain >= 1
     solution = (tmp_path / "ws" / "tasks" / "stubborn" / "artifacts" / "solution.py").read_text(

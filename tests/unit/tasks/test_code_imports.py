@@ -10,7 +10,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import litellm
 import pytest
 from litellm.llms.custom_llm import CustomLLM
 from litellm.types.utils import ModelResponse
@@ -21,8 +20,7 @@ from cairn.memory.log.workspace import Workspace
 from cairn.tasks.code_imports import completions, import_for, unbound_names, with_imports
 from cairn.tasks.messages.prompts import parse_request
 from cairn.tasks.messages.schemas import FileDraft, Plan, PlanInput, Schema, WriteOutput
-from cairn.tasks.offline import respond
-from tests.unit.scripted import run_whole_task
+from tests.unit.scripted import answer_with, provided, run_whole_task
 
 # What the local model wrote for counter.py (its docstring shortened): no `import re`.
 COUNTER = '''# counter.py
@@ -141,20 +139,14 @@ class ForgetfulModel(CustomLLM):
             )
         elif isinstance(payload, PlanInput):
             reply = Plan(candidates=[])
-        text = reply.model_dump_json() if reply is not None else respond(messages)
-        choice = {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}
-        return ModelResponse(
-            model=model, choices=[choice], usage={"prompt_tokens": 50, "completion_tokens": 5}
-        )
+        return answer_with(model, reply, messages)
 
 
 @pytest.fixture
 def forgetful() -> Iterator[ForgetfulModel]:
-    saved = list(litellm.custom_provider_map)
     fake = ForgetfulModel()
-    litellm.custom_provider_map = [*saved, {"provider": "fn", "custom_handler": fake}]
-    yield fake
-    litellm.custom_provider_map = saved
+    with provided(fake):
+        yield fake
 
 
 def test_a_coding_task_whose_model_forgets_its_imports_completes(
