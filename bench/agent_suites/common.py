@@ -2,9 +2,9 @@
 one model call.
 
 A suite task is a goal with sources (or a workspace) and a grader that no one here wrote: the
-house tasks' declared facts and checks, HumanEval's hidden tests, LoCoMo's token F1. Each task runs
-twice with the same model and reply budget: Cairn (`run_task`, the whole loop) and a plain
-baseline (one prompt, no loop).
+house tasks' declared facts and checks, HumanEval's hidden tests, LoCoMo's and SQuAD's token F1.
+Each task runs twice with the same model and reply budget: Cairn (`run_task`, the whole loop) and
+a plain baseline (one prompt, no loop).
 """
 
 from __future__ import annotations
@@ -19,6 +19,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 Side = Literal["cairn", "baseline"]
+# What an answer to a question states (the squad suites read it): a proven value, a value Cairn
+# could not prove, that the files do not say, or nothing at all.
+Stated = Literal["proven", "unverified", "not_stated", "none"]
 # The sentence every question's baseline prompt ends with: the plain ask may say the files do
 # not state it (a near miss, an unanswerable task), as Cairn's own answer may.
 SAY_SO = "If the files do not state it, say so."
@@ -32,6 +35,8 @@ class Grade(BaseModel):
     correct: bool
     score: float | None = None
     why: str = "ok"
+    stated: Stated | None = None  # what the answer states, where the grader reads it (squad)
+    value: str = ""  # the value it gives, as the grader read it
 
 
 class SuiteTask(BaseModel):
@@ -49,6 +54,9 @@ class SuiteTask(BaseModel):
     prompt: Callable[[], str] = Field(default=lambda: "")
     grade: Callable[[str, Path], Grade]
     baseline_files: Callable[[str, Path], None] | None = None  # writes a coding reply's files
+    # The baseline's grader, where its plain reply reads differently from Cairn's deliverable.
+    grade_baseline: Callable[[str, Path], Grade] | None = None
+    group: str | None = None  # what the task belongs to (squad: its article's title)
 
     @cached_property
     def baseline_prompt(self) -> str:
@@ -71,6 +79,8 @@ class Outcome(BaseModel):
     seconds: float = 0.0
     stop_reason: str | None = None
     kind: str | None = None  # the task's kind, when its suite gives one
+    stated: Stated | None = None  # what the answer states (question suites that read it: squad)
+    value: str = ""  # the value it gives
 
     @property
     def false_complete(self) -> bool:

@@ -1,6 +1,7 @@
 """How one side did over many tasks: complete, correct, false complete, and how far "complete"
 can be trusted (`precision_of_complete`, the share of complete answers that are correct, with its
-95% Wilson score lower bound), overall and per kind of task."""
+95% Wilson score lower bound), overall and per kind of task. Where the grader read what each
+answer states (the squad suites), also what was said: `answers`."""
 
 from __future__ import annotations
 
@@ -49,6 +50,40 @@ def counts(outcomes: Sequence[Outcome]) -> dict[str, Any]:
         "precision_of_complete": round(trusted / complete, 3) if complete else None,
         "precision_lower_95": None if lower is None else round(lower, 3),
         "correct_share": round(sum(o.correct for o in outcomes) / len(outcomes), 3) if outcomes else None,
+    } | answers(outcomes)
+
+
+def answers(outcomes: Sequence[Outcome]) -> dict[str, Any]:
+    """Over the outcomes whose answer the grader read (`stated` given; none: no keys): complete and
+    right, right but unverified (not complete, given as unverified), a false "not stated" (an
+    answerable question said to be unanswered), and their shares of the answerable questions.
+
+    >>> runs = [Outcome(task="a", side="cairn", complete=False, correct=False, kind="answerable",
+    ...                 stated="not_stated"),
+    ...         Outcome(task="b", side="cairn", complete=False, correct=True, kind="answerable",
+    ...                 stated="unverified", value="Rollo")]
+    >>> found = answers(runs)
+    >>> found["false_not_stated"], found["right_unverified"], found["right_share_answerable"]
+    (1, 1, 0.5)
+    """
+    read = [o for o in outcomes if o.stated is not None]
+    if not read:
+        return {}
+    answerable = [o for o in read if o.kind == "answerable"]
+    right = [o for o in read if o.complete and o.correct]
+    false_not_stated = [o for o in answerable if o.stated == "not_stated"]
+
+    def share(n: int) -> float | None:
+        return round(n / len(answerable), 3) if answerable else None
+
+    return {
+        "complete_and_right": len(right),
+        "false_not_stated": len(false_not_stated),
+        "right_unverified": sum(o.correct and not o.complete and o.stated == "unverified" for o in read),
+        "answerable": len(answerable),
+        "complete_and_right_share": share(sum(o.complete and o.correct for o in answerable)),
+        "right_share_answerable": share(sum(o.correct for o in answerable)),
+        "false_not_stated_share": share(len(false_not_stated)),
     }
 
 
