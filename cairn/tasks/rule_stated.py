@@ -16,16 +16,11 @@ from __future__ import annotations
 
 import re
 
-from cairn.tasks.offline.text import terms, word_set
+from cairn.tasks.grounding.lexicon import RULE_PHRASING, RULE_WORDS
+from cairn.tasks.offline.text import terms
 
 SUPPORT = 0.6  # share of the rule's content words that must occur in the message
-RULE_WORDS = word_set(
-    "never always must mustn't should shouldn't don't do not avoid prefer only keep make sure remember "
-    "instead rather please stop ensure forbid forbidden required require"
-)
 _PHRASES = re.compile(r"\b(?:from now on|going forward|in (?:the )?future|as a rule|every time)\b", re.I)
-# Words any rule is phrased with; the rule's substance is the rest.
-_PHRASING = word_set("never always must avoid prefer only do not don't use rule instead rather ensure")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 _WORD = re.compile(r"[a-z']+")
 
@@ -48,7 +43,7 @@ def states_a_rule(message: str) -> bool:
 
 def supported(rule: str, message: str) -> bool:
     """Most of the rule's content words (stemmed, rule phrasing aside) occur in the message."""
-    words = set(terms(rule)) - set(terms(" ".join(_PHRASING)))
+    words = set(terms(rule)) - set(terms(" ".join(sorted(RULE_PHRASING))))
     if not words:
         return False
     return len(words & set(terms(message))) >= SUPPORT * len(words)

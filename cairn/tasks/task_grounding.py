@@ -26,6 +26,7 @@ from cairn.tasks.grounding.answer_text import terms
 from cairn.tasks.grounding.asked import parse
 from cairn.tasks.grounding.functions import check_files, check_functions, named_files, named_functions
 from cairn.tasks.grounding.lemmas import content_terms
+from cairn.tasks.grounding.lexicon import QUESTION_FRAME
 from cairn.tasks.grounding.parts import is_question
 from cairn.tasks.grounding.reads import Read, passages
 from cairn.tasks.tools.builtins import BUILTIN_NAMES
@@ -35,7 +36,7 @@ FullOutput = Callable[[ToolCall], str]  # a call's whole output (its record keep
 _SOURCE_TOOLS = frozenset({"read_file", "list_directory", "summarize_directory"})
 _SKIP = frozenset({"__pycache__", "node_modules"})
 _SHOWN = re.compile(r"\((?P<shown>\d+) of (?P<all>\d+) matching lines\)\s*$")
-_FRAME_TERMS = terms("who whom whose what which when where why how many much is are was were does did")
+_FRAME_TERMS = terms(" ".join(sorted(QUESTION_FRAME)))
 
 
 def full_output_reader(task_root: Path) -> FullOutput:

@@ -32,16 +32,12 @@ from __future__ import annotations
 import re
 
 from cairn.tasks.coverage.goal import CoverageGoal
-from cairn.tasks.grounding.lemmas import FRAME, Token, lemma, tokens
+from cairn.tasks.grounding.lemmas import Token, lemma, tokens
+from cairn.tasks.grounding.lexicon import FRAME, ITEM_DETERMINERS, QUANTIFIERS
 from cairn.tasks.grounding.units import Unit
 
 MAX_NAME_WORDS = 4
-_DETERMINERS = frozenset(["the", "a", "an", "its", "our", "their", "this", "that"])
-_STOP = (
-    FRAME
-    | _DETERMINERS
-    | frozenset(["each", "every", "all", "any", "some", "no", "other", "another", "per", "which"])
-)
+_STOP = FRAME | ITEM_DETERMINERS | QUANTIFIERS
 _SEGMENT = re.compile(r";\s*")
 _NAME = r"(?P<x>[A-Za-z0-9][\w-]*(?: [A-Za-z0-9][\w-]*){0,3}?)"
 _WHO_FIELD = re.compile(r"^(?:the\s+)?\w+\s+(?:that|which|who)\s+(?P<verb>\w+)\s+(?:it|them)$", re.I)
@@ -119,7 +115,7 @@ def _in_prose(text: str, kind: str) -> list[str]:
         j = n - 1
         while j >= 0 and n - j <= MAX_NAME_WORDS and _spaced(text, words, j) and words[j].lower not in _STOP:
             j -= 1
-        opens = j < 0 or (words[j].lower in _DETERMINERS and _spaced(text, words, j))
+        opens = j < 0 or (words[j].lower in ITEM_DETERMINERS and _spaced(text, words, j))
         if j < n - 1 and opens:
             names.append(text[words[j + 1].start : words[n - 1].end])
     return names

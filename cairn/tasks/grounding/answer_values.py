@@ -24,113 +24,13 @@ from typing import Literal
 
 from cairn.tasks.grounding import figures
 from cairn.tasks.grounding.asked import Asked
-from cairn.tasks.grounding.lemmas import FRAME, Token, content_terms, forms, tokens
+from cairn.tasks.grounding.lemmas import Token, content_terms, forms, tokens
+from cairn.tasks.grounding.lexicon import FRAME, PHRASE_LEADS, PHRASE_STOPS
 from cairn.tasks.grounding.names import names
 from cairn.tasks.grounding.units import Unit
 
 ValueKind = Literal["name", "figure", "date", "phrase"]
 PHRASE_WORDS = 5  # the longest phrase taken as an answer
-_PREPOSITIONS = frozenset(
-    [
-        "of",
-        "for",
-        "to",
-        "in",
-        "on",
-        "at",
-        "with",
-        "from",
-        "about",
-        "into",
-        "by",
-        "after",
-        "before",
-        "during",
-        "over",
-        "under",
-        "since",
-        "until",
-        "without",
-        "within",
-        "through",
-        "across",
-        "around",
-        "near",
-        "than",
-        "as",
-        "like",
-        "because",
-        "while",
-        "when",
-        "where",
-    ]
-)
-_STOPS = _PREPOSITIONS | frozenset(
-    [
-        "and",
-        "or",
-        "but",
-        "so",
-        "that",
-        "which",
-        "who",
-        "whom",
-        "whose",
-        "yesterday",
-        "today",
-        "tomorrow",
-        "tonight",
-        "last",
-        "next",
-        "ago",
-        "this",
-        "these",
-        "those",
-        "it",
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "lately",
-        "recently",
-        "now",
-        "again",
-        "already",
-        "soon",
-        "still",
-        "yet",
-        "ever",
-        "never",
-        "often",
-        "always",
-        "sometimes",
-        "just",
-        "really",
-        "too",
-    ]
-)
-_LEADING = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "my",
-        "your",
-        "his",
-        "her",
-        "our",
-        "their",
-        "its",
-        "some",
-        "this",
-        "that",
-        "these",
-        "those",
-        "about",
-    ]
-)
 _CLAUSE_END = re.compile(r"[.;!?—–()\[\]]|,\s|:\s|\s-\s")
 _SEGMENT = re.compile(r";\s*")
 _COLUMN_UNIT = re.compile(r"(?:\(([^()\d]{1,12})\)|\s([a-z%]{1,5}))\s*$")  # `budget (ms)`, `budget ms`
@@ -332,9 +232,9 @@ def _phrase(text: str, asked: Asked) -> Value | None:
     taken: list[Token] = []
     for t in words[at + 1 :]:
         between = text[(taken[-1].end if taken else words[at].end) : t.start]
-        if _CLAUSE_END.search(between) or t.lower in _STOPS or len(taken) == PHRASE_WORDS:
+        if _CLAUSE_END.search(between) or t.lower in PHRASE_STOPS or len(taken) == PHRASE_WORDS:
             break
-        if not taken and t.lower in _LEADING:
+        if not taken and t.lower in PHRASE_LEADS:
             continue
         taken.append(t)
     while taken and taken[-1].lower in FRAME:

@@ -23,78 +23,24 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
-from cairn.tasks.grounding.figures import MONTHS, UNITS
-from cairn.tasks.grounding.lemmas import FRAME, Token, lemma, term, tokens
+from cairn.tasks.grounding.figures import UNITS
+from cairn.tasks.grounding.lemmas import Token, lemma, term, tokens
+from cairn.tasks.grounding.lexicon import (
+    AUXILIARIES,
+    BE_FORMS,
+    COUNT_NOUNS,
+    DATE_NOUNS,
+    FRAME,
+    HOW_MEASURES,
+    NOT_NAMES_IN_QUESTIONS,
+    PREPOSITIONS,
+    RELATIVE_PRONOUNS,
+    THIRD_PERSON_PRONOUNS,
+)
 
 AnswerKind = Literal["name", "which", "place", "date", "figure", "what", "yesno", "reason"]
 
-_WH = frozenset(["who", "whom", "whose", "what", "which", "when", "where", "why", "how"])
-_AUX = frozenset(
-    [
-        "is",
-        "are",
-        "was",
-        "were",
-        "does",
-        "do",
-        "did",
-        "can",
-        "could",
-        "will",
-        "would",
-        "should",
-        "has",
-        "have",
-        "had",
-        "shall",
-        "may",
-        "might",
-        "must",
-    ]
-)
-_DATE_NOUNS = frozenset(["date", "day", "month", "year", "time"])
-_COUNT_NOUNS = frozenset(["percentage", "number", "amount", "count", "share", "proportion"])
-_HOW_MUCH = frozenset(
-    ["many", "much", "long", "far", "old", "big", "large", "often", "fast", "tall", "high", "wide", "heavy"]
-)
-_RELATIVE = frozenset(["that", "which", "who", "whose", "whom", "where"])
 _OF = frozenset(["of"])
-_BE = frozenset(["is", "are", "was", "were"])
-_PREPOSITIONS = frozenset(
-    [
-        "of",
-        "for",
-        "to",
-        "in",
-        "on",
-        "at",
-        "with",
-        "from",
-        "about",
-        "into",
-        "by",
-        "after",
-        "before",
-        "during",
-        "over",
-        "under",
-        "since",
-        "until",
-        "without",
-        "within",
-        "through",
-        "across",
-        "around",
-        "near",
-        "than",
-        "as",
-        "like",
-    ]
-)
-POINTERS = frozenset(["it", "its", "they", "their", "them", "he", "his", "him", "she", "her"])
-_NOT_NAMES = frozenset(MONTHS) | frozenset(
-    ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "i"]
-)
 _UNIT_ASKED = re.compile(r"\bhow (long|many|much)\b(?:\s+(\w+))?", re.I)
 
 
@@ -143,7 +89,7 @@ def parse(part: str) -> Asked:
     names = {
         t.lower
         for n, t in enumerate(toks)
-        if n and t.capitalised and _content(t) and t.lower not in _NOT_NAMES
+        if n and t.capitalised and _content(t) and t.lower not in NOT_NAMES_IN_QUESTIONS
     }
     subject = set(names) | _subject_terms(toks, head_at)
     head = _head(toks, kind, head_at, names)
@@ -155,8 +101,8 @@ def parse(part: str) -> Asked:
         subject=frozenset(subject - ({head} if head else set())),
         head=head,
         unit=_unit(part, words) if kind == "figure" else None,
-        pointer=not names and any(w in POINTERS for w in words[1:]),
-        copula=len(words) > 1 and words[1] in _BE,
+        pointer=not names and any(w in THIRD_PERSON_PRONOUNS for w in words[1:]),
+        copula=len(words) > 1 and words[1] in BE_FORMS,
     )
 
 
@@ -188,7 +134,7 @@ def _kind(words: list[str]) -> tuple[AnswerKind, int]:
     """The kind of answer, and where the words the answer is about begin."""
     first = words[0] if words else ""
     second = words[1] if len(words) > 1 else ""
-    if first in ("who", "whom", "whose") and second in _BE:
+    if first in ("who", "whom", "whose") and second in BE_FORMS:
         return "reason", 1  # `who is Anthony?` asks what he is to someone: no name answers it
     if first in ("who", "whom", "whose"):
         return "name", 1
@@ -196,20 +142,20 @@ def _kind(words: list[str]) -> tuple[AnswerKind, int]:
         return "date", 1
     if first == "where":
         return "place", 1
-    if first == "how" and second in _HOW_MUCH:
+    if first == "how" and second in HOW_MEASURES:
         return "figure", 2
     if first in ("what", "which") and second == "time":
         return "figure", 2  # a time of day
-    if first in ("what", "which") and second in _DATE_NOUNS:
+    if first in ("what", "which") and second in DATE_NOUNS:
         return "date", 2
-    if first in ("what", "which") and second in _COUNT_NOUNS:
+    if first in ("what", "which") and second in COUNT_NOUNS:
         return "figure", 2
     if first in ("what", "which") and second and second not in FRAME:
         plural = lemma(second) != second
         return ("reason" if plural else "which"), 1  # `which cities`: one line's name is not all
-    if first in _AUX:
+    if first in AUXILIARIES:
         return "yesno", 1
-    if first == "why" or (first == "how" and second in _AUX) or words[-1:] == ["for"]:
+    if first == "why" or (first == "how" and second in AUXILIARIES) or words[-1:] == ["for"]:
         return "reason", 1  # a reason or a manner: no line's words can be checked to give it
     return "what", 1
 
@@ -219,12 +165,12 @@ def _head(toks: list[Token], kind: AnswerKind, start: int, names: set[str]) -> s
     is the p95 budget of ...`: budget (the last word before the first preposition)."""
     if kind == "which":
         return toks[1].lemma
-    words = [t for t in toks[start:] if t.lower not in POINTERS]
-    if kind == "name" or not words or words[0].lower not in _AUX:
+    words = [t for t in toks[start:] if t.lower not in THIRD_PERSON_PRONOUNS]
+    if kind == "name" or not words or words[0].lower not in AUXILIARIES:
         return next((t.lemma for t in words if _content(t) and t.lower not in names), None)
     last = None
     for t in words[1:]:
-        if t.lower in _PREPOSITIONS and last is not None:
+        if t.lower in PREPOSITIONS and last is not None:
             break
         if _content(t) and t.lower not in names:
             last = t.lemma
@@ -239,9 +185,9 @@ def _subject_terms(toks: list[Token], start: int) -> set[str]:
         if n < start:
             continue
         follows_word = n > start and toks[n - 1].lower not in FRAME
-        if t.lower in _OF or (t.lower in _RELATIVE and follows_word):
+        if t.lower in _OF or (t.lower in RELATIVE_PRONOUNS and follows_word):
             tail = True
-            if t.lower in _RELATIVE:
+            if t.lower in RELATIVE_PRONOUNS:
                 found.add(toks[n - 1].lemma)  # `the team that ...`: the team is what is described
             continue
         if tail and _content(t):
@@ -249,4 +195,4 @@ def _subject_terms(toks: list[Token], start: int) -> set[str]:
     return found
 
 
-__all__ = ["POINTERS", "AnswerKind", "Asked", "parse", "wanted_unit"]
+__all__ = ["AnswerKind", "Asked", "parse", "wanted_unit"]

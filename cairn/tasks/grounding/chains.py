@@ -26,7 +26,8 @@ from dataclasses import dataclass
 
 from cairn.tasks.grounding.answer_values import Value, value_in
 from cairn.tasks.grounding.asked import Asked
-from cairn.tasks.grounding.lemmas import FRAME, content_terms, tokens
+from cairn.tasks.grounding.lemmas import content_terms, tokens
+from cairn.tasks.grounding.lexicon import FRAME
 from cairn.tasks.grounding.units import Unit
 
 RARE = 3  # a word in at most this many paragraphs can link two lines

@@ -18,6 +18,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from cairn.tasks.grounding.lexicon import MONTH_SPELLINGS, SCALE_WORDS
+
 # Canonical unit for each way of writing it; a unit not listed here is no unit (`42 apples`).
 _UNIT_WORDS: dict[str, tuple[str, ...]] = {
     "%": ("%", "percent", "per cent", "pct"),
@@ -43,12 +45,12 @@ _UNIT_WORDS: dict[str, tuple[str, ...]] = {
     "rps": ("rps", "requests per second", "req/s"),
 }
 UNITS = {word: unit for unit, words in _UNIT_WORDS.items() for word in words}
-_SCALES = {"thousand": 1e3, "k": 1e3, "million": 1e6, "billion": 1e9, "bn": 1e9}
+_SCALES = SCALE_WORDS | {"bn": 1e9, "k": 1e3}  # and their short forms (`8.4k`, `2 bn`)
 _UNIT_ALT = "|".join(re.escape(w) for w in sorted(UNITS, key=len, reverse=True))
 # A number not glued to a word or another number (`p95`, `v1.2`, `D3:12` are names, not figures).
 _NUMBER = r"(?<![\w.,:/-])(?P<number>\d{1,3}(?:(?:,|\u202f|\u2009)\d{3})+(?!\d)|\d+)(?P<decimals>\.\d+)?"
 _FIGURE = re.compile(
-    r"(?P<currency>[$€])?" + _NUMBER + r"(?:\s?(?P<scale>thousand|million|billion|bn|k)\b)?"
+    r"(?P<currency>[$€])?" + _NUMBER + rf"(?:\s?(?P<scale>{'|'.join(_SCALES)})\b)?"
     rf"(?:\s?(?P<unit>{_UNIT_ALT})(?![\w³]))?",
     re.IGNORECASE,
 )
@@ -59,19 +61,10 @@ _CLOCK = re.compile(
     r"(?:\s?(?P<half>[ap])\.?m\b\.?)?",
     re.IGNORECASE,
 )
-MONTHS = {
-    name: n
-    for n, names in enumerate(
-        (
-            ("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",),
-            ("june", "jun"), ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"),
-            ("october", "oct"), ("november", "nov"), ("december", "dec"),
-        ),
-        start=1,
-    )
-    for name in names
-}  # fmt: skip
-_MONTH = "|".join(sorted(MONTHS, key=len, reverse=True))
+_MONTH_NUMBERS = {
+    spelling: n for n, spellings in enumerate(MONTH_SPELLINGS, start=1) for spelling in spellings
+}
+_MONTH = "|".join(sorted(_MONTH_NUMBERS, key=len, reverse=True))
 _DAY = r"(?P<{}>[0-3]?\d)(?:st|nd|rd|th)?"
 _DATE = re.compile(
     "|".join(
@@ -134,7 +127,7 @@ def _date(match: re.Match[str]) -> Date | None:
     if g["iso"]:
         year, month, day = int(g["iy"]), int(g["im"]), int(g["id"])
     else:
-        month = MONTHS[(g["m1"] or g["m2"] or g["m3"]).lower()]
+        month = _MONTH_NUMBERS[(g["m1"] or g["m2"] or g["m3"]).lower()]
         day_text, year_text = g["d1"] or g["d2"], g["y1"] or g["y2"] or g["y3"]
         day, year = (int(day_text) if day_text else None), (int(year_text) if year_text else None)
     if not 1 <= month <= 12 or (day is not None and not 1 <= day <= 31):

@@ -22,19 +22,9 @@ from functools import lru_cache
 
 import simplemma
 
-from cairn.memory.embed.words import FUNCTION_WORDS
+from cairn.tasks.grounding.lexicon import FRAME
 
 WORD = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)?")
-# Words that frame a question rather than say what it is about: its wh-word and auxiliaries,
-# politeness, and the nouns that only ask for a category ("what kind of ...").
-_FRAME_TEXT = (
-    "please tell me us would could should shall may might must will can do does did is are was were "
-    "be been being has have had kind type sort many much after before during between since until "
-    "while within without among across against along around behind below beside besides beyond "
-    "despite except inside near off onto outside past per through throughout toward towards under "
-    "upon via"
-)
-FRAME = FUNCTION_WORDS | frozenset(_FRAME_TEXT.split())
 _POSSESSIVE = re.compile(r"['’](?:s|S)$")
 
 
@@ -92,4 +82,4 @@ def forms(text: str) -> set[str]:
     return found
 
 
-__all__ = ["FRAME", "Token", "content_terms", "forms", "lemma", "term", "tokens"]
+__all__ = ["Token", "content_terms", "forms", "lemma", "term", "tokens"]

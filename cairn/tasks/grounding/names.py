@@ -16,25 +16,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from cairn.memory.embed.words import FUNCTION_WORDS
-from cairn.tasks.grounding.figures import MONTHS
+from cairn.tasks.grounding.lexicon import NOT_NAMES, SENTENCE_OPENERS
 
-# Words that open English sentences, capitalised only because they come first.
-_OPENER_TEXT = (
-    "according after again also although always another answer anyway around because before "
-    "based both briefly but by consequently currently despite during each either finally first "
-    "following further furthermore generally given hence however i in instead it its last later "
-    "like likely many meanwhile moreover most much neither nevertheless next no none note notes "
-    "now often once only other otherwise overall per perhaps please possibly question rather "
-    "regarding second since so sources still such summary thanks then thereby therefore third "
-    "though thus today together unfortunately unless until upon usually we well what whatever "
-    "when whenever where whereas whether while yes yet you one two three four five six seven "
-    "eight nine ten several source file files answer result results report conclusion total "
-    "goal task half all both each every some few"
-)
-_OPENERS = FUNCTION_WORDS | frozenset(_OPENER_TEXT.split())
-_WEEKDAYS = frozenset(["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"])
-_NOT_NAMES = _WEEKDAYS | frozenset(MONTHS) | {"i", "i'm", "i've", "i'd", "i'll"}
 _WORD = re.compile(r"[A-Za-z][\w'’&-]*")
 _QUOTE = re.compile(r'"([^"\n]{2,120})"|“([^”\n]{2,120})”|`([^`\n]{2,120})`')
 # Where a word opens a sentence or a clause: the start, or after a full stop, a colon or a dash
@@ -66,9 +49,9 @@ def names(sentence: str) -> list[Name]:
             found += _name(sentence, run)
             run = []
         opens = _OPENS.search(sentence[: match.start()]) is not None
-        joins = _capitalised(word) and not (opens and word.lower() in _OPENERS)
+        joins = _capitalised(word) and not (opens and word.lower() in SENTENCE_OPENERS)
         lowered = word.lower()
-        dated = lowered in _NOT_NAMES or lowered.removesuffix("s") in _NOT_NAMES  # `Mondays`
+        dated = lowered in NOT_NAMES or lowered.removesuffix("s") in NOT_NAMES  # `Mondays`
         if joins and not dated and not _glued_to_path(sentence, match):
             run.append(match)
             continue

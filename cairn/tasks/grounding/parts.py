@@ -21,22 +21,11 @@ from collections.abc import Sequence
 
 from cairn.core import Claim, PartCheck
 from cairn.tasks.grounding.answer_text import sentences, terms
+from cairn.tasks.grounding.lexicon import ASKING_WORDS, INSTRUCTION_VERBS, RESTATING_LABELS
 from cairn.tasks.grounding.reads import ReadIndex
 
-_AUX = "is are was were does do did can could will would should has have had shall may might must"
-_WH = "who whom whose what which when where why how"
-_ASKS = frozenset(f"{_AUX} {_WH}".split())
-_INSTRUCT_TEXT = (
-    "list name give find summarise summarize write explain describe compare compute calculate "
-    "count tell state report identify show create make build implement add fix answer provide "
-    "determine estimate check say outline extract collect gather draft prepare rank sort translate "
-    "convert produce generate update refactor test document review analyse analyze evaluate "
-    "assess recommend suggest propose plan design define"
-)
-_INSTRUCTS = frozenset(_INSTRUCT_TEXT.split())  # a sentence opening with one of these asks for it
-_JOIN = re.compile(rf",?\s+(?:and|but|also|then)\s+(?=(?:{'|'.join(_ASKS)})\b)", re.I)
-_LABELS = frozenset(("question", "goal", "task", "answer"))  # `Question: ...` restates; it answers nothing
-_LABEL_TERMS = frozenset(t for w in _LABELS for t in terms(w))
+_JOIN = re.compile(rf",?\s+(?:and|but|also|then)\s+(?=(?:{'|'.join(sorted(ASKING_WORDS))})\b)", re.I)
+_LABEL_TERMS = frozenset(t for w in RESTATING_LABELS for t in terms(w))  # `Question: ...` answers nothing
 
 
 def split_goal(goal: str) -> list[str]:
@@ -48,7 +37,7 @@ def split_goal(goal: str) -> list[str]:
 
 def _asks(piece: str) -> bool:
     first = (re.findall(r"[A-Za-z']+", piece)[:1] or [""])[0].lower()
-    return piece.rstrip().endswith("?") or first in _ASKS or first in _INSTRUCTS
+    return piece.rstrip().endswith("?") or first in ASKING_WORDS or first in INSTRUCTION_VERBS
 
 
 def is_question(part: str) -> bool:
@@ -58,7 +47,7 @@ def is_question(part: str) -> bool:
     (True, False)
     """
     first = (re.findall(r"[A-Za-z']+", part)[:1] or [""])[0].lower()
-    return part.rstrip().endswith("?") or first in _ASKS
+    return part.rstrip().endswith("?") or first in ASKING_WORDS
 
 
 def check_instructions(

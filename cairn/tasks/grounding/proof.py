@@ -36,7 +36,8 @@ from cairn.tasks.grounding.answer_values import Value, states
 from cairn.tasks.grounding.asked import Asked, parse
 from cairn.tasks.grounding.chains import Chain, UnitIndex
 from cairn.tasks.grounding.formats import as_markdown
-from cairn.tasks.grounding.lemmas import FRAME, content_terms, term, tokens
+from cairn.tasks.grounding.lemmas import content_terms, term, tokens
+from cairn.tasks.grounding.lexicon import FRAME
 from cairn.tasks.grounding.reads import Read
 from cairn.tasks.grounding.units import Unit
 

@@ -19,17 +19,19 @@ import re
 from datetime import date, timedelta
 
 from cairn.tasks.grounding import figures
+from cairn.tasks.grounding.lexicon import NUMBER_WORDS, WEEKDAY_ABBREVIATIONS
 
-_COUNT = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
-_WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
-_WEEKDAY = r"(?P<wd>mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?"
+# How many `a`, `an` or a number word up to six counts (`two weeks ago`).
+_COUNT = {"a": 1, "an": 1} | {word: n for n, word in enumerate(NUMBER_WORDS[:6], start=1)}
+# Days away from the day a line is dated by.
+_SHIFT = {"yesterday": -1, "last night": -1, "today": 0, "tonight": 0, "tomorrow": 1}
+_WEEKDAY = rf"(?P<wd>{'|'.join(WEEKDAY_ABBREVIATIONS)})[a-z]*\.?"
 _RELATIVE = re.compile(
-    r"\b(?:(?P<before>the day before yesterday)|(?P<shift>yesterday|last night|today|tonight|tomorrow)"
+    rf"\b(?:(?P<before>the day before yesterday)|(?P<shift>{'|'.join(_SHIFT)})"
     rf"|last (?P<unit>week|weekend|month|year)|(?P<this>this|next) (?P<tunit>month|year)|last {_WEEKDAY}"
-    r"|(?P<n>\d+|a|an|one|two|three|four|five|six) (?P<ago>day|week|month|year)s? ago)\b(?! \()",
+    rf"|(?P<n>\d+|{'|'.join(_COUNT)}) (?P<ago>day|week|month|year)s? ago)\b(?! \()",
     re.I,
 )
-_SHIFT = {"yesterday": -1, "last night": -1, "today": 0, "tonight": 0, "tomorrow": 1}
 
 
 def resolved(line: str, anchor: date | None = None) -> str:
@@ -104,7 +106,7 @@ def _meant(match: re.Match[str], at: date) -> str | None:
         step = 1 if g["this"].lower() == "next" else 0
         return _month(at, step) if g["tunit"].lower() == "month" else str(at.year + step)
     if g["wd"]:
-        back = (at.weekday() - _WEEKDAYS.index(g["wd"].lower())) % 7 or 7
+        back = (at.weekday() - WEEKDAY_ABBREVIATIONS.index(g["wd"].lower())) % 7 or 7
         weekday = (at - timedelta(days=back)).strftime("%A")
         return f"the {weekday} before {_spelled(at)}, {_spelled(at - timedelta(days=back))}"
     count = int(g["n"]) if g["n"].isdigit() else _COUNT[g["n"].lower()]

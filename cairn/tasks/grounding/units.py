@@ -23,9 +23,15 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 
-from cairn.tasks.grounding.figures import MONTHS
 from cairn.tasks.grounding.formats import as_markdown
-from cairn.tasks.grounding.lemmas import FRAME, forms, tokens
+from cairn.tasks.grounding.lemmas import forms, tokens
+from cairn.tasks.grounding.lexicon import (
+    FRAME,
+    INTERJECTIONS,
+    NOT_NAMES_IN_UNITS,
+    POINTING_DETERMINERS,
+    THIRD_PERSON_PRONOUNS,
+)
 from cairn.tasks.grounding.names import names
 from cairn.tasks.grounding.relative_dates import heading_date, resolved
 
@@ -36,17 +42,10 @@ _EMPHASIS = re.compile(r"(\*\*|__|`)(.+?)\1")
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'“(\[A-Z0-9])")
 _TABLE_DIVIDER = re.compile(r"\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?")
 _FULL_DATE = re.compile(r"\b\d{1,2} \w+,? \d{4}\b|\b\w+ \d{1,2},? \d{4}\b|\b\d{4}-\d{2}-\d{2}\b")
-# Words that open a sentence by pointing at the one before it; a demonstrative (`This necklace`)
-# points back only when the sentence before speaks of the same thing, or stands alone (`This is`).
-_POINTERS = frozenset(["it", "its", "they", "their", "them", "he", "his", "him", "she", "her"])
-_DEMONSTRATIVES = frozenset(["the", "this", "that", "these", "those", "such"])
 # A name set off at a sentence's edge is who it is said to, not what it is about: `Thanks, Melanie!`
 _VOCATIVE = re.compile(
-    r"^(?i:hey|hi|hello|thanks|thank you|oh|wow|yes|yeah|well|sorry|congrats|congratulations|dear)"
+    rf"^(?i:{'|'.join(INTERJECTIONS)})"
     r"[,!]?\s+(?P<a>[A-Z][\w'-]+)\s*[,!.]|,\s*(?P<b>[A-Z][\w'-]+)\s*[.!?]*$"
-)
-_NOT_NAMES = frozenset(MONTHS) | frozenset(
-    ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "i", "i'm"]
 )
 
 
@@ -243,7 +242,9 @@ def _unit(
     source: str, line: int, text: str, said: str, context: str, paragraph: int, back: bool, section: str
 ) -> Unit:
     addressed = _addressed(said)
-    own = frozenset(w for name in names(said) for w in name.words if w not in FRAME | _NOT_NAMES | addressed)
+    own = frozenset(
+        w for name in names(said) for w in name.words if w not in FRAME | NOT_NAMES_IN_UNITS | addressed
+    )
     return Unit(
         source=source,
         line=line,
@@ -291,9 +292,9 @@ def _points_back(sentence: str, before: str) -> bool:
     words = tokens(_LABEL.sub("", sentence))
     if not words:
         return False
-    if words[0].lower in _POINTERS:
+    if words[0].lower in THIRD_PERSON_PRONOUNS:
         return True
-    if words[0].lower not in _DEMONSTRATIVES or len(words) < 2:
+    if words[0].lower not in POINTING_DETERMINERS or len(words) < 2:
         return False
     return words[1].lemma in forms(before) or (words[0].lower != "the" and words[1].lower in FRAME)
 
@@ -303,7 +304,7 @@ def _name_runs(text: str) -> list[str]:
     runs: list[list[str]] = []
     last_end = -1
     for n, t in enumerate(tokens(text)):
-        if n == 0 or not t.capitalised or t.lower in _NOT_NAMES | FRAME:
+        if n == 0 or not t.capitalised or t.lower in NOT_NAMES_IN_UNITS | FRAME:
             last_end = -1
             continue
         if runs and last_end >= 0 and not text[last_end : t.start].strip():

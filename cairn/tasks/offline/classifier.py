@@ -17,18 +17,8 @@ from __future__ import annotations
 
 import re
 
+from cairn.tasks.grounding.lexicon import CODE_WORDS, QUESTION_OPENERS, RESEARCH_VERBS, RESEARCH_WORDS
 from cairn.tasks.messages.schemas import DetectTaskTypeOutput, ExtractConstraintOutput
-from cairn.tasks.offline.text import word_set
-
-CODE_WORDS = word_set(
-    "implement implementation function functions bug bugs fix test tests unittest pytest refactor "
-    "script python code class module compile debug api cli library package program endpoint"
-)
-RESEARCH_VERBS = word_set("research compare summarize summarise investigate analyse analyze analysis survey")
-RESEARCH_WORDS = RESEARCH_VERBS | word_set("report review sources literature comparison overview")
-QUESTION_STARTS = word_set(
-    "what who whom whose when where which why how is are was were does do did can could"
-)
 
 _WORD = re.compile(r"[a-z0-9']+")
 
@@ -41,7 +31,7 @@ def task_type_by_words(goal: str) -> DetectTaskTypeOutput:
         return DetectTaskTypeOutput(task_type="coding_task", rationale=f"code words: {', '.join(hits)}")
     if hits := sorted(found & RESEARCH_VERBS):
         return DetectTaskTypeOutput(task_type="research_task", rationale=f"research verbs: {', '.join(hits)}")
-    if words and words[0] in QUESTION_STARTS and (goal.strip().endswith("?") or len(words) <= 20):
+    if words and words[0] in QUESTION_OPENERS and (goal.strip().endswith("?") or len(words) <= 20):
         return DetectTaskTypeOutput(task_type="simple_question", rationale="a short factual question")
     if hits := sorted(found & RESEARCH_WORDS):
         return DetectTaskTypeOutput(task_type="research_task", rationale=f"research words: {', '.join(hits)}")

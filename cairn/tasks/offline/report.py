@@ -13,6 +13,7 @@ import math
 import re
 
 from cairn.tasks.grounding import split_goal
+from cairn.tasks.grounding.lexicon import SCALE_WORDS
 from cairn.tasks.messages.schemas import Note, PlanInput
 from cairn.tasks.offline import text
 
@@ -140,12 +141,11 @@ def _score(sentence: str, weights: dict[str, float], query: str) -> float:
 # --- one derived figure: "how many days does a stock last at a daily rate" ----------------------
 
 _AMOUNT = re.compile(
-    r"(\d[\d,]*(?:\.\d+)?)\s*(million|thousand|billion)?\s*"
+    rf"(\d[\d,]*(?:\.\d+)?)\s*({'|'.join(SCALE_WORDS)})?\s*"
     r"(cubic met(?:re|er)s|m3|m³|litres|liters|gallons|megalit(?:re|er)s|tonnes|kwh)",
     re.IGNORECASE,
 )
 _RATE = re.compile(r"\b(?:daily|per day|a day|each day|/day|every day)\b", re.IGNORECASE)
-_SCALE = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
 
 
 def derived(goal: str, chosen: list[tuple[float, str, str]]) -> list[str]:
@@ -172,7 +172,7 @@ def derived(goal: str, chosen: list[tuple[float, str, str]]) -> list[str]:
 def _amounts(sentence: str) -> list[tuple[float, str]]:
     found = []
     for number, scale, unit in _AMOUNT.findall(sentence):
-        value = float(number.replace(",", "")) * _SCALE.get(scale.lower(), 1.0)
+        value = float(number.replace(",", "")) * SCALE_WORDS.get(scale.lower(), 1.0)
         found.append((value, _unit(unit)))
     return found
 

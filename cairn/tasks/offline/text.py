@@ -21,20 +21,10 @@ import numpy as np
 
 from cairn.core import Relevance
 from cairn.memory.embed.embeddings import HashingEmbedder, Vectors, tokens
-
-
-def word_set(words: str) -> frozenset[str]:
-    """A set of words written as one space-separated string (easier to read and edit)."""
-    return frozenset(words.split())
-
+from cairn.tasks.grounding.lexicon import GOAL_FILLER, MONTH_ABBREVIATIONS, NUMBER_WORDS
 
 HIGH = 0.40
 MEDIUM = 0.18
-# Words of a question's frame that no source needs to contain for the answer to be complete.
-FILLER = word_set(
-    "many much long current currently total number amount give tell find please answer question "
-    "write report summary summarize summarise explain describe list show file files based"
-)
 _EMBEDDER = HashingEmbedder(256)
 _SPLIT = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[A-Z0-9])")
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
@@ -52,7 +42,7 @@ def terms(text: str) -> list[str]:
 
 def goal_terms(goal: str) -> frozenset[str]:
     """The goal's content words, stemmed, without the question's frame words."""
-    wanted = frozenset(terms(goal)) - {t for w in FILLER for t in terms(w)}
+    wanted = frozenset(terms(goal)) - {t for w in GOAL_FILLER for t in terms(w)}
     return wanted or frozenset(terms(goal))
 
 
@@ -129,7 +119,7 @@ def key_sentences(text: str, count: int) -> list[str]:
 
 
 _MONTH = re.compile(
-    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|\b(?:one|two|three|four|five)\b", re.I
+    rf"\b(?:{'|'.join(MONTH_ABBREVIATIONS)})[a-z]*\b|\b(?:{'|'.join(NUMBER_WORDS[:5])})\b", re.I
 )
 
 
