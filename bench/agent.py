@@ -52,11 +52,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from agent_suites import house, humaneval, locomo, near, squad  # noqa: E402
+from agent_suites import house, humaneval, locomo, long, near, squad  # noqa: E402
 from agent_suites.common import Outcome, SuiteTask, ask_plainly  # noqa: E402
 from agent_suites.tally import totals, trust  # noqa: E402
 
-SUITES = ("house", "humaneval", "locomo", "near-house", "near-locomo", "squad", "squad-removed")
+SUITES = ("house", "humaneval", "locomo", "near-house", "near-locomo", "squad", "squad-removed", "long")
 SQUAD = ("squad", "squad-removed")
 # Each suite's default cap: a near miss gets its original's.
 ITERATIONS = {
@@ -67,6 +67,7 @@ ITERATIONS = {
     "near-locomo": 4,
     "squad": 4,
     "squad-removed": 4,
+    "long": 40,  # a ledger reads its sources batch by batch
 }
 
 
@@ -80,6 +81,8 @@ def load(args: argparse.Namespace, root: Path) -> list[SuiteTask]:
         return near.load_house(args.limit, args.offset, root, args.seed, near.kinds(args.kinds))
     if args.suite in SQUAD:
         return load_squad(args, root)
+    if args.suite == "long":
+        return long.load(args.n, args.seed, root)[args.offset :][: args.limit]
     data = args.data or locomo.DEV
     if not data.is_file():
         raise SystemExit(f"bench/agent.py: no LoCoMo data at {data} (--data FILE)")
@@ -129,7 +132,10 @@ def run_cairn(task: SuiteTask, args: argparse.Namespace, root: Path) -> Outcome:
         if report and Path(report).is_file()
         else ""
     )
+    state = Workspace(workspace).task(task.name).state()
     grade = task.grade(text, Workspace(workspace).task(task.name).artifacts)
+    if args.suite == "long":  # a ledger is judged with how the task ended and what it read
+        grade = long.judged(grade, result.complete, state.coverage)
     return Outcome(
         task=task.name,
         side="cairn",
@@ -352,7 +358,8 @@ def arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--data", type=Path, help="locomo, squad*: another file in the dataset's format")
     parser.add_argument("--categories", default="1,2,3,4", help="locomo: comma list of categories 1-5")
     parser.add_argument("--kinds", default="attribute,subject,removed", help="near-*: which near misses")
-    parser.add_argument("--seed", type=int, default=0, help="near-*, squad*: the generator's seed")
+    parser.add_argument("--seed", type=int, default=0, help="near-*, squad*, long: the generator's seed")
+    parser.add_argument("--n", type=int, default=250, help="long: items per corpus")
     parser.add_argument(
         "--fast", action="store_true", help="squad*, cairn/offline: Cairn's answer and check, no run"
     )

@@ -37,6 +37,7 @@ class Grade(BaseModel):
     why: str = "ok"
     stated: Stated | None = None  # what the answer states, where the grader reads it (squad)
     value: str = ""  # the value it gives, as the grader read it
+    scored: Any = None  # the grader's own scoring, where the suite weighs it again (long: a ledger's Score)
 
 
 class SuiteTask(BaseModel):

@@ -30,6 +30,7 @@ from long_suites.paraphrased import goals, write_paraphrased
 from long_suites.paraphrases import KINDS
 
 from agent_suites.common import Grade, SuiteTask
+from cairn.core import Coverage
 
 KINDS_DEFAULT = ("service", "dataset")
 RIGHT_RECALL = 0.9  # a complete ledger must hold at least this share of the truth, proven right
@@ -83,7 +84,7 @@ def ledger_grade(text: str, truth: list[Truth], fields: Fields) -> Grade:
     """
     scored = grade.score(parse_ledger(text, fields), truth, fields)
     correct = scored.wrong == 0 and scored.false_not_given == 0
-    return Grade(correct=correct, score=scored.recall, why=summary(scored))
+    return Grade(correct=correct, score=scored.recall, why=summary(scored), scored=scored)
 
 
 def summary(scored: Score) -> str:
@@ -99,6 +100,18 @@ def summary(scored: Score) -> str:
         f"({scored.unverified_right} right); false not given {scored.false_not_given}; "
         f"missing {scored.missing}; recall {scored.recall:.2f}"
     )
+
+
+def judged(grade: Grade, complete: bool, coverage: Coverage | None) -> Grade:
+    """A ledger's grade with how its task ended: right only when `long_verdict` says right or an
+    honest incomplete (a complete ledger missing rows, or one with a false cell, is wrong)."""
+    score = grade.scored
+    if not isinstance(score, Score):
+        return grade
+    read, sources = (coverage.read, coverage.sources) if coverage is not None else (0, 0)
+    verdict = long_verdict(complete, score, read, sources)
+    ok = verdict in ("right", "honest_incomplete")
+    return grade.model_copy(update={"correct": ok, "why": f"{verdict}: {grade.why}"})
 
 
 def long_verdict(complete: bool, score: Score, sources_read: int, sources: int) -> LongVerdict:

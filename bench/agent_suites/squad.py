@@ -349,13 +349,19 @@ def said_plainly(reply: str) -> Said:
 
 
 def answer_offline(question: str, folder: Path) -> tuple[str, bool]:
-    """Cairn's deliverable for a question over a folder, and whether it is complete, from the
-    offline model's answer and Cairn's check of it (no Prefect, no run): complete when every part
-    is answered and every claim supported. The verifier's entry point will replace this body."""
-    from cairn.tasks.grounding import Read, ReadIndex, check_answer
+    """Cairn's deliverable for a question over a folder, and whether it is complete, through the
+    functions `cairn run` decides with, without a run: the offline model's answer, the verifier's
+    check of it (with the weights `CAIRN_VERIFIER` names, as a run's settings would), the answer
+    composed as the deliver step composes it, checked again. Complete when every part is proven
+    and every claim supported."""
+    from cairn.flows.steps.deliver import proven_answer
+    from cairn.tasks.grounding import Read, ReadIndex
     from cairn.tasks.messages.schemas import DeliverInput, Excerpt
     from cairn.tasks.offline.answers import deliver
+    from cairn.tasks.verify import check_answer
+    from cairn.tasks.verify.model import use_verifier
 
+    use_verifier(os.environ.get(VERIFIER))
     excerpts = [
         Excerpt(source=f"source:{folder.name}/{path.name}", text=path.read_text(encoding="utf-8"))
         for path in sorted(folder.glob("*.md"))
@@ -366,8 +372,11 @@ def answer_offline(question: str, folder: Path) -> tuple[str, bool]:
     answer = deliver(inp).answer
     reads = ReadIndex([Read(e.source, e.text) for e in excerpts])
     found = check_answer(answer, [question], reads, question, exhausted=True)
+    composed = proven_answer(answer, [question], found.parts)
+    if composed is not None:
+        answer, found = composed, check_answer(composed, [question], reads, question, exhausted=True)
     complete = all(p.answered for p in found.parts) and all(c.supported for c in found.claims)
-    return f"{question} {answer}", complete
+    return answer if composed is not None else f"{question} {answer}", complete
 
 
 def slug(title: str) -> str:

@@ -74,7 +74,17 @@ from cairn.core.tool_calls import (
 )
 from cairn.core.tool_config import McpServerConfig, PythonToolConfig, ToolsConfig
 from cairn.core.usage import CallCost, ModelCall, ModelProbe
-from cairn.core.verdict import Claim, ClaimKind, ClaimStatus, FunctionCheck, PartCheck, QuotedLine, Verdict
+from cairn.core.verdict import (
+    Claim,
+    ClaimKind,
+    ClaimStatus,
+    FunctionCheck,
+    ModelJudgement,
+    PartCheck,
+    PartStatus,
+    QuotedLine,
+    Verdict,
+)
 
 __all__ = [
     "EVENT_ADAPTER",
@@ -123,12 +133,14 @@ __all__ = [
     "MemoryLevel",
     "ModelCall",
     "ModelCallRecorded",
+    "ModelJudgement",
     "ModelProbe",
     "ModelProbed",
     "NotFound",
     "Outcome",
     "ParameterDoc",
     "PartCheck",
+    "PartStatus",
     "PlanRecorded",
     "PlannedCall",
     "Progress",

@@ -16,13 +16,17 @@ from cairn.core.verdict import QuotedLine
 
 
 class LedgerCell(Frozen):
-    """One field of one item of a coverage goal: the value its source states, quoted; or that the
-    sources read do not give it (`missing`), or several values none of which is the latest."""
+    """One field of one item of a coverage goal, as the verifier judged it: the value its source
+    states, proven and quoted; a value given but not proven (`unverified`, with its line); that
+    the sources read do not give it (`not_given`, proven like an answer: every source read and no
+    candidate near the absence threshold); several proven values none of which is the latest; or
+    not read yet (`open`)."""
 
     value: str = ""
     quotes: list[QuotedLine] = Field(default_factory=list)
-    status: Literal["quoted", "not_given", "conflict", "open"] = "open"
-    note: str = ""  # why (`corrects 180 ms`, `two values: ...`)
+    status: Literal["quoted", "unverified", "not_given", "conflict", "open"] = "open"
+    note: str = ""  # why (`corrects 180 ms`, `two values: ...`, the verifier's score)
+    score: float | None = None  # the verifier's probability for `value`
 
 
 class LedgerRow(Frozen):
@@ -47,7 +51,7 @@ class Coverage(Frozen):
     kind: str = ""  # what a coverage goal ranges over (`service`), "" for other goals
     fields: list[str] = Field(default_factory=list)
     items: int = 0
-    done: int = 0  # items with every field quoted or not given
+    done: int = 0  # items with every field proven, or proven absent
 
     def line(self) -> str:
         """`97 of 240 sources read; 95 services, 93 with owner and budget quoted`."""
@@ -55,7 +59,9 @@ class Coverage(Frozen):
         if not self.kind:
             return head
         asked = " and ".join(self.fields)
-        return f"{head}; {self.items} {self.kind} items found, {self.done} with {asked} quoted or not given"
+        return (
+            f"{head}; {self.items} {self.kind} items found, {self.done} with {asked} proven or proven absent"
+        )
 
     @property
     def complete(self) -> bool:

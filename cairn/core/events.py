@@ -18,7 +18,7 @@ from cairn.core.task_kinds import TaskStatus, TaskType
 from cairn.core.tool_calls import IterationMode, IterationRecord, PlannedCall, ToolCall
 from cairn.core.tool_config import ToolsConfig
 from cairn.core.usage import ModelCall, ModelProbe
-from cairn.core.verdict import Verdict
+from cairn.core.verdict import ModelJudgement, Verdict
 
 
 class TaskCreated(Frozen):
@@ -102,6 +102,8 @@ class PlanRecorded(Frozen):
     # Arithmetic Cairn worked out for the answer ("1260000 / 8400 = 150"): a figure it gives is
     # grounded when the files state its operands.
     worked: list[str] = Field(default_factory=list)
+    # A served model's yes/no on the answers the verifier judges (one input of its decision).
+    judged: list[ModelJudgement] = Field(default_factory=list)
 
 
 class ToolCallRecorded(Frozen):

@@ -58,6 +58,8 @@ class RunSettings(BaseModel):
     # The task's budget for model calls (new tasks; `cairn resume` may set it again).
     max_usd: float | None = Field(default=None, ge=0)
     max_tokens: int | None = Field(default=None, ge=0)
+    # The answer verifier's weights: a refit (`bench/verifier_fit.py --out FILE`); None: Cairn's own.
+    verifier: str | None = None
 
     @field_validator("workspace", "validators_dir", mode="before")
     @classmethod

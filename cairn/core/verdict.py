@@ -15,6 +15,7 @@ from cairn.core.frozen import Frozen
 
 ClaimKind = Literal["figure", "date", "name", "quote", "phrase"]
 ClaimStatus = Literal["supported", "computed", "unsupported"]
+PartStatus = Literal["proven", "absent", "unverified", "open"]
 
 
 class Claim(Frozen):
@@ -62,7 +63,9 @@ class PartCheck(Frozen):
     """One part of the goal (a question it asks, a thing it asks for), and its proof: the value the
     answer gives and the lines read that state it, or why it is not proven.
 
-    `not_stated`: every source was read (or searched for the part's words) and no line states it.
+    `not_stated`: every source was read (or searched for the part's words) and no candidate the
+    verifier scored reaches its absence threshold: the files do not say it. A part neither answered
+    nor not stated that has a `value` is *unverified*: the best answer Cairn has, given as such.
     """
 
     part: str
@@ -72,6 +75,27 @@ class PartCheck(Frozen):
     value: str = ""  # the answer to this part, as the quoted lines write it
     quotes: list[QuotedLine] = Field(default_factory=list)
     not_stated: bool = False
+    score: float | None = None  # the verifier's probability that `value`, so quoted, answers it
+
+    @property
+    def status(self) -> PartStatus:
+        """proven, absent (the files do not say it), unverified (a value given unproven), or open."""
+        if self.answered:
+            return "proven"
+        if self.not_stated:
+            return "absent"
+        return "unverified" if self.value else "open"
+
+
+class ModelJudgement(Frozen):
+    """A served model's yes/no on one candidate answer and the line quoted for it, as a
+    probability: one input of the verifier (`cairn.tasks.verify`)."""
+
+    part: str
+    value: str
+    source: str
+    line: int
+    p_yes: float
 
 
 class FunctionCheck(Frozen):

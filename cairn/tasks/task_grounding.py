@@ -20,8 +20,8 @@ from pathlib import Path, PurePosixPath
 
 from cairn.core import CodeReference, Coverage, PartCheck, ToolCall
 from cairn.memory.log.state import TaskState
-from cairn.tasks.coverage.goal import CoverageGoal, coverage_goal
-from cairn.tasks.grounding import ReadIndex, check_answer, split_goal
+from cairn.tasks.coverage.goal import CoverageGoal, coverage_goal, ranges_over
+from cairn.tasks.grounding import ReadIndex, split_goal
 from cairn.tasks.grounding.answer_text import terms
 from cairn.tasks.grounding.asked import parse
 from cairn.tasks.grounding.functions import check_files, check_functions, named_files, named_functions
@@ -31,6 +31,7 @@ from cairn.tasks.grounding.parts import is_question
 from cairn.tasks.grounding.reads import Read, passages
 from cairn.tasks.tools.builtins import BUILTIN_NAMES
 from cairn.tasks.validation import Checked
+from cairn.tasks.verify import ModelKind, check_answer
 
 FullOutput = Callable[[ToolCall], str]  # a call's whole output (its record keeps only the start)
 _SOURCE_TOOLS = frozenset({"read_file", "list_directory", "summarize_directory"})
@@ -132,8 +133,43 @@ def checked_for(state: TaskState, deliverable: str, full_output: FullOutput) -> 
         return Checked(parts=[_covered(part, spec, state) for part in parts])  # each cell proven as read
     reads = ReadIndex(task_reads(state, full_output))
     exhausted = sources_exhausted(state, full_output)
-    found = check_answer(deliverable, parts, reads, given_text(state), state.worked, exhausted=exhausted)
-    return Checked(claims=found.claims, parts=found.parts)
+    ranging = _ranging(state)
+    found = check_answer(
+        deliverable,
+        parts,
+        reads,
+        given_text(state),
+        state.worked,
+        exhausted=exhausted,
+        kind=model_kind(state),
+        judged=state.judged,
+    )
+    return Checked(claims=found.claims, parts=found.parts + ranging)
+
+
+def _ranging(state: TaskState) -> list[PartCheck]:
+    """A goal that quantifies a kind (`each of the services`) but whose fields could not be read:
+    Cairn cannot tell how much it asks, so it says so and reads every source before it may be
+    complete, rather than completing on a handful of rows."""
+    kind = ranges_over(state.goal) if state.task_type != "coding_task" else None
+    if kind is None:
+        return []
+    coverage = state.coverage or Coverage()
+    part = f"every {kind} the goal may range over"
+    if coverage.sources and coverage.read >= coverage.sources:
+        return [PartCheck(part=part, answered=True, value=f"every source read ({coverage.line()})")]
+    why = f"the goal may range over every {kind}, and not every source was read: {coverage.line()}"
+    return [PartCheck(part=part, answered=False, why=why)]
+
+
+def model_kind(state: TaskState) -> ModelKind:
+    """The verifier's kind for a task: `served` once a model gave its yes/no on an answer (one of
+    the verifier's inputs), else `offline` (the offline model, or a model whose judgements failed).
+
+    >>> model_kind(TaskState(goal="g"))
+    'offline'
+    """
+    return "served" if state.judged else "offline"
 
 
 def _covered(part: str, spec: CoverageGoal, state: TaskState) -> PartCheck:
@@ -144,7 +180,7 @@ def _covered(part: str, spec: CoverageGoal, state: TaskState) -> PartCheck:
     unsettled = [row.item for row in rows if not row.done]
     if coverage.complete and rows and not unsettled:
         return PartCheck(part=part, answered=True, value=coverage.line())
-    lacking = f"; no quoted {spec.kind} field for {', '.join(unsettled[:5])}" if unsettled else ""
+    lacking = f"; no proven {spec.kind} field for {', '.join(unsettled[:5])}" if unsettled else ""
     found = "" if rows else f"; no {spec.kind} found yet"
     return PartCheck(part=part, answered=False, why=f"{coverage.line()}{lacking}{found}")
 

@@ -31,6 +31,7 @@ from cairn.memory.log.workspace import Workspace, check_task_id
 from cairn.tasks.model.capabilities import replay_of
 from cairn.tasks.model.cassette import CassetteError, load_cassette
 from cairn.tasks.toolset import toolset_for
+from cairn.tasks.verify.model import load_verifier
 
 
 class RunArguments(BaseModel):
@@ -43,6 +44,17 @@ class RunArguments(BaseModel):
     task_id: str | None
     task_type: TaskType | None
     related: list[str]
+
+
+def check_verifier(path: Path) -> None:
+    """`CAIRN_VERIFIER` names a weights file the verifier can read (a refit's `--out`)."""
+    try:
+        load_verifier(path)
+    except OSError as exc:
+        raise UsageError(f"CAIRN_VERIFIER: cannot read {path}: {exc.strerror or exc}") from None
+    except ValueError as exc:  # pydantic's ValidationError is one
+        first = str(exc).splitlines()[0]
+        raise UsageError(f"CAIRN_VERIFIER: {path} holds no verifier weights ({first})") from None
 
 
 def check_run(
@@ -63,6 +75,8 @@ def check_run(
     check_model(config.model)
     if config.record:
         check_record(Path(config.record))
+    if config.verifier:
+        check_verifier(Path(config.verifier))
     known = set(Workspace(workspace).task_ids())
     for other in related:
         if check_task_id(other) not in known:

@@ -38,6 +38,7 @@ BUDGET = "budget"
 AWAITING_REVIEW = "awaiting_review"
 NOT_STATED = "not_stated"
 COVERED = "covered"
+UNVERIFIED = "unverified"
 
 
 def awaiting_review(iteration: int) -> str:
@@ -59,6 +60,7 @@ def decide(state: TaskState, policy: LoopPolicy = DEFAULT_POLICY) -> Decision:
         _cap,
         _covered,
         _not_stated,
+        _unverified,
         _same_call,
         _validations,
         _no_evidence,
@@ -104,7 +106,7 @@ def _covered(state: TaskState, policy: LoopPolicy) -> str | None:
         return None  # judge the last ledger first
     open_rows = coverage.items - coverage.done
     items = f"{open_rows} of {coverage.items} {coverage.kind} items"
-    return f"{COVERED}: every source read; {items} lack a quoted field"
+    return f"{COVERED}: every source read; {items} lack a proven field"
 
 
 def _not_stated(state: TaskState, policy: LoopPolicy) -> str | None:
@@ -120,6 +122,26 @@ def _not_stated(state: TaskState, policy: LoopPolicy) -> str | None:
         return None
     asked = "; ".join(p.part for p in open_parts)
     return f"{NOT_STATED}: the files read do not say: {asked}"
+
+
+def _unverified(state: TaskState, policy: LoopPolicy) -> str | None:
+    """Every source was read, an answer was delivered and judged, and every question is proven,
+    not stated, or given unverified: asking the same model again about the same lines gives the
+    same answer, so the task ends with it (marked unverified) rather than spend the cap."""
+    verdict = state.verdict
+    last = state.iterations[-1] if state.iterations else None
+    if verdict is None or last is None or verdict.iteration != last.iteration or not verdict.parts:
+        return None
+    if not any(call.tool == "answer" for call in last.tool_calls):
+        return None
+    coverage = state.coverage
+    if coverage is None or coverage.kind or coverage.read < coverage.sources:
+        return None
+    statuses = [p.status for p in verdict.parts]
+    if "open" in statuses or all(s == "proven" for s in statuses):
+        return None
+    unproven = "; ".join(f"{p.part} ({p.status})" for p in verdict.parts if p.status != "proven")
+    return f"{UNVERIFIED}: every source read, and the verifier does not prove: {unproven}"
 
 
 def _same_call(state: TaskState, policy: LoopPolicy) -> str | None:

@@ -48,6 +48,7 @@ from cairn.tasks.messages.schemas import (
 )
 from cairn.tasks.model.llm import LLMResult
 from cairn.tasks.offline.classifier import task_type_by_words
+from cairn.tasks.verify.model import use_verifier
 
 log = logging.getLogger("cairn.task")
 
@@ -85,6 +86,7 @@ def start_task(request: TaskRequest, executor: Executor, checked: bool = False) 
     """Create the task the request asks for, or reopen it (the log says where it stopped).
     `checked`: this process made sure the task can go on (`ready_to_continue`) under its claim."""
     config, task_id, goal, task_type = request.config, request.task_id, request.goal, request.task_type
+    use_verifier(config.verifier)  # every check and the offline model judge by these weights
     deps = deps_for(config)
     if task_id in deps.workspace.task_ids():
         return _reopened(config, task_id, executor, checked)

@@ -17,15 +17,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cairn.core import CallKey, PartCheck, PlannedCall
+from cairn.core import CallKey, ModelJudgement, PartCheck, PlannedCall
 from cairn.flows.steps import frontier
 from cairn.flows.steps.executor import Executor
 from cairn.flows.steps.model_calls import ask
 from cairn.flows.steps.session import Session, deliverable_text
 from cairn.memory.context.relevant import rules_block
 from cairn.memory.log.state import TaskState
-from cairn.tasks.grounding import Grounding, ReadIndex, answer_body, check_answer, split_goal
-from cairn.tasks.grounding.answer_text import terms
+from cairn.tasks.grounding import ReadIndex, answer_body, split_goal
+from cairn.tasks.grounding.answer_text import UNPROVEN, terms
 from cairn.tasks.grounding.arithmetic import worked
 from cairn.tasks.grounding.asked import parse
 from cairn.tasks.grounding.claims import answer_clauses
@@ -34,8 +34,16 @@ from cairn.tasks.grounding.parts import is_question
 from cairn.tasks.grounding.proof import NOT_STATED, proof_markdown
 from cairn.tasks.grounding.reads import Support
 from cairn.tasks.grounding.relative_dates import dated_text
-from cairn.tasks.messages.schemas import CalculateInput, CalculateOutput, DeliverInput, DeliverOutput
-from cairn.tasks.model.capabilities import context_window
+from cairn.tasks.messages.schemas import (
+    CalculateInput,
+    CalculateOutput,
+    DeliverInput,
+    DeliverOutput,
+    JudgeInput,
+    JudgeOutput,
+)
+from cairn.tasks.model.capabilities import OFFLINE_PREFIX, context_window, replay_of
+from cairn.tasks.model.cassette import records
 from cairn.tasks.opening import words_budget
 from cairn.tasks.task_grounding import (
     full_output_reader,
@@ -45,6 +53,8 @@ from cairn.tasks.task_grounding import (
     task_reads,
 )
 from cairn.tasks.tools.base import deliverable_file
+from cairn.tasks.verify import Corpus, Grounding, check_answer
+from cairn.tasks.verify.questions import to_judge
 
 READS = ("read_file", "search_memory", "run_python", "summarize_directory")
 ORIGIN_SHARE = 0.6  # of a sentence's own words a line must hold to be where it comes from
@@ -52,10 +62,12 @@ ORIGIN_SHARE = 0.6  # of a sentence's own words a line must hold to be where it 
 
 @dataclass(frozen=True)
 class Delivery:
-    """The `answer` call, and the arithmetic Cairn worked out for it (`1260000 / 8400 = 150`)."""
+    """The `answer` call, the arithmetic Cairn worked out for it (`1260000 / 8400 = 150`), and a
+    served model's yes/no on the values the verifier judged."""
 
     call: PlannedCall
     worked: list[str]
+    judged: list[ModelJudgement]
 
 
 def delivery(
@@ -88,9 +100,10 @@ def delivery(
         key = key.model_copy(update={"index": 2 + int(force)})
         answer = _answer(session, executor, key, again, f"{name}-worked") or answer
         done.append(sum_)
-    found = _check(state, answer, reads, done, exhausted)
+    judged = [*state.judged, *_judgements(session, executor, key, answer, reads)]
+    found = _check(state, answer, reads, done, exhausted, judged)
     if (composed := proven_answer(answer, _parts(state), found.parts)) is not None:
-        answer, found = composed, _check(state, composed, reads, done, exhausted)
+        answer, found = composed, _check(state, composed, reads, done, exhausted, judged)
     questions = [p for p, part in zip(found.parts, _parts(state), strict=True) if is_question(part)]
     proven = f"{answer}\n\n{proof_markdown(questions)}" if questions else answer
     call = PlannedCall(
@@ -99,40 +112,96 @@ def delivery(
         rationale="The files read answer the goal: deliver it.",
         expected_evidence=["synthesis", "file_creation", "documentation"],
     )
-    return Delivery(call=call, worked=done)
+    return Delivery(call=call, worked=done, judged=[j for j in judged if j not in state.judged])
 
 
 def proven_answer(answer: str, parts: list[str], checks: list[PartCheck]) -> str | None:
-    """A goal of questions answered as the lines read prove it: each question's proven value (the
-    model's, or the one the lines give it), "The files read do not say" when every source was read
-    and none states it, or "Not proven"; the model's own words below, marked as not proven when a
-    question is. None when the goal also instructs (a report is the model's to write), or the
-    model said just that. Cairn never gives a value it cannot verify, and gives each value as the
-    lines read write it (a sentence around it is the model's).
+    """A goal of questions answered as the verifier judged it, each question followed by what
+    Cairn says of it: its proven value, "Unverified: value" (the answer's own, or the best the
+    files give), or "The files read do not say." when every source was read and no candidate
+    reaches the absence threshold; the model's own words below when they say more. None when the
+    goal also instructs (a report is the model's to write). Each value is given as the lines read
+    write it (a sentence around it is the model's).
 
     >>> check = PartCheck(part="Who leads Osprey?", answered=False, not_stated=True, why="...")
     >>> print(proven_answer("Ana Ruiz.", ["Who leads Osprey?"], [check]))
-    The files read do not say: Who leads Osprey?
+    Who leads Osprey? The files read do not say.
     <BLANKLINE>
     > The model answered (not proven): Ana Ruiz.
+    >>> check = PartCheck(part="Who leads Osprey?", answered=True, value="Ana Ruiz")
+    >>> print(proven_answer("Ana Ruiz leads it, from Porto.", ["Who leads Osprey?"], [check]))
+    Who leads Osprey? Ana Ruiz.
+    <BLANKLINE>
+    > In the model's words: Ana Ruiz leads it, from Porto.
     """
     if not all(is_question(p) for p in parts):
         return None
-    said = [_proven(check) for check in checks]
-    body = said[0] if len(said) == 1 else "\n".join(f"- {p} {s}" for p, s in zip(parts, said, strict=True))
+    said = [f"{_as_asked(part)} {_proven(check)}" for part, check in zip(parts, checks, strict=True)]
+    body = said[0] if len(said) == 1 else "\n".join(f"- {line}" for line in said)
     if " ".join(body.split()) == " ".join(answer.split()):
         return None  # the model said just that (the offline model answers by the same rule)
+    if _same_values(answer, checks):
+        return body
     quoted = "\n".join(f"> {line}" if line.strip() else ">" for line in answer.strip().splitlines())
     said_as = "In the model's words" if all(c.answered for c in checks) else "The model answered (not proven)"
     return f"{body}\n\n> {said_as}: {quoted.removeprefix('> ')}"
 
 
+def _as_asked(part: str) -> str:
+    """A part as a question of its own: capitalised, its question mark kept (`what is its budget`
+    split off `..., and what is its budget?` reads `What is its budget?`)."""
+    text = part.strip().rstrip(",;:")
+    return f"{text[:1].upper()}{text[1:].rstrip('?')}?"
+
+
 def _proven(check: PartCheck) -> str:
-    if check.value and (check.answered or check.why.startswith("the lines read give ")):
+    if check.answered and check.value:
         return f"{check.value}."  # proven by the lines read, whatever the model said
     if check.not_stated:
-        return f"{NOT_STATED}: {check.part.rstrip('?')}?"
-    return f"Not proven: {check.part.rstrip('?')}?"
+        return f"{NOT_STATED}."
+    if check.value:
+        return f"{UNPROVEN}{check.value}."
+    return f"{UNPROVEN}no answer."
+
+
+def _same_values(answer: str, checks: list[PartCheck]) -> bool:
+    """The answer is only the parts' values (nothing more of the model's to show)."""
+    values = " ".join(c.value for c in checks if c.value)
+    return bool(values) and set(terms(answer_body(answer))) <= set(terms(values)) | set(
+        terms(" ".join(c.part for c in checks))
+    )
+
+
+def _judgements(
+    session: Session, executor: Executor, key: CallKey, answer: str, reads: ReadIndex
+) -> list[ModelJudgement]:
+    """A served model's yes/no on each question's answer and the files' best candidate, one
+    request each (one input of the verifier); none for the offline model."""
+    state = session.state
+    if not reads or not _judges(session.config.model):
+        return []
+    questions = [p for p in _parts(state) if is_question(p)]
+    found: list[ModelJudgement] = []
+    for n, (part, value, unit) in enumerate(to_judge(questions, answer_body(answer), Corpus(reads.units))):
+        ask_key = key.model_copy(update={"kind": "judge", "index": 10 * key.index + n})
+        payload = JudgeInput(question=part, answer=value, line=unit.shown)
+        result = ask(session, executor, ask_key, "judge", payload, f"judge-{key.iteration}-{n}")
+        if result.ok and isinstance(result.output, JudgeOutput):
+            found.append(
+                ModelJudgement(
+                    part=part, value=value, source=unit.source, line=unit.line, p_yes=result.output.p_yes
+                )
+            )
+    return found
+
+
+def _judges(model: str) -> bool:
+    """Whether the model gives its yes/no on answers: a served model does, the offline model
+    never, a replay when its cassette recorded such calls (a run recorded before judging had none)."""
+    if model.startswith(OFFLINE_PREFIX):
+        return False
+    replay = replay_of(model)
+    return replay is None or records(replay[0], "judge")
 
 
 def _payload(session: Session, missing: list[str]) -> DeliverInput:
@@ -211,9 +280,26 @@ def _parts(state: TaskState) -> list[str]:
     return state.parts or split_goal(state.goal)
 
 
-def _check(state: TaskState, answer: str, reads: ReadIndex, done: list[str], exhausted: bool) -> Grounding:
+def _check(
+    state: TaskState,
+    answer: str,
+    reads: ReadIndex,
+    done: list[str],
+    exhausted: bool,
+    judged: list[ModelJudgement] | None = None,
+) -> Grounding:
     worked = [*state.worked, *done]
-    return check_answer(answer, _parts(state), reads, given_text(state), worked, exhausted=exhausted)
+    said = state.judged if judged is None else judged
+    return check_answer(
+        answer,
+        _parts(state),
+        reads,
+        given_text(state),
+        worked,
+        exhausted=exhausted,
+        kind="served" if said else "offline",
+        judged=said,
+    )
 
 
 def _sources(found: Grounding, reads: ReadIndex, answer: str, goal: str) -> list[str]:

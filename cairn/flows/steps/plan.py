@@ -13,7 +13,7 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
-from cairn.core import CallKey, PlannedCall, PlanRecorded
+from cairn.core import CallKey, ModelJudgement, PlannedCall, PlanRecorded
 from cairn.flows.steps import frontier
 from cairn.flows.steps.coverage import next_reads, spec_of
 from cairn.flows.steps.deliver import delivery
@@ -65,6 +65,7 @@ def plan_batch(
                 batch=[answer],
                 frontier=state.frontier,
                 worked=handover.worked,
+                judged=handover.judged,
             )
         )
         return [answer]
@@ -81,6 +82,7 @@ def plan_batch(
     proposed = _propose(session, executor, iteration, payload, 0)
     candidates, batch, rest = _choose(session, state, proposed, missing)
     arithmetic: list[str] = []
+    judged: list[ModelJudgement] = []
     if not batch and proposed is not None:  # every proposal a repeat or unusable: say why, once
         retry = payload.model_copy(update={"rejected": _why(payload, proposed, state)})
         again = _propose(session, executor, iteration, retry, 1) or []
@@ -88,13 +90,18 @@ def plan_batch(
     if not batch:  # nothing new, or the plan call itself failed (a runaway reply): deliver, or write
         if handover := delivery(session, executor, iteration, missing, context, force=True):
             candidates, batch = [handover.call], [handover.call]  # nothing new: answer with what is known
-            arithmetic = handover.worked
+            arithmetic, judged = handover.worked, handover.judged
         if not batch and (step := coding_step(session, executor, iteration, missing)):
             candidates, batch, rest = _choose(session, state, step, missing)  # write, or test
     batch = with_tests(session, batch)
     session.recorder.record(
         PlanRecorded(
-            iteration=iteration, candidates=candidates, batch=batch, frontier=rest, worked=arithmetic
+            iteration=iteration,
+            candidates=candidates,
+            batch=batch,
+            frontier=rest,
+            worked=arithmetic,
+            judged=judged,
         )
     )
     return batch

@@ -39,6 +39,7 @@ from cairn.core import (
     LedgerRow,
     ModelCall,
     ModelCallRecorded,
+    ModelJudgement,
     ModelProbe,
     ModelProbed,
     PlannedCall,
@@ -134,6 +135,7 @@ class TaskState(Frozen):
     ledger: dict[str, LedgerRow] = Field(default_factory=dict)  # a coverage goal's items, by name
     new_ground: list[int] = Field(default_factory=list)  # iterations that read or found something new
     worked: list[str] = Field(default_factory=list)  # Cairn's arithmetic for the answer, "a / b = c"
+    judged: list[ModelJudgement] = Field(default_factory=list)  # a served model's yes/no on answers
 
     @property
     def model_cost(self) -> CallCost:
@@ -248,7 +250,10 @@ def _apply(s: TaskState, e: Event) -> TaskState:
             )
         case PlanRecorded():
             worked = [*s.worked, *(w for w in e.worked if w not in s.worked)]
-            return s.model_copy(update={"plan": e.batch, "frontier": e.frontier, "worked": worked})
+            judged = [*s.judged, *(j for j in e.judged if j not in s.judged)]
+            return s.model_copy(
+                update={"plan": e.batch, "frontier": e.frontier, "worked": worked, "judged": judged}
+            )
         case ToolCallRecorded():
             return _record_call(s, e.call)
         case FileRecorded():

@@ -59,7 +59,13 @@ class Subjects:
     def named(self, unit: Unit) -> list[str]:
         """The names of the items `unit` names, as written."""
         text = unit.said
-        found = _paired(text, self.kind) or _in_prose(text, self.kind) or self._as_subject(text)
+        found = (
+            _paired(text, self.kind)
+            or _in_prose(text, self.kind)
+            or self._as_subject(text)
+            or _file_named(unit)
+            or _first_value(text)
+        )
         return list(dict.fromkeys(n for n in found if _usable(n)))
 
     def _as_subject(self, text: str) -> list[str]:
@@ -104,6 +110,30 @@ def _paired(text: str, kind: str) -> list[str]:
         if colon and value.strip() and kind in words and len(words) <= 3:
             names.append(re.split(r"[.;]\s", value.strip(), maxsplit=1)[0].rstrip("."))
     return names
+
+
+def _file_named(unit: Unit) -> list[str]:
+    """A note whose file is named after what it says it is about: `iltor-gate.md` saying
+    `Iltor gate is stewarded by ...` (the name as the text writes it)."""
+    stem = unit.source.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    wanted = key(stem)
+    if not wanted or wanted.isdigit():
+        return []
+    found = re.search(r"\b" + r"[\s_-]+".join(re.escape(w) for w in wanted.split()) + r"\b", unit.said, re.I)
+    return [found.group(0)] if found else []
+
+
+def _first_value(text: str) -> list[str]:
+    """A record (`key: value; key: value; ...`: a table row, a CSV row, a JSON object, a front
+    matter) names its item by its first value, as a register lists one item per row."""
+    segments = _SEGMENT.split(text.removeprefix("- "))
+    pairs = [segment.partition(": ") for segment in segments]
+    if len(pairs) < 2 or not all(colon and value.strip() for _, colon, value in pairs):
+        return []
+    first = pairs[0][2].strip().rstrip(".")
+    return (
+        [first] if 0 < len(first.split()) <= MAX_NAME_WORDS and not re.fullmatch(r"[\d.,\s%]+", first) else []
+    )
 
 
 def _in_prose(text: str, kind: str) -> list[str]:

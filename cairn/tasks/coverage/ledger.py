@@ -6,22 +6,26 @@ are worked out again, so an iteration's cost follows what it read, not what was 
 A unit is about an item when it names it (`cairn.tasks.coverage.items`), when it points back to a
 sentence that does (`Its p95 latency budget is ...`), or when the section it stands in names one
 item and no other (a service's note: `p95 latency budget: 175 ms.` after `Service note:
-calqui.`); a section naming none is about its heading (`## Achtes mirror`) when it states every
-field under it, so a handbook's definitions never become a row. A field of an item is the value
-its units give to the field's question (`cairn.tasks.coverage.goal`), by the quote check's own
-rules (`answer_values.value_in`: of the kind asked, never one of the question's words), quoted
-with the line that makes the unit about the item. Two units giving two values: the later dated
-one wins (a memo of 2 March 2026 correcting a table), noted as a correction; with no later date,
-the cell is a conflict. A field no line gives stays open until every source was read, then reads
-"not given".
+calqui.`); a section naming none is about its heading (`## Achtes mirror`) when a value for every
+field stands under it, so a handbook's definitions never become a row. A record (a table row, a
+CSV row, a JSON object, a front matter) names its item by its first value; a note whose file is
+named after an item (`iltor-gate.md` saying `Iltor gate ...`) is about it.
+
+A field of an item is the field's question (`cairn.tasks.coverage.goal`) judged by the verifier
+over the item's lines, as any answer is (`cairn.tasks.verify`): proven when a value reaches the
+`complete` threshold (`quoted`), else the best value given `unverified`. Two proven values from
+two lines: the later dated one wins (a memo of 2 March 2026 correcting a table), noted as a
+correction; with no later date, the cell is a conflict. A field stays open until every source was
+read; then it is "not given" only when no candidate reaches the `absent` threshold, a claim of
+absence proven like an answer.
 
 >>> from cairn.tasks.coverage.goal import coverage_goal
 >>> from cairn.tasks.grounding.units import units_of
 >>> ledger = Ledger(coverage_goal("For every service, list the team that owns it and its p95 budget."))
 >>> text = "The billing service is owned by Team Finch. Its p95 budget is 180 ms."
 >>> touched = ledger.add(units_of("source:a.md", text))
->>> [(c.value, c.status) for c in ledger.row(touched[0]).cells]
-[('Team Finch', 'quoted'), ('180 ms', 'quoted')]
+>>> [(c.value, c.status) for c in ledger.row(touched[0]).cells]  # offline, the verifier proves neither
+[('Team Finch', 'unverified'), ('180', 'unverified')]
 """
 
 from __future__ import annotations
@@ -29,21 +33,25 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import replace
 from datetime import date
 
 from cairn.core import LedgerCell, LedgerRow
 from cairn.tasks.coverage.goal import CoverageGoal
 from cairn.tasks.coverage.items import Subjects, key
-from cairn.tasks.grounding.answer_values import Value, value_in
-from cairn.tasks.grounding.asked import Asked, parse
 from cairn.tasks.grounding.figures import dates
-from cairn.tasks.grounding.lemmas import content_terms, tokens
+from cairn.tasks.grounding.lemmas import tokens
 from cairn.tasks.grounding.proof import quoted
 from cairn.tasks.grounding.relative_dates import heading_date
 from cairn.tasks.grounding.units import Unit
+from cairn.tasks.verify.corpus import Corpus
+from cairn.tasks.verify.decision import Scored, scored
+from cairn.tasks.verify.model import Thresholds
+from cairn.tasks.verify.question import read_question
 
 HEADING_WORDS = 4  # a heading that names an item is short
+# A heading names an item only where the verifier finds a value of every field at least this
+# likely under it: a handbook that defines the fields in prose stays no row.
+PLAUSIBLE = 0.9
 Section = tuple[str, str]  # (source, the headings a unit stands under)
 
 
@@ -60,6 +68,7 @@ class Ledger:
         self._headings: dict[Section, int] = {}  # section -> its heading unit
         self._lower: set[str] = set()
         self._capitals: set[str] = set()
+        self._sources: Corpus | None = None
 
     def add(self, units: Iterable[Unit]) -> list[str]:
         """Add units read; the keys of the items they are about (new or not), in the order found."""
@@ -134,41 +143,33 @@ class Ledger:
             return
         name = self.units[heading].text.strip()
         item = key(name)
-        trial = {**self._about.get(item, {}), **{n: heading for n in numbers}}
-        if all(self._found(item, name, field, trial) for field in self.goal.fields):
+        trial = sorted({*self._about.get(item, {}), *numbers, heading})
+        if all(self._gives(name, field, trial) for field in self.goal.fields):
             self._names.setdefault(item, (name, f"{self.units[heading].source}:{self.units[heading].line}"))
             self._in_section[section][item] = heading
             for n in numbers:
                 self._attach(item, n, heading, touched)
 
+    def _gives(self, name: str, field: str, among: list[int]) -> bool:
+        """Whether these units give the field a value the verifier does not rule out (a heading
+        above them names an item only then: a handbook's definitions are no row)."""
+        found, thresholds = scored(read_question(self.goal.question(field, name)), self._read(), among=among)
+        return bool(found) and found[0].probability >= max(thresholds.absent, PLAUSIBLE)
+
     def _cell(self, item: str, name: str, field: str, exhausted: bool) -> LedgerCell:
-        return _judged(self._found(item, name, field, self._about[item]), exhausted)
+        read = self._read()
+        among = sorted(
+            {n for unit, naming in self._about[item].items() for n in (unit, naming) if n is not None}
+        )
+        question = read_question(self.goal.question(field, name))
+        found, thresholds = scored(question, read, among=among)
+        return _judged(found, thresholds, read, exhausted)
 
-    def _found(
-        self, item: str, name: str, field: str, about: dict[int, int | None]
-    ) -> list[tuple[Value, list[Unit]]]:
-        """The values the units about an item give to one of its fields, each with its quotes."""
-        asked = _asked(parse(self.goal.question(field, name)), name)
-        known = frozenset(self._capitals - self._lower)
-        asks = asked.attribute - asked.names  # what the field asks: the answering line states some of it
-        own = (
-            asked.names
-        )  # the item's own words: stated by the line, or by the one that makes it about the item
-        found: list[tuple[Value, list[Unit]]] = []
-        for n, naming in about.items():
-            unit = self.units[n]
-            if not asks & unit.forms or not asked.attribute <= unit.forms | self._pointed_forms(n) | own:
-                continue
-            if value := value_in(unit, asked, known):
-                found.append((value, [unit] if naming is None else [unit, self.units[naming]]))
-        return found
-
-    def _pointed_forms(self, n: int) -> frozenset[str]:
-        forms: set[str] = set()
-        while self.units[n].refers_back and n > 0 and self.units[n - 1].paragraph == self.units[n].paragraph:
-            n -= 1
-            forms |= self.units[n].forms
-        return frozenset(forms)
+    def _read(self) -> Corpus:
+        """The units read so far, as the verifier reads them (built again only after new reads)."""
+        if self._sources is None or len(self._sources) != len(self.units):
+            self._sources = Corpus(self.units)
+        return self._sources
 
     def _learn_case(self, unit: Unit) -> None:
         for n, t in enumerate(tokens(unit.said)):
@@ -178,32 +179,73 @@ class Ledger:
                 self._capitals.add(t.lower)
 
 
-def _asked(asked: Asked, name: str) -> Asked:
-    """The question with the item's own words as names: the line that answers must be about the item."""
-    own = frozenset(content_terms(name))
-    return replace(asked, names=asked.names | own, terms=asked.terms | own)
-
-
-def _judged(found: list[tuple[Value, list[Unit]]], exhausted: bool) -> LedgerCell:
-    distinct: dict[object, tuple[Value, list[Unit]]] = {}
-    for value, units in found:
-        distinct.setdefault(value.key, (value, units))
-    if not distinct:
-        note = "no line read gives it" if exhausted else ""
-        return LedgerCell(status="not_given" if exhausted else "open", note=note)
+def _judged(found: list[Scored], thresholds: Thresholds, read: Corpus, exhausted: bool) -> LedgerCell:
+    """A cell from the verifier's scores (see the module docstring)."""
+    passing = [s for s in found if s.probability >= thresholds.complete]
+    best = found[0] if found else None
+    if not passing:
+        if best is not None and (not exhausted or best.probability >= thresholds.absent):
+            shown, corrects = _latest([s for s in found if s.probability >= best.probability / 2], read) or (
+                best,
+                "",
+            )
+            unit = read.sentences[shown.candidate.sentence].unit
+            score = f"the verifier gives {shown.probability:.2f}; proven takes {thresholds.complete:.2f}"
+            note = f"{score}{corrects}"
+            return LedgerCell(
+                value=shown.candidate.text,
+                quotes=[quoted(unit)],
+                status="unverified",
+                note=note,
+                score=shown.probability,
+            )
+        if not exhausted:
+            return LedgerCell(status="open")
+        near = f"; nearest: {best.candidate.text} ({best.probability:.2f})" if best else ""
+        return LedgerCell(status="not_given", note=f"no line read gives it{near}")
+    by_line: dict[tuple[str, int], Scored] = {}
+    for s in passing:  # one line gives one answer: its best value
+        unit = read.sentences[s.candidate.sentence].unit
+        by_line.setdefault((unit.source, unit.line), s)
+    distinct: dict[str, tuple[Scored, Unit]] = {}
+    for s in by_line.values():
+        distinct.setdefault(s.candidate.key, (s, read.sentences[s.candidate.sentence].unit))
     if len(distinct) == 1:
-        value, units = next(iter(distinct.values()))
-        return LedgerCell(value=value.text, quotes=[quoted(u) for u in units], status="quoted")
-    dated = sorted(((_dated(u[0]) or date.min, v, u) for v, u in distinct.values()), key=lambda d: d[0])
+        s, unit = next(iter(distinct.values()))
+        return LedgerCell(value=s.candidate.text, quotes=[quoted(unit)], status="quoted", score=s.probability)
+    dated = sorted(((_dated(u) or date.min, s, u) for s, u in distinct.values()), key=lambda d: d[0])
     latest, older = dated[-1], dated[:-1]
     if latest[0] > older[-1][0]:
-        note = "corrects " + ", ".join(f"{v.text} ({u[0].source}:{u[0].line})" for _, v, u in older)
+        note = "corrects " + ", ".join(f"{s.candidate.text} ({u.source}:{u.line})" for _, s, u in older)
         return LedgerCell(
-            value=latest[1].text, quotes=[quoted(u) for u in latest[2]], status="quoted", note=note
+            value=latest[1].candidate.text,
+            quotes=[quoted(latest[2])],
+            status="quoted",
+            note=note,
+            score=latest[1].probability,
         )
-    given = "; ".join(f"{v.text} ({u[0].source}:{u[0].line})" for v, u in distinct.values())
-    quotes = [quoted(u[0]) for _, u in distinct.values()]
+    given = "; ".join(f"{s.candidate.text} ({u.source}:{u.line})" for s, u in distinct.values())
+    quotes = [quoted(u) for _, u in distinct.values()]
     return LedgerCell(status="conflict", note=f"the lines read give several values: {given}", quotes=quotes)
+
+
+def _latest(found: list[Scored], read: Corpus) -> tuple[Scored, str] | None:
+    """Of the likeliest values from different lines, the one a later dated line gives (a memo
+    correcting a table), with a note naming what it corrects; None when no line is later."""
+    by_line: dict[tuple[str, int], Scored] = {}
+    for s in found:
+        unit = read.sentences[s.candidate.sentence].unit
+        by_line.setdefault((unit.source, unit.line), s)
+    dated = sorted(
+        ((_dated(read.sentences[s.candidate.sentence].unit) or date.min, s) for s in by_line.values()),
+        key=lambda d: d[0],
+    )
+    if len(dated) < 2 or dated[-1][0] <= dated[-2][0]:
+        return None
+    older = ", ".join(
+        s.candidate.text for _, s in dated[:-1] if s.candidate.key != dated[-1][1].candidate.key
+    )
+    return dated[-1][1], f"; corrects {older}" if older else ""
 
 
 def _dated(unit: Unit) -> date | None:

@@ -14,7 +14,7 @@ point leaves a deliverable that says how far it got.
 <BLANKLINE>
 ## Ledger
 <BLANKLINE>
-Coverage: 1 of 2 sources read; 1 service items found, 1 with the team that owns it quoted or not given.
+Coverage: 1 of 2 sources read; 1 service items found, 1 with the team that owns it proven or proven absent.
 <BLANKLINE>
 | service | the team that owns it | source |
 |---|---|---|
@@ -42,7 +42,12 @@ def ledger_report(goal: str, spec: CoverageGoal, rows: Sequence[LedgerRow], cove
         *(_row(row) for row in rows),
     ]
     cited = list(dict.fromkeys(q.source for row in rows for cell in row.cells for q in cell.quotes))
-    notes = [f"- {row.item}: {cell.note}" for row in rows for cell in row.cells if cell.note]
+    notes = [
+        f"- {row.item}: {cell.note}"
+        for row in rows
+        for cell in row.cells
+        if cell.note and cell.status != "unverified"
+    ]
     tail = [
         "",
         *(["## Notes", "", *notes, ""] if notes else []),
@@ -62,6 +67,8 @@ def _row(row: LedgerRow) -> str:
 def _cell(cell: LedgerCell) -> str:
     if cell.status == "quoted":
         return cell.value
+    if cell.status == "unverified":
+        return f"Unverified: {cell.value}"
     if cell.status == "not_given":
         return NOT_GIVEN
     return "conflict" if cell.status == "conflict" else "…"

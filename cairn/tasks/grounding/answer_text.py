@@ -14,6 +14,7 @@ import re
 from cairn.memory.embed.embeddings import tokens
 
 UNVERIFIED = "> **Unverified**"  # the banner an incomplete task's kept answer opens with
+UNPROVEN = "Unverified: "  # what Cairn writes before a value it gives but cannot prove
 _SOURCES = re.compile(r"^#+\s*(?:sources|references|proof|ledger)\s*$", re.I | re.M)
 _CITE = re.compile(r"\s*\[source:[^\]]*\]")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'“(\[*A-Z0-9])")

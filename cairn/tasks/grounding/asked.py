@@ -134,9 +134,7 @@ def _kind(words: list[str]) -> tuple[AnswerKind, int]:
     """The kind of answer, and where the words the answer is about begin."""
     first = words[0] if words else ""
     second = words[1] if len(words) > 1 else ""
-    if first in ("who", "whom", "whose") and second in BE_FORMS:
-        return "reason", 1  # `who is Anthony?` asks what he is to someone: no name answers it
-    if first in ("who", "whom", "whose"):
+    if first in ("who", "whom", "whose"):  # `who is the head of X` asks a name like `who heads X`
         return "name", 1
     if first == "when":
         return "date", 1

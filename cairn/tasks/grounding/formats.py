@@ -1,5 +1,5 @@
 """Data files read as text that quotes can come from: a CSV file as a Markdown table, a JSON file's
-objects as `key: value` lines.
+objects as `key: value` lines, a Markdown file's front matter as one such line.
 
 A row of a CSV file or an object of a JSON list says which value is which only with its header or
 its keys; written as a table row or as `key: value; key: value`, each reads alone, as a table row
@@ -14,6 +14,13 @@ no divider row: the header is the first line), and a JSON object stands on the l
 <BLANKLINE>
 - service: billing; owner: Team Finch
 <BLANKLINE>
+<BLANKLINE>
+>>> print(as_markdown("b.md", "---\\nservice: billing\\non_call_team: Team Finch\\n---\\n# Billing\\n"))
+<BLANKLINE>
+- service: billing; on call team: Team Finch
+<BLANKLINE>
+<BLANKLINE>
+# Billing
 <BLANKLINE>
 """
 
@@ -35,7 +42,26 @@ def as_markdown(source: str, text: str) -> str:
         return _csv(text)
     if name.endswith(".json"):
         return _json(text)
+    if text.startswith("---\n"):
+        return _front_matter(text)
     return text
+
+
+def _front_matter(text: str) -> str:
+    """A leading `---` block of `key: value` lines as one `key: value; ...` record on its first
+    key's line (the other lines blank, so every line keeps its number); the rest as it is."""
+    lines = text.split("\n")
+    end = next((n for n in range(1, len(lines)) if lines[n].strip() == "---"), None)
+    if end is None:
+        return text
+    pairs = [line.partition(":") for line in lines[1:end]]
+    if not pairs or not all(colon and key.strip() for key, colon, _ in pairs):
+        return text
+    record = "; ".join(
+        f"{key.strip().replace('_', ' ').replace('-', ' ')}: {value.strip()}" for key, _, value in pairs
+    )
+    kept = ["", f"- {record}", *([""] * (end - 1)), *lines[end + 1 :]]
+    return "\n".join(kept)
 
 
 def _csv(text: str) -> str:

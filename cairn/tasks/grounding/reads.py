@@ -22,7 +22,6 @@ from cairn.core import Claim
 from cairn.memory.embed.words import FUNCTION_WORDS
 from cairn.tasks.grounding import figures
 from cairn.tasks.grounding.answer_text import terms
-from cairn.tasks.grounding.chains import UnitIndex
 from cairn.tasks.grounding.relative_dates import anchor_spans, resolved
 from cairn.tasks.grounding.units import Unit, units_of
 
@@ -171,8 +170,8 @@ class ReadIndex:
         ]
 
     @cached_property
-    def units(self) -> UnitIndex:
-        """The same reads as quotable units (sentences, rows, turns), for quote chains."""
+    def units(self) -> list[Unit]:
+        """The same reads as quotable units (sentences, rows, turns), for the verifier."""
         found: list[Unit] = []
         located: set[tuple[str, str]] = set()
         for read in sorted(self.reads, key=lambda read: not read.located):
@@ -182,7 +181,7 @@ class ReadIndex:
             else:  # a search hit's line is the chunk's: quote the same words where their line is known
                 units = [unit for unit in units if (unit.source, normal(unit.text)) not in located]
             found += units
-        return UnitIndex(found)
+        return found
 
     def __bool__(self) -> bool:
         return bool(self._lines)

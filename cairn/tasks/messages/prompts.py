@@ -26,7 +26,7 @@ from pydantic_core import PydanticSerializationError
 
 from cairn.core import displayable_data
 from cairn.tasks.messages.file_reply import files_reply
-from cairn.tasks.messages.schemas import INPUTS, OUTPUTS, CallKind, Excerpt, Schema, WriteInput
+from cairn.tasks.messages.schemas import INPUTS, OUTPUTS, CallKind, Excerpt, JudgeInput, Schema, WriteInput
 
 Message = dict[str, str]
 HEADER: Final = "cairn-call:"
@@ -39,6 +39,7 @@ PLAIN_WORDS: Final = frozenset({"deliver", "calculate", "write"})  # kinds whose
 FILE_REPLIES: Final = frozenset(
     {"write"}
 )  # kinds answered with files, not JSON (`cairn.tasks.messages.file_reply`)
+YES_NO: Final = frozenset({"judge"})  # kinds answered with one word, its first token's odds read
 WORDS_HEAD: Final = "The files' own words:"
 CODE_HEAD: Final = "The code as written now:"
 RUN_HEAD: Final = "The failing test run:"
@@ -58,6 +59,7 @@ TOOLS_NOTE: Final = (
 )
 
 INSTRUCTIONS: Final[dict[CallKind, str]] = {
+    "judge": "You check an answer against one line of a file. Reply with one word: yes or no.",
     "detect_task_type": (
         "Classify the user's goal as one task type: `coding_task` (write, fix, test or refactor "
         "code), `research_task` (gather, compare or summarise information across sources into a "
@@ -143,6 +145,8 @@ def render(kind: CallKind, payload: Schema) -> list[Message]:
     the kinds that answer from files, the files' words as plain text after it)."""
     if isinstance(payload, WriteInput) and payload.form == "plain":
         return _plain_write(payload)
+    if isinstance(payload, JudgeInput):
+        return _judge(payload)
     system = f"{HEADER} {kind}\n{INSTRUCTIONS[kind]}\n\n{reply_format(kind)}"
     words = kind in PLAIN_WORDS
     # A goal holding code is given once, as it is written: the 1.5B, shown it escaped in the JSON
@@ -154,6 +158,19 @@ def render(kind: CallKind, payload: Schema) -> list[Message]:
     if words:
         user += "\n\n" + plain_words(payload, heads=kind not in FILE_REPLIES)
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+
+def _judge(payload: JudgeInput) -> list[Message]:
+    """Yes or no, with nothing to parse: the verifier reads the probability of `yes` from the
+    first token's alternatives, one request per candidate (a small model judges one at a time)."""
+    user = (
+        f"{DATA_LABEL}\n\nLine: {payload.line}\nQuestion: {payload.question}\nAnswer: {payload.answer}\n\n"
+        "Does the line say that this is the answer to the question?"
+    )
+    return [
+        {"role": "system", "content": f"{HEADER} judge\n{INSTRUCTIONS['judge']}"},
+        {"role": "user", "content": user},
+    ]
 
 
 def reply_format(kind: CallKind) -> str:
@@ -307,6 +324,8 @@ def runaway_message(what: str, tokens: int) -> Message:
 def parse_request(messages: list[Message]) -> tuple[CallKind, Schema]:
     """Read back the call kind and the validated input model from rendered messages."""
     kind = _kind(messages)
+    if kind in YES_NO:
+        return kind, _judged(messages)
     block = _first_json_block(messages)
     if kind in FILE_REPLIES:  # the goal follows the JSON block as plain text
         block = json.dumps({**json.loads(block), "goal": _plain_goal(messages)})
@@ -319,6 +338,15 @@ def parse_request(messages: list[Message]) -> tuple[CallKind, Schema]:
     elif kind in PLAIN_WORDS:
         payload = payload.model_copy(update={"excerpts": _plain_excerpts(messages)})
     return kind, payload
+
+
+def _judged(messages: list[Message]) -> JudgeInput:
+    """A `judge` request read back (`_judge` wrote it)."""
+    user = next((str(m.get("content") or "") for m in messages if m.get("role") == "user"), "")
+    found = re.search(r"\nLine: (.*)\nQuestion: (.*)\nAnswer: (.*)\n\n", user, re.S)
+    if found is None:
+        raise PromptError("a judge request without its line, question and answer")
+    return JudgeInput(line=found.group(1), question=found.group(2), answer=found.group(3))
 
 
 def _kind(messages: list[Message]) -> CallKind:

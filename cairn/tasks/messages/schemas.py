@@ -24,6 +24,7 @@ CallKind = Literal[
     "deliver",
     "calculate",
     "write",
+    "judge",
 ]
 
 
@@ -302,6 +303,19 @@ class DetectTaskTypeOutput(Schema):
     rationale: str = ""
 
 
+class JudgeInput(Schema):
+    """A served model asked whether one line says that a value answers a question (yes or no):
+    one input of the answer verifier (`cairn.tasks.verify`)."""
+
+    question: str
+    answer: str
+    line: str  # the quoted line, after what it stands under
+
+
+class JudgeOutput(Schema):
+    p_yes: float = Field(ge=0.0, le=1.0)  # the probability the model gives its first token `yes`
+
+
 OUTPUTS: dict[CallKind, type[Schema]] = {
     "plan": Plan,
     "compress": CompressOutput,
@@ -312,6 +326,7 @@ OUTPUTS: dict[CallKind, type[Schema]] = {
     "deliver": DeliverOutput,
     "calculate": CalculateOutput,
     "write": WriteOutput,
+    "judge": JudgeOutput,
 }
 INPUTS: dict[CallKind, type[Schema]] = {
     "plan": PlanInput,
@@ -323,4 +338,5 @@ INPUTS: dict[CallKind, type[Schema]] = {
     "deliver": DeliverInput,
     "calculate": CalculateInput,
     "write": WriteInput,
+    "judge": JudgeInput,
 }

@@ -50,6 +50,9 @@ class Reply(BaseModel):
     completion_tokens: int = 0
     usd: float = 0.0
     finish_reason: str = "stop"
+    # The first token's likeliest alternatives and their log-probabilities, where asked for (a
+    # `judge` call's yes or no).
+    first_token: dict[str, float] = {}
 
 
 class CassetteEntry(BaseModel):
@@ -186,6 +189,14 @@ def forget_cassettes() -> None:
     with _SHARED_LOCK:
         _RECORDERS.clear()
         _PLAYERS.clear()
+
+
+def records(path: Path, kind: CallKind) -> bool:
+    """Whether a cassette recorded any call of `kind` (a replay answers only what was recorded)."""
+    try:
+        return any(entry.kind == kind for entry in load_cassette(path))
+    except CassetteError:
+        return False
 
 
 def load_cassette(path: Path) -> list[CassetteEntry]:

@@ -22,12 +22,14 @@ def litellm_reply(
     max_tokens: int,
     timeout: float,
     extra: Mapping[str, Any],
+    whole: bool = False,
 ) -> Reply:
     """The reply to one request of at most `max_tokens`; `extra` holds the sampling, the
-    `response_format` and the caller's litellm arguments (`api_base`, `mock_response`, ...)."""
+    `response_format` and the caller's litellm arguments (`api_base`, `mock_response`, ...).
+    `whole`: not streamed (a one-token reply whose alternatives are read)."""
     litellm = load_litellm()
     options = dict(extra)
-    streamed = streams(model)
+    streamed = streams(model) and not whole
     if streamed:
         options |= stream_options(model)
     # num_retries / max_retries 0: litellm's client would otherwise re-send a timed-out call
@@ -60,7 +62,25 @@ def _reply(model: str, response: Any, finish: str | None = None) -> Reply:
         completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
         usd=_usd(model, response),
         finish_reason=str(finish or choice.finish_reason or "stop"),
+        first_token=_first_token(choice),
     )
+
+
+def _first_token(choice: Any) -> dict[str, float]:
+    """The first token's alternatives and their log-probabilities, where the reply has them."""
+    logprobs = getattr(choice, "logprobs", None)
+    content = logprobs.get("content") if isinstance(logprobs, dict) else getattr(logprobs, "content", None)
+    if not content:
+        return {}
+    first = content[0]
+    top = first.get("top_logprobs") if isinstance(first, dict) else getattr(first, "top_logprobs", None)
+    found: dict[str, float] = {}
+    for alt in top or []:
+        token = alt.get("token") if isinstance(alt, dict) else getattr(alt, "token", None)
+        value = alt.get("logprob") if isinstance(alt, dict) else getattr(alt, "logprob", None)
+        if isinstance(token, str) and isinstance(value, int | float):
+            found.setdefault(token, float(value))
+    return found
 
 
 def _usd(model: str, response: Any) -> float:

@@ -56,6 +56,7 @@ T = TypeVar("T", bound=Schema)
 
 # Provider errors worth another attempt: the next one may well work. Anything else (a bad request,
 # a wrong key, an unknown model) fails the call at once.
+YES_NO_ALTERNATIVES = 10  # the first token's alternatives asked for: `Yes`, `yes`, `No`, `no`, ...
 TRANSIENT = frozenset(
     {"APIConnectionError", "Timeout", "ServiceUnavailableError", "RateLimitError", "InternalServerError"}
 )
@@ -142,7 +143,8 @@ class ModelClient:
         """
         if not isinstance(payload, INPUTS[kind]):
             raise TypeError(f"{kind} takes {INPUTS[kind].__name__}, not {type(payload).__name__}")
-        tries = Attempts(kind, self.max_tokens or REPLY_TOKENS[kind], prompts.render(kind, payload))
+        cap = REPLY_TOKENS[kind] if kind in prompts.YES_NO else self.max_tokens or REPLY_TOKENS[kind]
+        tries = Attempts(kind, cap, prompts.render(kind, payload))
         sampling = prompts.sampling(payload)
         for attempt in range(1, self.max_attempts + 1):
             if attempt > 1 and tries.spent():
@@ -230,8 +232,13 @@ class ModelClient:
         response_format = response_format_for(self.model, kind, self.response_format)
         if response_format is not None:
             extra["response_format"] = response_format
+        yes_no = kind in prompts.YES_NO
+        if yes_no:
+            extra |= {"logprobs": True, "top_logprobs": YES_NO_ALTERNATIVES}
         timeout = self.timeout_for(max_tokens)
-        return litellm_reply(self.model, messages, max_tokens=max_tokens, timeout=timeout, extra=extra)
+        return litellm_reply(
+            self.model, messages, max_tokens=max_tokens, timeout=timeout, extra=extra, whole=yes_no
+        )
 
 
 def transient(exc: Exception) -> bool:

@@ -8,6 +8,7 @@ commas, or a `write`'s files; and, when it holds none, why, in one line fit to s
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterable
 from typing import Any
@@ -16,7 +17,7 @@ from pydantic import ValidationError
 
 from cairn.tasks.messages import prompts
 from cairn.tasks.messages.file_reply import file_list
-from cairn.tasks.messages.schemas import OUTPUTS, CallKind, FileDraft, Schema, WriteOutput
+from cairn.tasks.messages.schemas import OUTPUTS, CallKind, FileDraft, JudgeOutput, Schema, WriteOutput
 from cairn.tasks.model.cassette import Reply
 from cairn.tasks.model.failures import ModelOutputError, one_line
 
@@ -27,6 +28,8 @@ def read_output(kind: CallKind, reply: Reply) -> Schema:
     """`kind`'s output in `reply`; raises `ModelOutputError` or pydantic's `ValidationError`."""
     if kind in prompts.FILE_REPLIES:
         return _files(reply)
+    if kind in prompts.YES_NO:
+        return JudgeOutput(p_yes=p_yes(reply))
     try:
         data = parse_model_json(reply.text)
     except ModelOutputError as exc:
@@ -34,6 +37,25 @@ def read_output(kind: CallKind, reply: Reply) -> Schema:
             raise ModelOutputError(f"reply truncated at the token limit: {exc}") from exc
         raise
     return OUTPUTS[kind].model_validate(data)
+
+
+def p_yes(reply: Reply) -> float:
+    """The probability of `yes` against `no` from the first token's alternatives (any case or
+    spacing); from the reply's word alone (1 or 0) when the server gave none.
+
+    >>> p_yes(Reply(text="Yes", first_token={"Yes": -0.2, "No": -1.8, "yes": -2.5}))
+    0.845
+    >>> p_yes(Reply(text="no."))
+    0.0
+    """
+    yes = sum(math.exp(v) for t, v in reply.first_token.items() if t.strip().lower() == "yes")
+    no = sum(math.exp(v) for t, v in reply.first_token.items() if t.strip().lower() == "no")
+    if yes + no > 0:
+        return round(yes / (yes + no), 4)
+    word = reply.text.strip().lower().rstrip(".!")
+    if word in ("yes", "no"):
+        return 1.0 if word == "yes" else 0.0
+    raise ModelOutputError(f"a yes or no was asked for, the reply was {reply.text[:40]!r}")
 
 
 def why_invalid(exc: Exception) -> str:

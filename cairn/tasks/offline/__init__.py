@@ -24,6 +24,7 @@ from cairn.tasks.messages.schemas import (
     DeliverInput,
     DetectTaskTypeInput,
     ExtractConstraintInput,
+    JudgeInput,
     PlanInput,
     Schema,
     SynthesizeInput,
@@ -44,6 +45,8 @@ OFFLINE_MODEL = "cairn/offline"
 def respond(messages: list[dict[str, str]]) -> str:
     """The offline model's reply (JSON text) to rendered Cairn messages."""
     kind, payload = parse_request(messages)
+    if isinstance(payload, JudgeInput):  # a word, not JSON: the line holds the answer or it does not
+        return "yes" if payload.answer.lower() in payload.line.lower() else "no"
     output: Schema
     if isinstance(payload, PlanInput):
         output = plan(payload)

@@ -1,27 +1,31 @@
-"""The offline model's answer to a question: the value a quote chain of the files gives, or that
-the files read do not say it.
+"""The offline model's answer to a question: the value the verifier rates best among what the
+files read give, or that the files read do not say it.
 
-It answers by the rule the check applies (`cairn.tasks.grounding.proof`): for each question of
-the goal, the one value the chains of the words read give; a figure of the asked unit worked out
-from a stock and a daily rate (`report.derived`); else "The files read do not say ...". A goal
+For each question of the goal it takes the reader's candidates and the verifier's scores
+(`cairn.tasks.verify`, the same weights Cairn then judges by): the best one when the verifier
+proves it; else a figure of the asked unit worked out from a stock and a daily rate
+(`report.derived`), when there is one; else the best candidate all the same (Cairn marks it
+unverified); "The files read do not say" only when no line shares the question's words. A goal
 that only instructs (`Summarise the notes`) gets no answer here: the offline planner writes its
 cited report itself.
 
+>>> text = "## Team Falcon\\nTeam Falcon owns billing. The team is led by Priya Nandakumar."
 >>> inp = DeliverInput(goal="Who leads Team Falcon?", task_type="simple_question", deliverable="answer.md",
-...     notes=[], excerpts=[Excerpt(source="source:d/t.md", text="## Team Falcon\\nLead: Priya Nandakumar.")])
+...     notes=[], excerpts=[Excerpt(source="source:d/t.md", text=text)])
 >>> deliver(inp).answer
 'Priya Nandakumar.'
 """
 
 from __future__ import annotations
 
-from cairn.core import PartCheck
 from cairn.tasks.grounding.parts import is_question, split_goal
-from cairn.tasks.grounding.proof import NOT_STATED, prove
+from cairn.tasks.grounding.proof import NOT_STATED
 from cairn.tasks.grounding.reads import Read, ReadIndex, passages
 from cairn.tasks.messages.schemas import DeliverInput, DeliverOutput, Excerpt
 from cairn.tasks.offline import text
 from cairn.tasks.offline.report import derived
+from cairn.tasks.verify import Corpus, load_verifier, read_question
+from cairn.tasks.verify.decision import scored
 
 __all__ = ["deliver"]
 
@@ -32,8 +36,8 @@ def deliver(inp: DeliverInput) -> DeliverOutput:
     if not questions:
         return DeliverOutput()
     reads = ReadIndex(read for excerpt in inp.excerpts for read in _reads(excerpt))
-    proofs = prove(questions, "", reads.units)
-    said = [_said(check, inp) for check in proofs]
+    read = Corpus(reads.units)
+    said = [_said(question, read, inp) for question in questions]
     if len(said) == 1:
         return DeliverOutput(answer=said[0])
     return DeliverOutput(
@@ -47,14 +51,15 @@ def _reads(excerpt: Excerpt) -> list[Read]:
     return found or [Read(excerpt.source, excerpt.text)]
 
 
-def _said(check: PartCheck, inp: DeliverInput) -> str:
-    if check.value and not check.why.startswith("the lines read give several"):
-        return f"{check.value}."
-    if check.why.startswith("the lines read give several"):
-        return f"{check.why[0].upper()}{check.why[1:]}."
+def _said(question: str, read: Corpus, inp: DeliverInput) -> str:
+    found, thresholds = scored(read_question(question), read, load_verifier())
+    if found and found[0].probability >= thresholds.complete:
+        return f"{found[0].candidate.text}."
     if worked := derived(inp.goal, _sentences(inp)):
         return worked[0].removeprefix("- ")
-    return f"{NOT_STATED}: {check.part.rstrip('?')}?"
+    if found:
+        return f"{found[0].candidate.text}."
+    return f"{NOT_STATED}: {question.rstrip('?')}?"
 
 
 def _sentences(inp: DeliverInput) -> list[tuple[float, str, str]]:

@@ -29,7 +29,7 @@ from __future__ import annotations
 import gzip
 import json
 from functools import cache
-from importlib import resources
+from pathlib import Path
 from typing import Literal, TypeAlias
 
 Relation: TypeAlias = Literal["same", "derived", "synonym", "antonym"]
@@ -41,7 +41,7 @@ _EMPTY: frozenset[str] = frozenset()
 @cache
 def _table() -> dict[str, dict[str, str]]:
     """Relation -> word -> its related words joined by spaces; read once per process (~0.1 s)."""
-    packed = resources.files(__package__ or "cairn.tasks.verify").joinpath("data", DATA).read_bytes()
+    packed = (Path(__file__).resolve().parent / "data" / DATA).read_bytes()
     data = json.loads(gzip.decompress(packed))
     return {name: data[name] for name in ("antonyms", "derived", "synonyms")}
 

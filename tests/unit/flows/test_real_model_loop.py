@@ -119,39 +119,37 @@ TEAM_DOCS = ROOT / "bench" / "agent_tasks" / "billing-owner" / "docs"
 
 
 @pytest.mark.parametrize(
-    ("name", "goal", "complete", "unmet"),
+    ("name", "goal", "given"),
     [
         (
             "billing-owner",
             "Which team owns the billing service, and what is its p95 latency budget?",
-            True,
-            "",
+            [
+                "- Which team owns the billing service? Unverified: Team Falcon.",
+                "- What is its p95 latency budget? Unverified: 180.",
+            ],
         ),
         (
             "incident-lead",
             "Which team owns the service whose latency budget was exceeded on March 21, and who leads it?",
-            True,
-            "",
+            ["- Who leads it? Unverified: Tomas Berg."],
         ),
     ],
 )
 def test_the_real_models_team_answers_are_judged_by_what_it_read(
-    tmp_path: Path, name: str, goal: str, complete: bool, unmet: str
+    tmp_path: Path, name: str, goal: str, given: list[str]
 ) -> None:
-    """The local model's recorded replies (tests/data/real-model/README.md), replayed: each part's
-    answer is proven by the lines it quotes. The incident's team takes a chain of three lines:
-    the team page names the recommendations service, the incident says its budget was exceeded
-    on March 21, the SLO table says that budget is a latency budget."""
+    """The local model's recorded replies (tests/data/real-model/README.md), replayed. Recorded
+    before the model judged answers, they are weighed by the offline verifier, which proves none
+    on its own: the task ends after one answer, each part given as the model gave it, marked
+    unverified, with the line it is quoted from."""
     cassette = REAL.parent / f"{name}.cassette.jsonl"
     config = RunConfig(workspace=str(tmp_path), model=f"replay:{cassette}?match=kind", max_iterations=4)
     result = run_whole_task(config, name, goal, [TEAM_DOCS])
-    assert result.complete is complete and result.status == ("complete" if complete else "incomplete")
+    assert not result.complete and str(result.stop_reason).startswith("unverified")
     answer = Path(str(result.report_path)).read_text(encoding="utf-8")
-    assert "180 ms" in answer if name == "billing-owner" else "Tomas Berg" in answer
+    assert all(line in answer.splitlines() for line in given)
     assert "## Proof" in answer and "source:docs/teams.md:" in answer
-    if name == "incident-lead":
-        assert "source:docs/incidents-2026-q1.md:4" in answer  # the March 21 line is quoted
-    assert [u for u in result.unmet if u.startswith(unmet)] if unmet else result.unmet == []
 
 
 def test_the_first_plan_follows_the_opening_read_and_sees_the_requirements(
@@ -200,7 +198,7 @@ def test_a_model_given_the_files_words_delivers_in_one_step(tmp_path: Path, mode
     config = RunConfig(workspace=str(tmp_path), model="fn/m", max_iterations=4)
     goal = "What is the usable storage of the Alder Creek reservoir at full supply level?"
     result = run_whole_task(config, "q", goal, [CORPUS])
-    assert result.complete and result.iterations == 2
+    assert result.iterations == 2  # read, then answered (and judged): no plan, no second answer
     asked = fake.seen["deliver"]
     assert len(asked) == 1 and asked[0].deliverable == "answer.md"
     excerpt = next(e for e in asked[0].excerpts if e.source == "source:corpus/reservoir.md")
@@ -245,7 +243,7 @@ def test_arithmetic_the_model_names_is_worked_out_and_asked_again(tmp_path: Path
     assert [d.worked for d in fake.seen["deliver"]] == [[], ["1260000 / 8400 = 150"]]
     assert len(fake.seen["calculate"]) == 1 and "15,000 days" in fake.seen["calculate"][0].answer
     answer = Path(result.report_path or "").read_text(encoding="utf-8")
-    assert "It holds 150 days of water." in answer and "15,000" not in answer
+    assert "consumption? 150 days (1260000 / 8400 = 150)." in answer and "15,000" not in answer
     assert "- source:corpus/reservoir.md" in answer and "- source:corpus/water-use-2025.md" in answer
     assert result.complete and result.iterations == 2  # the figure is Cairn's arithmetic over the files'
     calls = Workspace(tmp_path).task("q").state().model_calls
@@ -271,8 +269,8 @@ def test_a_calculation_over_figures_no_file_states_is_not_worked_out(tmp_path: P
     assert not result.complete
     assert any(line.startswith("not answered: How many days") for line in result.unmet)
     report = Path(str(result.report_path)).read_text(encoding="utf-8")
-    assert "15,000" not in answer_body(report)  # the model's figure is shown as its, not as the answer
-    assert "> The model answered (not proven): It holds about 15,000 days of water." in report
+    # The model's figure is given as its own, marked unverified: never as a proven answer.
+    assert "? Unverified: It holds about 15,000 days of water." in answer_body(report)
 
 
 def test_the_step_that_writes_code_sees_the_words_of_the_spec_it_read(tmp_path: Path, model: Install) -> None:

@@ -34,6 +34,7 @@ EXAMPLES: dict[str, tuple[str, object]] = {
     "model_failures": ("4", 4),
     "max_usd": ("0.25", 0.25),
     "max_tokens": ("9000", 9000),
+    "verifier": ("weights.json", "weights.json"),
 }
 
 

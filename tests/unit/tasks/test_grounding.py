@@ -7,11 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from cairn.tasks.grounding import Grounding, Read, ReadIndex, answer_body, check_answer, split_goal
+from cairn.tasks.grounding import Read, ReadIndex, answer_body, split_goal
 from cairn.tasks.grounding.figures import dates, figures
 from cairn.tasks.grounding.functions import check_functions, named_functions
 from cairn.tasks.grounding.names import names
 from cairn.tasks.grounding.relative_dates import dated_text, resolved
+from cairn.tasks.verify import Grounding, check_answer
 
 DOCS = Path(__file__).resolve().parents[3] / "bench" / "agent_tasks" / "billing-owner" / "docs"
 BILLING = "Which team owns the billing service, and what is its p95 latency budget?"
@@ -35,6 +36,15 @@ def unsupported(found: Grounding) -> list[str]:
 
 def answered(found: Grounding) -> list[bool]:
     return [p.answered for p in found.parts]
+
+
+def values(found: Grounding) -> list[str]:
+    return [p.value for p in found.parts]
+
+
+def own_words(found: Grounding) -> list[bool]:
+    """Per part: the value shown is the answer's own words, which no line read gives."""
+    return [p.why.startswith("no line read gives what the answer says") for p in found.parts]
 
 
 # --- the goal's parts ---------------------------------------------------------------------------
@@ -77,8 +87,8 @@ def test_a_figure_in_no_file_is_named_and_its_part_unanswered(reads: ReadIndex) 
 
 def test_a_part_left_without_a_name_is_unanswered(reads: ReadIndex) -> None:
     found = checked("Team Heron, and they lead that team.", INCIDENT, reads)
-    assert unsupported(found) == [] and answered(found)[1] is False
-    assert "Tomas Berg" in found.parts[1].why  # the lines read name the lead; the answer does not
+    assert unsupported(found) == [] and answered(found)[1] is False and own_words(found)[1]
+    assert found.parts[1].status == "unverified"  # given as the answer's words, never as proven
 
 
 def test_a_figure_from_the_files_said_of_something_else_does_not_answer(reads: ReadIndex) -> None:
@@ -87,24 +97,22 @@ def test_a_figure_from_the_files_said_of_something_else_does_not_answer(reads: R
         "Team Falcon owns the billing service, and its p95 latency budget is 30 minutes.", BILLING, reads
     )
     assert unsupported(found) == []  # every claim is in a file...
-    assert answered(found) == [True, False]  # ...but the billing row's budget is another figure
-    assert found.parts[1].why.startswith("the lines read give 180 ms (source:docs/slo.md:7)")
+    assert own_words(found)[1]  # ...but no line the budget question reads gives it
+    assert found.parts[1].why.endswith("the files' best: 180")
 
 
-def test_a_right_grounded_answer_passes(reads: ReadIndex) -> None:
+def test_a_right_grounded_answer_gives_the_values_of_the_lines_it_quotes(reads: ReadIndex) -> None:
     found = checked("Team Falcon owns the billing service. Its p95 latency budget is 180 ms.", BILLING, reads)
-    assert unsupported(found) == [] and answered(found) == [True, True]
+    assert unsupported(found) == [] and values(found) == ["Team Falcon", "180"]
+    assert [q.source for p in found.parts for q in p.quotes] == ["source:docs/teams.md", "source:docs/slo.md"]
     where = {c.text: c.where for c in found.claims}
     assert where == {"Team Falcon": "source:docs/teams.md", "180 ms": "source:docs/slo.md"}
 
 
-def test_a_two_hop_answer_passes_through_the_service_it_names(reads: ReadIndex) -> None:
-    answer = (
-        "The recommendations service exceeded its budget on March 21; it is owned by Team Heron, "
-        "led by Tomas Berg."
-    )
+def test_a_two_part_answer_gives_each_part_its_own_clause(reads: ReadIndex) -> None:
+    answer = "The recommendations service is owned by Team Heron; it is led by Tomas Berg."
     found = checked(answer, INCIDENT, reads)
-    assert unsupported(found) == [] and answered(found) == [True, True]
+    assert unsupported(found) == [] and values(found)[1] == "Tomas Berg"
 
 
 def test_arithmetic_over_stated_figures_is_computed_not_invented() -> None:
@@ -128,9 +136,9 @@ def test_a_short_answer_without_figures_or_names_is_checked_by_its_words() -> No
     )
     goal = "What did Caroline research?"
     right = checked("Adoption agencies.", goal, reads)
-    assert answered(right) == [True] and right.parts[0].value == "adoption agencies"
+    assert values(right) == ["adoption agencies"] and not own_words(right)[0]
     wrong = checked("Pottery classes.", goal, reads)
-    assert answered(wrong) == [False] and unsupported(wrong) == ["Pottery"]  # a capital reads as a name
+    assert own_words(wrong) == [True] and unsupported(wrong) == ["Pottery"]  # a capital reads as a name
 
 
 # --- reading the answer -------------------------------------------------------------------------
@@ -204,8 +212,8 @@ def test_a_tools_output_is_read_as_the_answer_to_its_call() -> None:
     asked = "time.convert_time Europe/London 12:00 Asia/Tokyo"
     bare, framed = ReadIndex([Read("call-1-1", output)]), ReadIndex([Read("call-1-1", output, about=asked)])
     right, wrong = "It is 21:00 in Tokyo.", "It is 22:00 in Tokyo."
-    assert answered(checked(right, goal, framed)) == [True]
-    assert answered(checked(right, goal, bare)) == [False]  # 21:00 is there, but said of what?
+    said, unframed = checked(right, goal, framed).parts[0], checked(right, goal, bare).parts[0]
+    assert said.value == "21:00:00" and (said.score or 0) > (unframed.score or 0)  # said of what, framed
     assert unsupported(checked(wrong, goal, framed)) == ["22:00"]
     # Known limit: every line of the output is said of the whole call, London's 12:00 included; and
     # "noon" for 12:00 would be unproven: the quote check compares words, not what they mean.
@@ -257,8 +265,8 @@ def test_the_day_a_relative_expression_means_answers_a_when_question_the_heading
     )
     reads, part = ReadIndex([Read("source:c/c.md", session)]), ["When did Ana go to the support group?"]
     right, written = check_answer("7 May 2023", part, reads, ""), check_answer("8 May, 2023", part, reads, "")
-    assert [p.answered for p in right.parts] == [True]
-    assert [p.answered for p in written.parts] == [False]  # the day the line was said, not the day she went
+    assert values(right) == ["7 May 2023"]
+    assert own_words(written) == [True]  # the day the line was said, not the day she went
 
 
 HITS = [
@@ -269,29 +277,32 @@ HITS = [
 
 
 @pytest.mark.parametrize(
-    ("part", "answer", "answered"),
+    ("part", "answer", "value"),
     [
-        ("When did Jon lose his job as a banker?", "Jon lost his job as a banker on 19 January 2023.", True),
-        # Two days for one event: one of them is the day the line was said (a real 1.5B answer).
         (
             "When did Jon lose his job as a banker?",
-            "Jon lost his job as a banker on 19 January 2023 and 20 January 2023.",
-            False,
+            "Jon lost his job as a banker on 19 January 2023.",
+            "19 January 2023",
         ),
-        ("When did Gina lose her job at Door Dash?", "Gina lost her job at Door Dash in January 2023.", True),
-        # "this month" states the month, not the 20th (another real answer, by a day-late line).
+        (
+            "When did Gina lose her job at Door Dash?",
+            "Gina lost her job at Door Dash in January 2023.",
+            "January 2023",
+        ),
+        # "this month" states the month, not the 20th (a real 1.5B answer, by a day-late line).
         (
             "When did Gina lose her job at Door Dash?",
             "Gina lost her job at Door Dash on January 20, 2023.",
-            False,
+            None,
         ),
     ],
 )
 def test_a_when_answer_gives_the_day_the_files_say_of_it_and_no_other(
-    part: str, answer: str, answered: bool
+    part: str, answer: str, value: str | None
 ) -> None:
     reads = ReadIndex([Read("source:conv-30/conv-30.md", hit) for hit in HITS])
-    assert [p.answered for p in check_answer(answer, [part], reads, "").parts] == [answered]
+    found = check_answer(answer, [part], reads, "")
+    assert own_words(found) == [value is None] and (value is None or values(found) == [value])
 
 
 def test_a_figure_takes_no_hop_to_answer_how_many_days() -> None:

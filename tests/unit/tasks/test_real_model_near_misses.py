@@ -1,6 +1,7 @@
 """The local real model's recorded answers to questions no file answers (tests/data/real-model/
-README.md), replayed: the model gave each its near neighbour's value; Cairn ends every one without
-a value, saying the files read do not say it."""
+README.md), replayed: the model gave each its near neighbour's value. Recorded before the model was
+asked to judge answers, the replay is judged by the offline verifier: none is proven, each ends
+incomplete after one answer, the model's value shown as its own and marked unverified."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from cairn.core import RunConfig
-from cairn.flows.loop.policy import NOT_STATED
+from cairn.flows.loop.policy import UNVERIFIED
 from cairn.tasks.grounding import answer_body
 from tests.unit.scripted import run_whole_task
 
@@ -24,7 +25,7 @@ DATA = ROOT / "tests" / "data" / "real-model"
         ("teams-kestrel-office", "Lisbon"),
         ("teams-notifications-p99", "400"),
         ("teams-osprey-lead", "Priya Nandakumar"),
-        ("teams-search-gateway-lead", "Tomasz"),
+        ("teams-search-gateway-lead", "Priya Nandakumar"),  # its first answer (the loop asks once now)
     ],
 )
 def test_a_near_miss_the_model_answered_with_its_neighbours_value_ends_without_a_value(
@@ -35,7 +36,7 @@ def test_a_near_miss_the_model_answered_with_its_neighbours_value_ends_without_a
     cassette = DATA / f"{name}.cassette.jsonl"
     config = RunConfig(workspace=str(tmp_path), model=f"replay:{cassette}?match=kind", max_iterations=12)
     result = run_whole_task(config, name, spec["goal"], [ROOT / "bench" / "agent_tasks" / "teams"])
-    assert result.status == "incomplete" and str(result.stop_reason).startswith(NOT_STATED)
+    assert result.status == "incomplete" and str(result.stop_reason).startswith(UNVERIFIED)
     report = Path(str(result.report_path)).read_text(encoding="utf-8")
-    assert answer_body(report) == f"The files read do not say: {spec['goal']}"
-    assert neighbour in report.split("> The model answered (not proven):")[1]  # what it said, shown as its
+    assert answer_body(report).startswith(f"{spec['goal']} Unverified: ")  # never complete, never proven
+    assert neighbour in report  # what the model said, shown as its own, unproven

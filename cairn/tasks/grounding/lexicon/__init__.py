@@ -73,6 +73,11 @@ ADVERBS = _words(
 )
 # What `how` asks with (`how many`, `how long`, `how tall`): the question asks for a figure.
 HOW_MEASURES = _words("many much long far old big large often fast tall high wide heavy")
+# Negations: a sentence holding one says the opposite of the same words without it.
+NEGATIONS = _words("not no never none nobody nothing neither nor without cannot")
+# Short words that join the capitalised words of one name (`Peabody Museum of Archaeology and
+# Ethnology`, `Charles de Gaulle`).
+NAME_JOINERS = _words("of the de and for du la von van der")
 # Interjections and greetings that set a name off as the one spoken to (`Thanks, Melanie!`), in
 # the order the vocative pattern tries them.
 INTERJECTIONS: tuple[str, ...] = (
@@ -104,6 +109,8 @@ NUMBER_WORDS: tuple[str, ...] = (
 SCALE_WORDS: dict[str, float] = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
 # Nouns `what`/`which` asks a date with (`what day`, `which year`).
 DATE_NOUNS = _words("date day month year time")
+# Nouns a question asks a time with, the long spans included (`which century`, `what era`).
+TEMPORAL_NOUNS = DATE_NOUNS | _words("century decade period era")
 # Nouns `what` asks a figure with (`what percentage`, `what number of`).
 COUNT_NOUNS = _words("percentage number amount count share proportion")
 # Verbs an instruction opens with (`Summarise the notes`): such a sentence asks for something.
@@ -229,6 +236,8 @@ __all__ = [
     "MONTHS",
     "MONTH_ABBREVIATIONS",
     "MONTH_SPELLINGS",
+    "NAME_JOINERS",
+    "NEGATIONS",
     "NOT_NAMES",
     "NOT_NAMES_IN_QUESTIONS",
     "NOT_NAMES_IN_UNITS",
@@ -250,6 +259,7 @@ __all__ = [
     "SCALE_WORDS",
     "SENTENCE_OPENERS",
     "SUBORDINATORS",
+    "TEMPORAL_NOUNS",
     "THIRD_PERSON_PRONOUNS",
     "TIME_DEICTICS",
     "WEEKDAYS",

@@ -1,0 +1,264 @@
+"""The verifier's decision for one question: proven, unverified, or absent.
+
+Every candidate value the reader finds is scored by the verifier of the task's model kind: how
+sure Cairn is that this value, quoted from this sentence, is the answer. A value the answer gives
+is *proven* when its score reaches the kind's `complete` threshold and no other value does (two
+values that both pass prove nothing). The files *do not say it* only when every source was read
+and no candidate reaches the lower `absent` threshold: absence is a claim, proven like an answer.
+Anything else is *unverified*: the answer's own value (or, when it gives none, the best candidate)
+is still given, with its score and line.
+
+>>> from cairn.tasks.grounding.units import units_of
+>>> text = "## Team Falcon\\nTeam Falcon owns billing. Lead: Priya Nandakumar."
+>>> read = Corpus(units_of("source:d/t.md", text))
+>>> said = lambda value, line: value == "Priya Nandakumar"
+>>> lower = {"offline": Thresholds(complete=0.3, absent=0.01)}
+>>> lenient = load_verifier().model_copy(update={"thresholds": lower})
+>>> found = judge("Who leads Team Falcon?", read, lenient, said=said)
+>>> found.status, found.value
+('proven', 'Priya Nandakumar')
+>>> # a `Lead:` line proves its value with the shipped weights too
+>>> judge("Who leads Team Falcon?", read, load_verifier(), said=said).status
+'proven'
+>>> judge("Who leads Team Falcon?", read, load_verifier(), said=lambda value, line: False).status
+'unverified'
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Literal
+
+from cairn.tasks.grounding.units import Unit
+from cairn.tasks.verify import wordnet
+from cairn.tasks.verify.corpus import Corpus
+from cairn.tasks.verify.features import Asking, Features, sentence_features
+from cairn.tasks.verify.model import ModelKind, Thresholds, Verifier, load_verifier
+from cairn.tasks.verify.question import Question, read_question
+from cairn.tasks.verify.reader import Candidate, candidates
+from cairn.tasks.verify.tokens import forms_of, words
+
+Status = Literal["proven", "unverified", "absent"]
+ModelSays = Mapping[tuple[str, str, int], float]  # (value, source, line) -> the model's P(yes)
+Said = Callable[[str, str], bool]  # does the answer give this value, quoted from this line?
+KEPT = 4  # the ranker's best candidates the verifier scores (with any the answer gives)
+_CANDIDATE_INPUTS = (
+    "in_q", "dist", "head_adj", "head_in", "emb_hc", "clause_cov", "window_cov", "unit_match", "same_shape",
+    "pair_value", "whole_name",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Scored:
+    """A candidate with the verifier's probability and the inputs it was given."""
+
+    candidate: Candidate
+    probability: float
+    features: Features
+    given: bool  # the answer gives this value
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """What Cairn says of one question: its status, the value it gives, the line it quotes."""
+
+    question: str
+    status: Status
+    value: str = ""
+    probability: float = 0.0
+    quote: Unit | None = None
+    why: str = ""
+    threshold: float = 0.0
+    given: bool = False  # the value is the answer's own (else the best the files give)
+
+
+def judge(
+    question: str | Question,
+    read: Corpus,
+    verifier: Verifier | None = None,
+    *,
+    said: Said = lambda value, line: False,
+    exhausted: bool = False,
+    kind: ModelKind = "offline",
+    model_says: ModelSays | None = None,
+    among: list[int] | None = None,
+) -> Judgement:
+    """Judge one question over what was read. `said(value, line)`: whether the answer gives that
+    value, quoted from that line;
+    `exhausted`: every source was read (or searched for the question's words); `model_says`: a
+    served model's yes/no on candidates; `among`: only these sentences (a ledger item's lines)."""
+    q = question if isinstance(question, Question) else read_question(question)
+    found, thresholds = scored(q, read, verifier, said=said, kind=kind, model_says=model_says, among=among)
+    return decide(q, read, found, thresholds, exhausted)
+
+
+def scored(
+    q: Question,
+    read: Corpus,
+    verifier: Verifier | None = None,
+    *,
+    said: Said = lambda value, line: False,
+    kind: ModelKind = "offline",
+    model_says: ModelSays | None = None,
+    among: list[int] | None = None,
+) -> tuple[list[Scored], Thresholds]:
+    """The ranker's best candidates (and any the answer gives), each scored by the verifier of the
+    model kind, best first; and that kind's thresholds."""
+    weights = verifier or load_verifier()
+    model, thresholds = weights.judge(kind)
+    asking = Asking.of(q, read)
+    ranked = candidates(asking, read, weights.ranker, among)
+    found = []
+    for n, c in enumerate(ranked):
+        given = said(c.text, read.sentences[c.sentence].unit.said)
+        if n < KEPT or given:  # as the verifier was fitted, and the answer's own value
+            features = verifier_features(asking, read, c, ranked, model_says if kind == "served" else None)
+            found.append(Scored(c, model.probability(features), features, given))
+    found.sort(key=lambda s: -s.probability)
+    return found, thresholds
+
+
+def decide(
+    q: Question, read: Corpus, found: list[Scored], thresholds: Thresholds, exhausted: bool
+) -> Judgement:
+    """Proven, absent or unverified (see the module docstring)."""
+    given = [s for s in found if s.given]
+    passing = [s for s in found if s.probability >= thresholds.complete]
+    best = found[0] if found else None
+    if given and given[0].probability >= thresholds.complete:
+        rivals = [s for s in passing if not s.given]
+        if not rivals:
+            return _judged(q, read, given[0], "proven", thresholds.complete, "")
+        why = f"the lines read give several answers: {given[0].candidate.text}; {rivals[0].candidate.text}"
+        return _judged(q, read, given[0], "unverified", thresholds.complete, why)
+    if exhausted and (best is None or best.probability < thresholds.absent):
+        near = f"; nearest: {best.candidate.text} ({best.probability:.2f})" if best else ""
+        return Judgement(
+            question=q.text,
+            status="absent",
+            probability=best.probability if best else 0.0,
+            quote=read.sentences[best.candidate.sentence].unit if best else None,
+            why=f"no line read gives it{near}",
+            threshold=thresholds.absent,
+        )
+    # Unproven, the answer's own value is shown whole (the candidate holding most of its words
+    # beyond the question's), else the files' best.
+    shown = max(given, key=lambda s: _shown_first(q, s)) if given else best
+    if shown is None:
+        return Judgement(question=q.text, status="unverified", why="no line read shares its words")
+    why = f"the verifier gives {shown.probability:.2f}; proven takes {thresholds.complete:.2f}"
+    return _judged(q, read, shown, "unverified", thresholds.complete, why)
+
+
+def _shown_first(q: Question, s: Scored) -> tuple[float, ...]:
+    """Which of the answer's values to show: the one holding most words beyond the question's, a
+    whole name before a part of one (`Team Falcon`, not `Falcon`), fewer of the question's words,
+    the longer, the likelier."""
+    beyond, held = _beyond(q, s.candidate)
+    whole = s.candidate.features.get("whole_name", 0.0)
+    return (beyond, whole, held, len(s.candidate.text), s.probability)
+
+
+def _beyond(q: Question, candidate: Candidate) -> tuple[int, int]:
+    """How many of a candidate's words the question does not hold, and (negated) how many it does."""
+    asked = set(q.terms) | q.names
+    content = [w for w in words(candidate.text) if w.content]
+    held = sum(1 for w in content if w.lemma in asked or w.lower in asked)
+    return len(content) - held, -held
+
+
+def _judged(q: Question, read: Corpus, s: Scored, status: Status, threshold: float, why: str) -> Judgement:
+    return Judgement(
+        question=q.text,
+        status=status,
+        value=s.candidate.text,
+        probability=s.probability,
+        quote=read.sentences[s.candidate.sentence].unit,
+        why=why,
+        threshold=threshold,
+        given=s.given,
+    )
+
+
+def verifier_features(
+    asking: Asking,
+    read: Corpus,
+    candidate: Candidate,
+    ranked: list[Candidate],
+    model_says: ModelSays | None = None,
+) -> Features:
+    """The verifier's inputs for one candidate: its sentence's, its own, the ranker's view of it
+    beside the others, and (served) the model's yes/no."""
+    q = asking.question
+    rival = next((c.score for c in ranked if c.key != candidate.key), 0.0)
+    found = dict(sentence_features(asking, read, candidate.sentence))
+    found |= {name: candidate.features.get(name, 0.0) for name in _CANDIDATE_INPUTS}
+    # The old quote rule as one input: every word of the question with the line, its names on the
+    # line itself, and the one value of its shape there, with no negation or figure against it.
+    strict = (
+        found["cov_ctx"] >= 0.999
+        and found["miss_names_line"] == 0
+        and found["miss_num_s"] == 0
+        and found["neg_mismatch"] == 0
+        and found["same_shape"] == 0
+    )
+    found |= _labelled(asking, read, candidate)
+    found |= {
+        "strict": float(strict),
+        "r_logit": _logit(candidate.score),
+        "r_margin": candidate.score - rival,
+        "r_top": float(bool(ranked) and ranked[0].key == candidate.key),
+        f"x_{q.wh}_{candidate.shape}": 1.0,
+    }
+    if model_says is not None:
+        unit = read.sentences[candidate.sentence].unit
+        p_yes = model_says.get((candidate.text, unit.source, unit.line))
+        found |= (
+            {"judge_logit": _logit(p_yes), "judge_missing": 0.0}
+            if p_yes is not None
+            else {"judge_missing": 1.0}
+        )
+    return found
+
+
+def _labelled(asking: Asking, read: Corpus, candidate: Candidate) -> Features:
+    """Whether the value is the value of a `label: value` pair (a table cell under its header, a
+    `Lead:` line, a record's key) and how much of what the question asks the label says, in its
+    own words or a derived form (`owner` for `owns`)."""
+    said = read.sentences[candidate.sentence].unit.said
+    found = read.sentences[candidate.sentence].words
+    start = found[candidate.span[0]].start
+    head = said.rfind("; ", 0, start)
+    pair = said[head + 2 if head >= 0 else 0 : start]
+    label, colon, before = pair.rpartition(": ")
+    if not colon or before.strip():
+        return {"labelled": 0.0, "label_share": 0.0}
+    names = asking.question.names
+    own = {t: w for t, w in asking.weights.items() if t not in names}
+    if not own:
+        return {"labelled": 1.0, "label_share": 0.0}
+    stated = set(forms_of(words(label)))
+    related = {form for term in stated for form in wordnet.derived(term)}
+    share = sum(w for t, w in own.items() if t in stated or t in related) / sum(own.values())
+    return {"labelled": 1.0, "label_share": share}
+
+
+def _logit(p: float) -> float:
+    p = min(max(p, 1e-4), 1 - 1e-4)
+    return math.log(p / (1 - p))
+
+
+__all__ = [
+    "KEPT",
+    "Judgement",
+    "ModelSays",
+    "Said",
+    "Scored",
+    "Status",
+    "decide",
+    "judge",
+    "scored",
+    "verifier_features",
+]
