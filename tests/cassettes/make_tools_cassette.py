@@ -8,7 +8,8 @@ folder. The run it scripts (a simple question):
 1. detect the task type; the goal states no rule
 2. iteration 1: `time.convert_time` (MCP), `git.git_log` (MCP), `append_note` (Python, side effects)
 3. iteration 2: write `answer.md`, stating what the two MCP calls returned (the time, the commit's
-   message) and citing them; the simple-question suite, grounding included, is met
+   message) and citing them; every claim is in the tools' outputs, but the offline verifier proves
+   neither part, so the task ends there, its answer given unverified
 
 `killed_first_part` / `resumed_part` split a shorter run in two for the kill -9 test: the first
 process plans only `append_note` (and is killed inside it); the resumed one asks the two servers
@@ -25,8 +26,6 @@ from cairn.tasks.messages.schemas import OUTPUTS, CallKind
 from cairn.tasks.model.cassette import CassetteEntry, Reply
 
 MODEL = "scripted:tools_task"
-# The goal's words are what the tools' outputs say ("12:00", "commit", "message"): the quote check
-# compares words, so "noon" or "the last commit" would be unproven (docs/design.md, issue 32).
 GOAL = "What time is it in Tokyo when it is 12:00 in London, and what is the commit message in the git log?"
 COMMIT = "Add the reservoir notes"  # the one commit of the repository the test makes
 NOTE = "asked for the Tokyo time and the last commit"

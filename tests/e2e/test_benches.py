@@ -35,7 +35,9 @@ def test_agent_bench_offline() -> None:
     report = figures("agent.py", "--tasks", "question")
     (task,) = report["tasks"]
     assert isinstance(task["complete"], bool) and isinstance(task["correct"], bool)
-    assert task["complete"] and task["correct"]  # the offline model solves it
+    # The offline model's answer is right; the offline verifier does not prove its paraphrase
+    # ("usable storage" against "holds ... of usable water"), so it is given unverified.
+    assert task["correct"] and not task["complete"] and task["stop_reason"].startswith("unverified")
 
 
 def test_orchestration_bench_on_servers() -> None:

@@ -36,7 +36,10 @@ def test_a_local_server_needs_nothing_but_its_address(
     assert json.loads(proc.stdout)["complete"] is True
     (probed,) = [e.probe for e in Workspace(ws).task(task).read().events if isinstance(e, ModelProbed)]
     assert probed.response_format == taken and probed.tokens_per_s
-    formats = [(r.get("response_format") or {}).get("type") for r in server.requests]
+    # A `judge` call asks for one yes/no token and its odds (logprobs), never for JSON.
+    judged = [r for r in server.requests if r.get("logprobs")]
+    assert judged and all(r.get("response_format") is None for r in judged)
+    formats = [(r.get("response_format") or {}).get("type") for r in server.requests if not r.get("logprobs")]
     tried = ["json_schema"] if refuse_schema else []  # the strict schema, tried once and refused
     assert formats == [*tried, *[taken] * (len(formats) - len(tried))] and len(formats) >= 4  # every call
     assert ("refused" in probed.reason) is refuse_schema

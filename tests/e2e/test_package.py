@@ -66,7 +66,13 @@ def test_the_wheel_holds_one_namespace_with_its_data(wheel: Path) -> None:
     names = zipfile.ZipFile(wheel).namelist()
     tops = {name.split("/")[0] for name in names if not name.startswith("cairn_agents-")}
     assert tops == {"cairn"}
-    for data in ("cairn/py.typed", "cairn/validators/research_task.json", "cairn/examples/QUESTION"):
+    verifier = ("cairn/tasks/verify/data/weights.json", "cairn/tasks/verify/data/wordnet.json.gz")
+    for data in (
+        "cairn/py.typed",
+        "cairn/validators/research_task.json",
+        "cairn/examples/QUESTION",
+        *verifier,
+    ):
         assert data in names
     assert "cairn/examples/corpus/reservoir.md" in names
 

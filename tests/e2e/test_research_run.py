@@ -32,7 +32,11 @@ def test_run_completes_with_a_cited_report(finished: tuple[Path, dict[str, objec
     # The answer as the lines prove it: Cairn's arithmetic over the two figures the files state,
     # each operand's line quoted (before, a report that stated only the daily use, citing two
     # corpus files, passed for an answer to "how many days").
-    assert report.startswith("150 days (1,260,000 cubic metres / 8,400 cubic metres = 150)."), report
+    # The deliverable reads as an answer: the question, then what the lines prove.
+    first = report.splitlines()[0]
+    assert first.endswith("consumption? 150 days (1,260,000 cubic metres / 8,400 cubic metres = 150)."), (
+        report
+    )
     proof = report.split("## Proof")[1].splitlines()
     quotes = [line for line in proof if line.startswith("> source:corpus/")]
     assert any("1,260,000" in q for q in quotes) and any("8,400" in q for q in quotes), quotes

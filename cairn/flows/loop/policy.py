@@ -125,17 +125,19 @@ def _not_stated(state: TaskState, policy: LoopPolicy) -> str | None:
 
 
 def _unverified(state: TaskState, policy: LoopPolicy) -> str | None:
-    """Every source was read, an answer was delivered and judged, and every question is proven,
+    """Every source was read, an answer was written and judged, and every question is proven,
     not stated, or given unverified: asking the same model again about the same lines gives the
     same answer, so the task ends with it (marked unverified) rather than spend the cap."""
     verdict = state.verdict
     last = state.iterations[-1] if state.iterations else None
     if verdict is None or last is None or verdict.iteration != last.iteration or not verdict.parts:
         return None
-    if not any(call.tool == "answer" for call in last.tool_calls):
-        return None
-    coverage = state.coverage
-    if coverage is None or coverage.kind or coverage.read < coverage.sources:
+    if not any(
+        call.tool in ("answer", "write_file") and call.outcome == "success" for call in last.tool_calls
+    ):
+        return None  # judged on an answer this iteration wrote (delivered, or a file the model wrote)
+    coverage = state.coverage  # none: the evidence is tools' outputs, every one of them read
+    if coverage is not None and (coverage.kind or coverage.read < coverage.sources):
         return None
     statuses = [p.status for p in verdict.parts]
     if "open" in statuses or all(s == "proven" for s in statuses):

@@ -44,7 +44,7 @@ from cairn.tasks.grounding.proof import quoted
 from cairn.tasks.grounding.relative_dates import heading_date
 from cairn.tasks.grounding.units import Unit
 from cairn.tasks.verify.corpus import Corpus
-from cairn.tasks.verify.decision import Scored, scored
+from cairn.tasks.verify.decision import Scored, scored, shown_value
 from cairn.tasks.verify.model import Thresholds
 from cairn.tasks.verify.question import read_question
 
@@ -193,7 +193,7 @@ def _judged(found: list[Scored], thresholds: Thresholds, read: Corpus, exhausted
             score = f"the verifier gives {shown.probability:.2f}; proven takes {thresholds.complete:.2f}"
             note = f"{score}{corrects}"
             return LedgerCell(
-                value=shown.candidate.text,
+                value=shown_value(shown.candidate, read),
                 quotes=[quoted(unit)],
                 status="unverified",
                 note=note,
@@ -212,13 +212,15 @@ def _judged(found: list[Scored], thresholds: Thresholds, read: Corpus, exhausted
         distinct.setdefault(s.candidate.key, (s, read.sentences[s.candidate.sentence].unit))
     if len(distinct) == 1:
         s, unit = next(iter(distinct.values()))
-        return LedgerCell(value=s.candidate.text, quotes=[quoted(unit)], status="quoted", score=s.probability)
+        return LedgerCell(
+            value=shown_value(s.candidate, read), quotes=[quoted(unit)], status="quoted", score=s.probability
+        )
     dated = sorted(((_dated(u) or date.min, s, u) for s, u in distinct.values()), key=lambda d: d[0])
     latest, older = dated[-1], dated[:-1]
     if latest[0] > older[-1][0]:
         note = "corrects " + ", ".join(f"{s.candidate.text} ({u.source}:{u.line})" for _, s, u in older)
         return LedgerCell(
-            value=latest[1].candidate.text,
+            value=shown_value(latest[1].candidate, read),
             quotes=[quoted(latest[2])],
             status="quoted",
             note=note,

@@ -26,9 +26,9 @@ import os
 import threading
 from collections import Counter
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model_serializer
 
 from cairn.core import CairnError
 from cairn.tasks.messages.schemas import CallKind
@@ -53,6 +53,14 @@ class Reply(BaseModel):
     # The first token's likeliest alternatives and their log-probabilities, where asked for (a
     # `judge` call's yes or no).
     first_token: dict[str, float] = {}
+
+    @model_serializer(mode="wrap")
+    def _without_empty_odds(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # Cassettes recorded before judging stay byte for byte what they were.
+        dumped: dict[str, Any] = handler(self)
+        if not dumped.get("first_token"):
+            dumped.pop("first_token", None)
+        return dumped
 
 
 class CassetteEntry(BaseModel):

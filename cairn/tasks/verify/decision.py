@@ -31,6 +31,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
+from cairn.tasks.grounding import figures
 from cairn.tasks.grounding.units import Unit
 from cairn.tasks.verify import wordnet
 from cairn.tasks.verify.corpus import Corpus
@@ -169,11 +170,25 @@ def _beyond(q: Question, candidate: Candidate) -> tuple[int, int]:
     return len(content) - held, -held
 
 
+def shown_value(candidate: Candidate, read: Corpus) -> str:
+    """A bare figure as its line writes it with its unit (`100` -> `100 ms`): the verifier judges
+    the figure, the deliverable shows what it measures."""
+    text = candidate.text
+    stated = figures.figures(text)
+    if len(stated) != 1 or stated[0].unit is not None or stated[0].text != text.strip():
+        return text
+    line = read.sentences[candidate.sentence].unit.said
+    for f in figures.figures(line):
+        if f.unit is not None and f.unit != "clock" and f.text.startswith(text) and f.text != text:
+            return f.text
+    return text
+
+
 def _judged(q: Question, read: Corpus, s: Scored, status: Status, threshold: float, why: str) -> Judgement:
     return Judgement(
         question=q.text,
         status=status,
-        value=s.candidate.text,
+        value=shown_value(s.candidate, read),
         probability=s.probability,
         quote=read.sentences[s.candidate.sentence].unit,
         why=why,

@@ -115,7 +115,10 @@ def test_a_section_naming_no_item_is_about_its_heading_only_when_it_states_every
     handbook = "# On-call handbook\n\nPage the owning team first. A p95 latency budget is 95 of 100 requests."
     rows = _ledger({"a.md": note, "h.md": handbook})
     assert list(rows) == ["Achtes mirror"]  # the handbook defines the fields: no item
-    assert [value for value, _ in rows["Achtes mirror"]] == ["Team Stint", "940"]
+    assert [value for value, _ in rows["Achtes mirror"]] == [
+        "Team Stint",
+        "940 ms",
+    ]  # a figure shown with its unit
 
 
 def _ledger(files: dict[str, str], exhausted: bool = True) -> dict[str, list[tuple[str, str]]]:
@@ -137,7 +140,7 @@ def test_each_cell_is_quoted_from_a_line_naming_its_item_whatever_the_format() -
         }
     )
     assert {item: [value for value, _ in cells] for item, cells in rows.items()} == {
-        "ledger sync": ["Team Wren", "250"],
+        "ledger sync": ["Team Wren", "250 ms"],
         "ledger sync v2": ["Team Kite", "90"],  # a near name, its own row
         "cart": ["Team Lark", "210"],
     }
@@ -146,7 +149,7 @@ def test_each_cell_is_quoted_from_a_line_naming_its_item_whatever_the_format() -
 def test_a_later_dated_line_corrects_an_earlier_one() -> None:
     table = "| service | owner | p95 latency budget (ms) |\n|---|---|---|\n| billing | Team Wren | 180 |\n"
     memo = "# Memo, 2026-03-02\n\nThe p95 latency budget of the billing service is now 350 ms."
-    assert _ledger({"t.md": table, "m.md": memo})["billing"][1][0] == "350"
+    assert _ledger({"t.md": table, "m.md": memo})["billing"][1][0] == "350 ms"
 
 
 def test_a_field_is_not_given_only_once_every_source_was_read_and_no_candidate_is_likely(
