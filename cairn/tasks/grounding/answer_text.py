@@ -17,7 +17,8 @@ UNVERIFIED = "> **Unverified**"  # the banner an incomplete task's kept answer o
 UNPROVEN = "Unverified: "  # what Cairn writes before a value it gives but cannot prove
 _SOURCES = re.compile(r"^#+\s*(?:sources|references|proof|ledger)\s*$", re.I | re.M)
 _CITE = re.compile(r"\s*\[source:[^\]]*\]")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'“(\[*A-Z0-9])")
+# Not after an initial or a short capitalised abbreviation (`J. Smith`, `St. Bartholomew's`).
+_SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\b[A-Z]\.)(?<!\b[A-Z][a-z]\.)\s+(?=[\"'“(\[*A-Z0-9])")
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _CLAUSE = re.compile(r"\s*;\s*|,\s*(?:and|but|while|whereas)\s+|\s+-{1,2}\s+|\s+[—–]\s+")
 _EMPHASIS = re.compile(r"(\*\*|__)(.+?)\1")

@@ -67,6 +67,8 @@ def own_words(found: Grounding) -> list[bool]:
             ["Summarise them.", "Who wrote the last one?"],
         ),
         ("The reservoir", ["The reservoir"]),  # neither asks nor instructs: the goal is its one part
+        # A SQuAD question: an abbreviation's period ends no sentence.
+        ("When was the St. Bartholomew's Day Massacre?", ["When was the St. Bartholomew's Day Massacre?"]),
     ],
 )
 def test_a_goal_is_split_into_the_parts_it_asks(goal: str, parts: list[str]) -> None:
