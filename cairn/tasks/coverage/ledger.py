@@ -25,7 +25,7 @@ absence proven like an answer.
 >>> text = "The billing service is owned by Team Finch. Its p95 budget is 180 ms."
 >>> touched = ledger.add(units_of("source:a.md", text))
 >>> [(c.value, c.status) for c in ledger.row(touched[0]).cells]  # offline, the verifier proves neither
-[('Team Finch', 'unverified'), ('180', 'unverified')]
+[('Team Finch', 'unverified'), ('180 ms', 'unverified')]
 """
 
 from __future__ import annotations
