@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import time
@@ -175,3 +176,28 @@ def test_a_server_that_cannot_start_in_time_is_one_line_and_left_behind_by_no_on
     assert len(proc.stderr.splitlines()) == 1 and len(lines) == 1, proc.stderr
     assert "did not answer within 0.2 s" in lines[0] and "cairn server start" in lines[0]
     assert_no_server_left(env)
+
+
+def test_a_kill_between_an_iterations_coverage_and_its_end_records_the_coverage_once(
+    ephemeral: dict[str, str], reference_run: tuple[Path, str], tmp_path: Path
+) -> None:
+    """A kill lands at one precise line here, not wherever a signal happens to: the reference run's
+    history cut just after its first iteration's `coverage` event, as a SIGKILL there leaves it."""
+    ref_ws, ref_id = reference_run
+    ws = tmp_path / "ws"
+    shutil.copytree(ref_ws, ws)
+    history = Workspace(ws).task(ref_id).history.path
+    lines = history.read_text(encoding="utf-8").splitlines(keepends=True)
+    cut = next(n for n, line in enumerate(lines, 1) if json.loads(line)["event"]["type"] == "coverage")
+    history.write_text("".join(lines[:cut]), encoding="utf-8")
+    resumed = subprocess.run(
+        [str(BIN / "cairn"), "resume", ref_id, "--workspace", str(ws)],
+        env=ephemeral, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    got = [json.dumps(e, sort_keys=True) for e in events(ws, ref_id)]
+    want = [json.dumps(e, sort_keys=True) for e in events(ref_ws, ref_id)]
+    assert [json.loads(e)["type"] for e in got].count("coverage") == len(
+        [e for e in want if json.loads(e)["type"] == "coverage"]
+    )
+    assert got == want

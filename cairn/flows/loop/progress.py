@@ -24,11 +24,21 @@ _NO_COST = CallCost()
 
 def record_coverage(session: Session, iteration: int) -> None:
     """After an iteration's calls: take in what they read, record the coverage (and the ledger rows
-    it changed), and write and commit the report of a coverage goal (once per iteration)."""
+    it changed), and write and commit the report of a coverage goal (once per iteration). A resume
+    of an iteration killed after either is recorded records neither again."""
     state = session.state
     if not state.sources or any(c.params.get("ledger") == iteration for c in state.pending_calls):
         return
     spec = spec_of(state)
+    if state.covered != iteration:
+        _record(session, iteration, spec)
+    coverage = session.state.coverage
+    if spec is not None and coverage is not None:
+        _write_report(session, iteration, spec, coverage)
+
+
+def _record(session: Session, iteration: int, spec: CoverageGoal | None) -> None:
+    state = session.state
     kept = kept_ledger(session, spec)
     touched = kept.take_in(state, full_output_reader(session.recorder.repo.root))
     read, files = read_sources(state), source_files(state)
@@ -39,8 +49,6 @@ def record_coverage(session: Session, iteration: int) -> None:
     session.recorder.record(
         CoverageRecorded(iteration=iteration, coverage=coverage, rows=rows, new_ground=new_ground)
     )
-    if spec is not None:
-        _write_report(session, iteration, spec, coverage)
 
 
 def _coverage(

@@ -132,6 +132,7 @@ class TaskState(Frozen):
     max_tokens: int | None = None
     parts: list[str] = Field(default_factory=list)  # what the goal asks, split once at the start
     coverage: Coverage | None = None  # how far the task got (recorded after each iteration)
+    covered: int = 0  # the last iteration whose coverage is recorded (a resume records it once)
     ledger: dict[str, LedgerRow] = Field(default_factory=dict)  # a coverage goal's items, by name
     new_ground: list[int] = Field(default_factory=list)  # iterations that read or found something new
     worked: list[str] = Field(default_factory=list)  # Cairn's arithmetic for the answer, "a / b = c"
@@ -289,7 +290,8 @@ def _apply_judged(s: TaskState, e: ValidationRecorded | CoverageRecorded) -> Tas
         return s.model_copy(update={"verdicts": [*s.verdicts, e.verdict]})
     rows = {**s.ledger, **{row.item: row for row in e.rows}} if e.rows else s.ledger
     ground = [*s.new_ground, e.iteration] if e.new_ground else s.new_ground
-    return s.model_copy(update={"coverage": e.coverage, "ledger": rows, "new_ground": ground})
+    update = {"coverage": e.coverage, "covered": e.iteration, "ledger": rows, "new_ground": ground}
+    return s.model_copy(update=update)
 
 
 def _apply_run(
