@@ -129,7 +129,7 @@ def checked_for(state: TaskState, deliverable: str, full_output: FullOutput) -> 
         functions = check_functions(named_functions(state.goal), defined, state.calls)
         return Checked(functions=functions, parts=check_files(named_files(state.goal), _present(state)))
     parts = state.parts or split_goal(state.goal)
-    if (spec := coverage_goal(state.goal)) is not None and state.coverage is not None:
+    if (spec := goal_over_items(state)) is not None and state.coverage is not None:
         return Checked(parts=[_covered(part, spec, state) for part in parts])  # each cell proven as read
     reads = ReadIndex(task_reads(state, full_output))
     exhausted = sources_exhausted(state, full_output)
@@ -145,6 +145,27 @@ def checked_for(state: TaskState, deliverable: str, full_output: FullOutput) -> 
         judged=state.judged,
     )
     return Checked(claims=found.claims, parts=found.parts + ranging)
+
+
+def goal_over_items(state: TaskState) -> CoverageGoal | None:
+    """The task's goal as one about every item of a kind, or None: a coding task never is one, nor
+    a goal whose every source was read without finding one item of its kind (`What percent does
+    the law require all spirits to have?` asks one value; the ledger it seemed to ask for is empty,
+    and the goal is answered as asked).
+
+    >>> goal = "For every service, list its owner."
+    >>> goal_over_items(TaskState(goal=goal)).kind
+    'service'
+    >>> read = Coverage(sources=5, read=5, items=0)
+    >>> goal_over_items(TaskState(goal=goal, coverage=read)) is None
+    True
+    """
+    if state.task_type == "coding_task":
+        return None
+    found = state.coverage
+    if found is not None and found.sources and found.read >= found.sources and not found.items:
+        return None
+    return coverage_goal(state.goal)
 
 
 def _ranging(state: TaskState) -> list[PartCheck]:

@@ -98,9 +98,10 @@ def _cap(state: TaskState, policy: LoopPolicy) -> str | None:
 
 
 def _covered(state: TaskState, policy: LoopPolicy) -> str | None:
-    """A goal about every item of a kind whose every source was read: its ledger will not change."""
+    """A goal about every item of a kind whose every source was read: its ledger will not change.
+    (One that found no item of its kind is answered as asked: `goal_over_items`.)"""
     coverage = state.coverage
-    if coverage is None or not coverage.kind or coverage.read < coverage.sources:
+    if coverage is None or not coverage.kind or not coverage.items or coverage.read < coverage.sources:
         return None
     if state.verdict is None or state.verdict.iteration != state.iterations[-1].iteration:
         return None  # judge the last ledger first

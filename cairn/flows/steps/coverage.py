@@ -21,21 +21,21 @@ from pathlib import Path
 from cairn.core import LedgerRow, PlannedCall, ToolCall, displayable
 from cairn.flows.steps.session import Session
 from cairn.memory.log.state import TaskState
-from cairn.tasks.coverage.goal import CoverageGoal, coverage_goal
+from cairn.tasks.coverage.goal import CoverageGoal
 from cairn.tasks.coverage.ledger import Ledger
 from cairn.tasks.grounding.reads import passages
 from cairn.tasks.grounding.units import Unit, units_of
 from cairn.tasks.model.capabilities import context_window
 from cairn.tasks.opening import words_budget
-from cairn.tasks.task_grounding import FullOutput, source_files
+from cairn.tasks.task_grounding import FullOutput, goal_over_items, source_files
 
 MAX_BATCH = 64  # files one iteration reads, whatever the budget
 READ_WHY = "Coverage: the next sources not read yet, as many as fit the context budget."
 
 
 def spec_of(state: TaskState) -> CoverageGoal | None:
-    """The task's goal as a coverage goal, or None (a coding task never is one)."""
-    return None if state.task_type == "coding_task" else coverage_goal(state.goal)
+    """The task's goal as a coverage goal, or None (`goal_over_items`)."""
+    return goal_over_items(state)
 
 
 def reads_batch(budget_chars: int, sizes: list[int], forced: int | None) -> int:

@@ -36,6 +36,7 @@ from cairn.tasks.grounding.lexicon import (
     INSTRUCTION_VERBS,
     NUMBER_WORDS,
     POSSESSIVE_DETERMINERS,
+    PREPOSITIONS,
     QUANTIFIERS,
     THIRD_PERSON_PRONOUNS,
     WH_WORDS,
@@ -133,8 +134,8 @@ def _fields(sentence: str, found: re.Match[str]) -> list[str]:
     """What the sentence asks of each item: the questions it asks of it, else the noun phrases
     after the quantified kind (past a qualifier: `described in the corpus,`), else before it."""
     asked = _questions(sentence, found)
-    if asked:
-        return asked
+    if asked or sentence.split(" ")[0].lower() in WH_WORDS:
+        return asked  # a question asks its fields as questions, or asks none of each item
     after = sentence[found.end() :].strip()
     joined = re.match(r"(?:with|and)\s+", after, re.I)  # `each service with ...`, `... and tell me ...`
     if joined:
@@ -160,6 +161,8 @@ def _questions(sentence: str, found: re.Match[str]) -> list[str]:
 
 
 def _asked_field(clause: str) -> str | None:
+    if not _asks_of_the_kind(clause):
+        return None
     text = _QUANTIFIED.sub("it", clause).strip()
     if found := _WHICH.match(text):
         return f"the {found['noun']} that {found['verb']} it"
@@ -168,6 +171,29 @@ def _asked_field(clause: str) -> str | None:
     if found := _WHAT_IS.match(text):
         return _field(found["field"])
     return None
+
+
+def _asks_of_the_kind(clause: str) -> bool:
+    """Whether a wh-clause asks its question of the quantified kind: the kind is its verb's object
+    (`Which team owns each service`) or follows a preposition of what it asks (`what is the budget
+    of each service`); a kind inside a clause of its own (`What percent does the law require all
+    spirits to have?`) qualifies the one value asked.
+
+    >>> _asks_of_the_kind("Which team owns each service"), _asks_of_the_kind("what is the budget of each one")
+    (True, True)
+    >>> _asks_of_the_kind("What is the minimum percent a German law requires all spirits to have")
+    False
+    """
+    found = _QUANTIFIED.search(clause)
+    if found is None:
+        return True
+    before = clause[: found.start()].split()
+    if not before:
+        return True
+    if before[-1].lower() in PREPOSITIONS:
+        return True
+    asked = _WHICH.match(clause) or _WHO.match(clause)
+    return asked is not None and asked.end() == len(clause[: found.start()].rstrip())
 
 
 def _phrases(text: str, leading: bool = False) -> list[str]:

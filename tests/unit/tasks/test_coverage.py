@@ -219,3 +219,24 @@ def test_a_task_stopped_early_keeps_a_report_that_says_how_far_it_got(tmp_path: 
     assert report.startswith("> **Unverified**: Cairn stopped this task (iteration cap of 2 reached)")
     assert "Coverage: 6 of 21 sources read; 9 service items found" in report  # a CSV, a JSON, 4 files
     assert report.count("| svc") == 9
+
+
+def test_a_question_that_seemed_to_range_over_a_kind_and_found_none_is_answered_as_asked(
+    tmp_path: Path,
+) -> None:
+    """SQuAD's `What is the minimum percent of alcohol content a German law requires all spirits and
+    liqueurs to have?` read as a ledger of spirits: every file read, no spirit found, it ended
+    `covered` with no answer. A goal whose kind names no item once everything is read is a question."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "law.md").write_text(
+        "In Germany the law requires spirits and liqueurs to hold at least 25% alcohol.\n", encoding="utf-8"
+    )
+    (folder / "trade.md").write_text("The Court ruled on trade between member states.\n", encoding="utf-8")
+    goal = "What is the minimum percent of alcohol content a German law requires all spirits and liqueurs to have?"
+    config = RunConfig(workspace=str(tmp_path / "ws"), model="cairn/offline", max_iterations=4)
+    result = run_whole_task(config, "t", goal, [folder])
+    assert not result.stop_reason.startswith("covered"), result.stop_reason
+    assert result.stop_reason.startswith(("unverified", "complete")), result.stop_reason
+    answer = Path(str(result.report_path)).read_text(encoding="utf-8")
+    assert goal + " " in answer and "| spirit" not in answer
