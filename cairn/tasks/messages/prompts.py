@@ -26,7 +26,16 @@ from pydantic_core import PydanticSerializationError
 
 from cairn.core import displayable_data
 from cairn.tasks.messages.file_reply import files_reply
-from cairn.tasks.messages.schemas import INPUTS, OUTPUTS, CallKind, Excerpt, JudgeInput, Schema, WriteInput
+from cairn.tasks.messages.schemas import (
+    INPUTS,
+    OUTPUTS,
+    AskInput,
+    CallKind,
+    Excerpt,
+    JudgeInput,
+    Schema,
+    WriteInput,
+)
 
 Message = dict[str, str]
 HEADER: Final = "cairn-call:"
@@ -40,7 +49,9 @@ FILE_REPLIES: Final = frozenset(
     {"write"}
 )  # kinds answered with files, not JSON (`cairn.tasks.messages.file_reply`)
 YES_NO: Final = frozenset({"judge"})  # kinds answered with one word, its first token's odds read
+PLAIN_REPLIES: Final = frozenset({"ask"})  # kinds answered in the model's own words, read as written
 WORDS_HEAD: Final = "The files' own words:"
+_FILE_MARK: Final = "=== file"  # a file pasted whole into an `ask`: `=== file source:a.md ===`
 CODE_HEAD: Final = "The code as written now:"
 RUN_HEAD: Final = "The failing test run:"
 WANTED_HEAD: Final = "Write now:"
@@ -59,6 +70,7 @@ TOOLS_NOTE: Final = (
 )
 
 INSTRUCTIONS: Final[dict[CallKind, str]] = {
+    "ask": "Answer the question from the files. If the files do not state it, say so.",
     "judge": "You check an answer against one line of a file. Reply with one word: yes or no.",
     "detect_task_type": (
         "Classify the user's goal as one task type: `coding_task` (write, fix, test or refactor "
@@ -147,6 +159,8 @@ def render(kind: CallKind, payload: Schema) -> list[Message]:
         return _plain_write(payload)
     if isinstance(payload, JudgeInput):
         return _judge(payload)
+    if isinstance(payload, AskInput):
+        return _ask(payload)
     system = f"{HEADER} {kind}\n{INSTRUCTIONS[kind]}\n\n{reply_format(kind)}"
     words = kind in PLAIN_WORDS
     # A goal holding code is given once, as it is written: the 1.5B, shown it escaped in the JSON
@@ -158,6 +172,21 @@ def render(kind: CallKind, payload: Schema) -> list[Message]:
     if words:
         user += "\n\n" + plain_words(payload, heads=kind not in FILE_REPLIES)
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+
+def _ask(payload: AskInput) -> list[Message]:
+    """The question as a user asks it: the files pasted whole, then the question (no schema, no
+    notes: what the model answers here is what it answers without Cairn)."""
+    files = "\n\n".join(f"{_FILE_MARK} {e.source} ===\n{e.text.strip()}" for e in payload.files)
+    user = (
+        f"{DATA_LABEL}\n\n{files}\n\nQuestion: {payload.question}\n"
+        "Answer with the shortest phrase from the files that answers it. "
+        "If the files do not state it, say so."
+    )
+    return [
+        {"role": "system", "content": f"{HEADER} ask\n{INSTRUCTIONS['ask']}"},
+        {"role": "user", "content": user},
+    ]
 
 
 def _judge(payload: JudgeInput) -> list[Message]:
@@ -326,6 +355,8 @@ def parse_request(messages: list[Message]) -> tuple[CallKind, Schema]:
     kind = _kind(messages)
     if kind in YES_NO:
         return kind, _judged(messages)
+    if kind in PLAIN_REPLIES:
+        return kind, _asked(messages)
     block = _first_json_block(messages)
     if kind in FILE_REPLIES:  # the goal follows the JSON block as plain text
         block = json.dumps({**json.loads(block), "goal": _plain_goal(messages)})
@@ -338,6 +369,17 @@ def parse_request(messages: list[Message]) -> tuple[CallKind, Schema]:
     elif kind in PLAIN_WORDS:
         payload = payload.model_copy(update={"excerpts": _plain_excerpts(messages)})
     return kind, payload
+
+
+def _asked(messages: list[Message]) -> AskInput:
+    """An `ask` request read back (`_ask` wrote it)."""
+    user = next((str(m.get("content") or "") for m in messages if m.get("role") == "user"), "")
+    body, _, question = user.rpartition("\n\nQuestion: ")
+    if not _:
+        raise PromptError("an ask request without its question")
+    blocks = re.split(rf"(?:^|\n\n){re.escape(_FILE_MARK)} (.+?) ===\n", body)
+    files = [Excerpt(source=blocks[n], text=blocks[n + 1]) for n in range(1, len(blocks) - 1, 2)]
+    return AskInput(question=question.split("\n", 1)[0], files=files)
 
 
 def _judged(messages: list[Message]) -> JudgeInput:

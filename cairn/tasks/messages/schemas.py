@@ -25,6 +25,7 @@ CallKind = Literal[
     "calculate",
     "write",
     "judge",
+    "ask",
 ]
 
 
@@ -316,6 +317,18 @@ class JudgeOutput(Schema):
     p_yes: float = Field(ge=0.0, le=1.0)  # the probability the model gives its first token `yes`
 
 
+class AskInput(Schema):
+    """A question asked plainly, as a user would ask the model with the files pasted in: the
+    model's own answer, which Cairn gives (unverified) wherever it cannot prove another."""
+
+    question: str
+    files: list[Excerpt]
+
+
+class AskOutput(Schema):
+    answer: str  # the reply as written
+
+
 OUTPUTS: dict[CallKind, type[Schema]] = {
     "plan": Plan,
     "compress": CompressOutput,
@@ -327,6 +340,7 @@ OUTPUTS: dict[CallKind, type[Schema]] = {
     "calculate": CalculateOutput,
     "write": WriteOutput,
     "judge": JudgeOutput,
+    "ask": AskOutput,
 }
 INPUTS: dict[CallKind, type[Schema]] = {
     "plan": PlanInput,
@@ -339,4 +353,5 @@ INPUTS: dict[CallKind, type[Schema]] = {
     "calculate": CalculateInput,
     "write": WriteInput,
     "judge": JudgeInput,
+    "ask": AskInput,
 }

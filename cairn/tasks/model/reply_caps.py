@@ -28,6 +28,7 @@ REPLY_TOKENS: dict[CallKind, int] = {
     "synthesize": 512,  # 134-146 (8); unbounded, the 1.5B once repeated one sentence for 3,000 tokens
     "extract_constraint": 256,  # 15-41 (6)
     "detect_task_type": 256,  # 39-52 (4)
+    "ask": 256,  # a phrase, or that the files do not say it (the bench's plain asks: 2-40)
     "judge": 1,  # yes or no: its probability is read from the first token's alternatives
 }
 

@@ -17,7 +17,11 @@ from cairn.tasks.model.capabilities import served, supports_json_mode, supports_
 def response_format_for(model: str, kind: CallKind, mode: ResponseFormat) -> dict[str, Any] | None:
     """What to ask the provider for: the reply's JSON schema where it takes one (`auto` asks
     litellm), else JSON mode where it has that, else nothing (the prompt carries the schema)."""
-    if not served(model) or mode == "none" or kind in prompts.FILE_REPLIES | prompts.YES_NO:
+    if (
+        not served(model)
+        or mode == "none"
+        or kind in prompts.FILE_REPLIES | prompts.YES_NO | prompts.PLAIN_REPLIES
+    ):
         return None
     if mode == "auto":
         mode = "json_schema" if supports_response_schema(model) else "json_object"

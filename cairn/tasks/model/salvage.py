@@ -17,7 +17,15 @@ from pydantic import ValidationError
 
 from cairn.tasks.messages import prompts
 from cairn.tasks.messages.file_reply import file_list
-from cairn.tasks.messages.schemas import OUTPUTS, CallKind, FileDraft, JudgeOutput, Schema, WriteOutput
+from cairn.tasks.messages.schemas import (
+    OUTPUTS,
+    AskOutput,
+    CallKind,
+    FileDraft,
+    JudgeOutput,
+    Schema,
+    WriteOutput,
+)
 from cairn.tasks.model.cassette import Reply
 from cairn.tasks.model.failures import ModelOutputError, one_line
 
@@ -30,6 +38,10 @@ def read_output(kind: CallKind, reply: Reply) -> Schema:
         return _files(reply)
     if kind in prompts.YES_NO:
         return JudgeOutput(p_yes=p_yes(reply))
+    if kind in prompts.PLAIN_REPLIES:
+        if not reply.text.strip():
+            raise ModelOutputError("an answer was asked for, the reply was empty")
+        return AskOutput(answer=reply.text.strip())
     try:
         data = parse_model_json(reply.text)
     except ModelOutputError as exc:

@@ -17,6 +17,7 @@ from __future__ import annotations
 from cairn.tasks.messages.file_reply import files_reply
 from cairn.tasks.messages.prompts import PromptError, parse_request
 from cairn.tasks.messages.schemas import (
+    AskInput,
     CalculateInput,
     CalculateOutput,
     CompressBatchInput,
@@ -47,6 +48,10 @@ def respond(messages: list[dict[str, str]]) -> str:
     kind, payload = parse_request(messages)
     if isinstance(payload, JudgeInput):  # a word, not JSON: the line holds the answer or it does not
         return "yes" if payload.answer.lower() in payload.line.lower() else "no"
+    if isinstance(payload, AskInput):  # words, not JSON: the answer it would deliver
+        asked = DeliverInput(goal=payload.question, task_type="simple_question", deliverable="answer.md",
+                             notes=[], excerpts=payload.files)  # fmt: skip
+        return deliver(asked).answer
     output: Schema
     if isinstance(payload, PlanInput):
         output = plan(payload)

@@ -24,6 +24,7 @@ and whether its figure is in the unit asked.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
@@ -270,7 +271,7 @@ def _unit(asked: str | None, text: str, s: Sentence, span: Span) -> float:
         return 0.0
     following = s.words[span[1]] if span[1] < len(s.words) else None
     written = figures(text + (f" {following.text}" if following is not None else ""))
-    units = {f.unit for f in written if f.unit}
+    units = {f.unit for f in written if f.unit} or label_units(s.unit.said, s.words, span)
     if not units:
         return 0.0
     return (
@@ -281,4 +282,22 @@ def _unit(asked: str | None, text: str, s: Sentence, span: Span) -> float:
     )
 
 
-__all__ = ["Asking", "Features", "sentence_features", "span_features"]
+def label_units(said: str, found: Sequence[Word], span: Span) -> set[str]:
+    """The unit a bare figure's label names (`tail_response_ms: 1280`, `Budget (ms): 180`, `retention
+    days: 90`): a record's key or a table's header says what its cells measure.
+
+    >>> from cairn.tasks.verify.tokens import words
+    >>> said = "System: kagan; tail_response_ms: 1280"
+    >>> label_units(said, words(said), (6, 7)), label_units(said, words(said), (2, 3))
+    ({'ms'}, set())
+    """
+    start = found[span[0]].start
+    head = said.rfind("; ", 0, start)
+    label, colon, between = said[head + 2 if head >= 0 else 0 : start].rpartition(":")
+    if not colon or between.strip() or not all(w.number for w in found[span[0] : span[1]]):
+        return set()
+    named = {f.unit for part in re.split(r"[\s_()/-]+", label) if part for f in figures(f"1 {part}")}
+    return {unit for unit in named if unit is not None}
+
+
+__all__ = ["Asking", "Features", "label_units", "sentence_features", "span_features"]

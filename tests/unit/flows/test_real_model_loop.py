@@ -23,6 +23,7 @@ from cairn.memory.log.workspace import Workspace
 from cairn.tasks.grounding import answer_body
 from cairn.tasks.messages.prompts import parse_request
 from cairn.tasks.messages.schemas import (
+    AskOutput,
     CalculateOutput,
     Candidate,
     DeliverInput,
@@ -65,7 +66,10 @@ class FunctionModel(CustomLLM):
         kind, payload = parse_request(messages)
         self.seen.setdefault(kind, []).append(payload)
         reply = self.answer(kind, payload)
-        content = reply.model_dump_json() if reply is not None else respond(messages)
+        if reply is None:
+            content = respond(messages)
+        else:  # a plain answer is words, the rest JSON
+            content = reply.answer if isinstance(reply, AskOutput) else reply.model_dump_json()
         choice = {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}
         return ModelResponse(
             model=model, choices=[choice], usage={"prompt_tokens": 50, "completion_tokens": 5}
@@ -84,12 +88,15 @@ def stubborn(kind: str, payload: Schema) -> Schema | None:
 
 
 def decisive(kind: str, payload: Schema) -> Schema | None:
-    """Reads the reservoir file, then says its notes answer the question (citing one real file)."""
+    """Reads the reservoir file, then says its notes answer the question (citing one real file), and
+    says the same asked plainly."""
     if kind == "plan":
         return Plan(candidates=[Candidate(tool="read_file", params={"path": "source:corpus/reservoir.md"})])
+    answer = "The reservoir holds 1,260,000 cubic metres of usable water at full supply level."
     if kind == "deliver":
-        answer = "The reservoir holds 1,260,000 cubic metres of usable water at full supply level."
         return DeliverOutput(answer=answer)
+    if kind == "ask":
+        return AskOutput(answer=answer)
     return None
 
 
@@ -260,6 +267,8 @@ def test_a_calculation_over_figures_no_file_states_is_not_worked_out(tmp_path: P
     def copies(kind: str, payload: Schema) -> Schema | None:
         if kind == "deliver":
             return DeliverOutput(answer="It holds about 15,000 days of water.")
+        if kind == "ask":  # asked plainly, the same figure
+            return AskOutput(answer="It holds about 15,000 days of water.")
         return CalculateOutput(calculation="36000 / 1200") if kind == "calculate" else None
 
     fake = model(copies)

@@ -16,7 +16,7 @@ from litellm.types.utils import ModelResponse
 from cairn.core import RunConfig
 from cairn.memory.log.workspace import Workspace
 from cairn.tasks.messages.prompts import parse_request
-from cairn.tasks.messages.schemas import DeliverInput, DeliverOutput, JudgeInput
+from cairn.tasks.messages.schemas import AskInput, DeliverInput, DeliverOutput, JudgeInput
 from cairn.tasks.offline import respond
 from cairn.tasks.verify.model import Logistic, Thresholds, Verifier, load_verifier, use_verifier
 from tests.unit.scripted import provided, run_whole_task
@@ -24,19 +24,24 @@ from tests.unit.tasks.team_docs import FILES
 
 
 class Proposer(CustomLLM):
-    """Answers `deliver` with a fixed answer, `judge` yes when the value is the one it believes,
-    with the odds a served model gives; everything else as `cairn/offline`."""
+    """Answers `deliver` with a fixed answer, the question asked plainly (`ask`) with another (the
+    same unless given), `judge` yes when the value is the one it believes, with the odds a served
+    model gives; everything else as `cairn/offline`."""
 
-    def __init__(self, answer: str, believed: str) -> None:
+    def __init__(self, answer: str, believed: str, plainly: str | None = None) -> None:
         super().__init__()
-        self.answer, self.believed = answer, believed
+        self.answer, self.believed, self.plainly = answer, believed, plainly or answer
         self.judged: list[JudgeInput] = []
+        self.asked: list[AskInput] = []
 
     def completion(self, model: str, messages: list[Any], *args: Any, **kwargs: Any) -> ModelResponse:
         _, payload = parse_request(messages)
         logprobs = None
         if isinstance(payload, DeliverInput):
             text = DeliverOutput(answer=self.answer).model_dump_json()
+        elif isinstance(payload, AskInput):
+            self.asked.append(payload)
+            text = self.plainly
         elif isinstance(payload, JudgeInput):
             self.judged.append(payload)
             yes = payload.answer == self.believed
@@ -121,3 +126,31 @@ def test_an_answer_the_model_does_not_stand_by_is_given_unverified_and_not_asked
     assert not result.complete and result.stop_reason.startswith("unverified")
     assert "\nWho leads Team Falcon? Unverified: Tomasz Wierzbicki.\n" in answer  # under the banner
     assert sum(c.kind == "deliver" for c in state.model_calls) == 1  # one answer, judged once
+
+
+def test_a_question_cairn_cannot_prove_is_asked_plainly_and_the_models_own_answer_is_given(
+    tmp_path: Path, docs: Path, weights: Path
+) -> None:
+    """Cairn is never less right than its model: the deliver prompt drew another answer from the
+    same model than the question asked plainly (a SQuAD question the local 1.5B answered `America`
+    plainly and `France` through Cairn); the plain answer is what Cairn gives, unverified."""
+    model = Proposer("Tomasz Wierzbicki leads it.", believed="nobody", plainly="Priya Nandakumar")
+    result, answer, state = run(tmp_path, docs, weights, model, "Who leads Team Falcon?")
+    assert not result.complete and "\nWho leads Team Falcon? Unverified: Priya Nandakumar.\n" in answer
+    assert "Tomasz" not in answer
+    asked = [c for c in state.model_calls if c.kind == "ask"]
+    assert len(asked) == 1 and asked[0].ok
+    assert model.asked[0].question == "Who leads Team Falcon?"
+    assert any(f.source == "source:docs/teams.md" and "Priya" in f.text for f in model.asked[0].files)
+
+
+def test_the_plain_answer_the_model_stands_by_is_proven(tmp_path: Path, docs: Path, weights: Path) -> None:
+    model = Proposer("Tomasz Wierzbicki leads it.", believed="Priya Nandakumar", plainly="Priya Nandakumar")
+    result, answer, _ = run(tmp_path, docs, weights, model, "Who leads Team Falcon?")
+    assert result.complete and answer.startswith("Who leads Team Falcon? Priya Nandakumar.")
+
+
+def test_an_answer_cairn_proves_is_not_asked_again_plainly(tmp_path: Path, docs: Path, weights: Path) -> None:
+    model = Proposer("Priya Nandakumar leads Team Falcon.", believed="Priya Nandakumar", plainly="Tomasz")
+    result, _, state = run(tmp_path, docs, weights, model, "Who leads Team Falcon?")
+    assert result.complete and not model.asked and not any(c.kind == "ask" for c in state.model_calls)

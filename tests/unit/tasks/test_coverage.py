@@ -233,7 +233,10 @@ def test_a_question_that_seemed_to_range_over_a_kind_and_found_none_is_answered_
         "In Germany the law requires spirits and liqueurs to hold at least 25% alcohol.\n", encoding="utf-8"
     )
     (folder / "trade.md").write_text("The Court ruled on trade between member states.\n", encoding="utf-8")
-    goal = "What is the minimum percent of alcohol content a German law requires all spirits and liqueurs to have?"
+    goal = (
+        "What is the minimum percent of alcohol content a German law requires all spirits and "
+        "liqueurs to have?"
+    )
     config = RunConfig(workspace=str(tmp_path / "ws"), model="cairn/offline", max_iterations=4)
     result = run_whole_task(config, "t", goal, [folder])
     assert not result.stop_reason.startswith("covered"), result.stop_reason
