@@ -35,7 +35,7 @@ from cairn.tasks.grounding import figures
 from cairn.tasks.grounding.units import Unit
 from cairn.tasks.verify import wordnet
 from cairn.tasks.verify.corpus import Corpus
-from cairn.tasks.verify.features import Asking, Features, sentence_features
+from cairn.tasks.verify.features import Asking, Features, label_units, sentence_features
 from cairn.tasks.verify.model import ModelKind, Thresholds, Verifier, load_verifier
 from cairn.tasks.verify.question import Question, read_question
 from cairn.tasks.verify.reader import Candidate, candidates
@@ -171,17 +171,18 @@ def _beyond(q: Question, candidate: Candidate) -> tuple[int, int]:
 
 
 def shown_value(candidate: Candidate, read: Corpus) -> str:
-    """A bare figure as its line writes it with its unit (`100` -> `100 ms`): the verifier judges
-    the figure, the deliverable shows what it measures."""
+    """A bare figure as its line writes it with its unit (`100` -> `100 ms`), or with the unit its
+    label names: the verifier judges the figure, the deliverable shows what it measures."""
     text = candidate.text
     stated = figures.figures(text)
     if len(stated) != 1 or stated[0].unit is not None or stated[0].text != text.strip():
         return text
-    line = read.sentences[candidate.sentence].unit.said
-    for f in figures.figures(line):
+    sentence = read.sentences[candidate.sentence]
+    for f in figures.figures(sentence.unit.said):
         if f.unit is not None and f.unit != "clock" and f.text.startswith(text) and f.text != text:
             return f.text
-    return text
+    named = label_units(sentence.unit.said, sentence.words, candidate.span)
+    return f"{text} {next(iter(named))}" if len(named) == 1 else text  # `tail_response_ms: 1280`
 
 
 def _judged(q: Question, read: Corpus, s: Scored, status: Status, threshold: float, why: str) -> Judgement:

@@ -21,8 +21,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from cairn.tasks.grounding.figures import UNITS
-from cairn.tasks.verify.corpus import Corpus, embed
-from cairn.tasks.verify.features import Asking, Features, sentence_features, span_features
+from cairn.tasks.verify.corpus import Corpus, Sentence, embed
+from cairn.tasks.verify.features import Asking, Features, label_units, sentence_features, span_features
 from cairn.tasks.verify.model import Logistic
 from cairn.tasks.verify.spans import Shape, Span, shape, spans, text_of
 
@@ -98,7 +98,7 @@ def _of_sentence(
     if not found:
         return []
     texts = [text_of(s.words, span, s.unit.said) for span in found]
-    shapes = [shape(s.words[a:b]) for a, b in found]
+    shapes = [_shape(s, span) for span in found]
     alike = Counter(shapes)
     vectors = embed(texts)
     given = sentence_features(asking, read, n)
@@ -110,6 +110,15 @@ def _of_sentence(
         if features["in_q"] < 1.0 and text.lower() not in UNITS:  # nor only the question's words, nor a unit
             out.append(Candidate(text, n, span, kind, features, ranker.probability(features)))
     return out
+
+
+def _shape(s: Sentence, span: Span) -> Shape:
+    """A span's shape; a year-like figure under a label that names a unit is a number
+    (`tail_response_ms: 1280` is 1280 ms, not a year)."""
+    found = shape(s.words[span[0] : span[1]])
+    if found == "date" and label_units(s.unit.said, s.words, span):
+        return "number" if span[1] - span[0] == 1 else "quantity"
+    return found
 
 
 __all__ = ["SENTENCES", "Candidate", "candidates", "chosen_sentences", "distinct", "every_candidate"]

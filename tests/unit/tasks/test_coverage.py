@@ -141,8 +141,8 @@ def test_each_cell_is_quoted_from_a_line_naming_its_item_whatever_the_format() -
     )
     assert {item: [value for value, _ in cells] for item, cells in rows.items()} == {
         "ledger sync": ["Team Wren", "250 ms"],
-        "ledger sync v2": ["Team Kite", "90"],  # a near name, its own row
-        "cart": ["Team Lark", "210"],
+        "ledger sync v2": ["Team Kite", "90 ms"],  # a near name, its own row; the unit its header names
+        "cart": ["Team Lark", "210 ms"],  # the unit its key names
     }
 
 

@@ -100,12 +100,12 @@ def test_a_figure_from_the_files_said_of_something_else_does_not_answer(reads: R
     )
     assert unsupported(found) == []  # every claim is in a file...
     assert own_words(found)[1]  # ...but no line the budget question reads gives it
-    assert found.parts[1].why.endswith("the files' best: 180")
+    assert found.parts[1].why.endswith("the files' best: 180 ms")  # the unit its column's header names
 
 
 def test_a_right_grounded_answer_gives_the_values_of_the_lines_it_quotes(reads: ReadIndex) -> None:
     found = checked("Team Falcon owns the billing service. Its p95 latency budget is 180 ms.", BILLING, reads)
-    assert unsupported(found) == [] and values(found) == ["Team Falcon", "180"]
+    assert unsupported(found) == [] and values(found) == ["Team Falcon", "180 ms"]
     assert [q.source for p in found.parts for q in p.quotes] == ["source:docs/teams.md", "source:docs/slo.md"]
     where = {c.text: c.where for c in found.claims}
     assert where == {"Team Falcon": "source:docs/teams.md", "180 ms": "source:docs/slo.md"}

@@ -183,8 +183,9 @@ PHRASE_STOPS = (
 # What a value phrase drops from its front: a determiner, or `about`.
 PHRASE_LEADS = DETERMINERS | _words("about")
 # Determiners a coverage item's name may follow (`the billing service`, `its gateway`): fewer than
-# DETERMINERS (no `my`, `your`, `his`, `her`, `some`, `these`, `those`).
-ITEM_DETERMINERS = ARTICLES | _words("its our their this that")
+# DETERMINERS (no `my`, `your`, `his`, `her`, `some`, `these`, `those`), and no indefinite article:
+# `an internal service` describes an item, it does not name one.
+ITEM_DETERMINERS = _words("the its our their this that")
 # What opens a sentence that may point back at the one before it: `the`, `such` or a demonstrative
 # (`This necklace` does when the sentence before speaks of a necklace, or stands alone: `This is`).
 POINTING_DETERMINERS = DEMONSTRATIVES | _words("the such")
