@@ -133,7 +133,7 @@ TEAM_DOCS = ROOT / "bench" / "agent_tasks" / "billing-owner" / "docs"
             "Which team owns the billing service, and what is its p95 latency budget?",
             [
                 "- Which team owns the billing service? Unverified: Team Falcon.",
-                "- What is its p95 latency budget? Unverified: 180.",
+                "- What is its p95 latency budget? Unverified: 180 ms.",
             ],
         ),
         (
