@@ -35,7 +35,7 @@ from cairn.tasks.grounding import figures
 from cairn.tasks.grounding.units import Unit
 from cairn.tasks.verify import wordnet
 from cairn.tasks.verify.corpus import Corpus
-from cairn.tasks.verify.features import Asking, Features, label_units, sentence_features
+from cairn.tasks.verify.features import Asking, Features, label_before, label_units, sentence_features
 from cairn.tasks.verify.model import ModelKind, Thresholds, Verifier, load_verifier
 from cairn.tasks.verify.question import Question, read_question
 from cairn.tasks.verify.reader import Candidate, candidates
@@ -243,13 +243,9 @@ def _labelled(asking: Asking, read: Corpus, candidate: Candidate) -> Features:
     """Whether the value is the value of a `label: value` pair (a table cell under its header, a
     `Lead:` line, a record's key) and how much of what the question asks the label says, in its
     own words or a derived form (`owner` for `owns`)."""
-    said = read.sentences[candidate.sentence].unit.said
-    found = read.sentences[candidate.sentence].words
-    start = found[candidate.span[0]].start
-    head = said.rfind("; ", 0, start)
-    pair = said[head + 2 if head >= 0 else 0 : start]
-    label, colon, before = pair.rpartition(": ")
-    if not colon or before.strip():
+    sentence = read.sentences[candidate.sentence]
+    label = label_before(sentence.unit.said, sentence.words[candidate.span[0]].start)
+    if label is None:
         return {"labelled": 0.0, "label_share": 0.0}
     names = asking.question.names
     own = {t: w for t, w in asking.weights.items() if t not in names}

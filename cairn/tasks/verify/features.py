@@ -282,6 +282,14 @@ def _unit(asked: str | None, text: str, s: Sentence, span: Span) -> float:
     )
 
 
+def label_before(said: str, start: int, mark: str = ": ") -> str | None:
+    """The label of the `label: value` pair whose value starts at `start` (pairs split by `; `, as
+    a table row or a record is read), or None when the value is no pair's."""
+    head = said.rfind("; ", 0, start)
+    label, colon, between = said[head + 2 if head >= 0 else 0 : start].rpartition(mark)
+    return label if colon and not between.strip() else None
+
+
 def label_units(said: str, found: Sequence[Word], span: Span) -> set[str]:
     """The unit a bare figure's label names (`tail_response_ms: 1280`, `Budget (ms): 180`, `retention
     days: 90`): a record's key or a table's header says what its cells measure.
@@ -291,13 +299,11 @@ def label_units(said: str, found: Sequence[Word], span: Span) -> set[str]:
     >>> label_units(said, words(said), (6, 7)), label_units(said, words(said), (2, 3))
     ({'ms'}, set())
     """
-    start = found[span[0]].start
-    head = said.rfind("; ", 0, start)
-    label, colon, between = said[head + 2 if head >= 0 else 0 : start].rpartition(":")
-    if not colon or between.strip() or not all(w.number for w in found[span[0] : span[1]]):
+    label = label_before(said, found[span[0]].start, ":")
+    if label is None or not all(w.number for w in found[span[0] : span[1]]):
         return set()
     named = {f.unit for part in re.split(r"[\s_()/-]+", label) if part for f in figures(f"1 {part}")}
     return {unit for unit in named if unit is not None}
 
 
-__all__ = ["Asking", "Features", "label_units", "sentence_features", "span_features"]
+__all__ = ["Asking", "Features", "label_before", "label_units", "sentence_features", "span_features"]
