@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path, PurePosixPath
 
 from cairn.core import CallKey, PlannedCall
-from cairn.flows.steps import frontier, redraw
+from cairn.flows.steps import frontier, piecewise, redraw
 from cairn.flows.steps.executor import Executor
 from cairn.flows.steps.model_calls import ask
 from cairn.flows.steps.session import Session
@@ -49,7 +49,12 @@ def coding_step(session: Session, executor: Executor, iteration: int, missing: l
         ]
     if "write_file" not in names:
         return []
-    drafts = _drafts(session, executor, iteration, missing)
+
+    def asked(key: CallKey, ask: WriteInput, name: str) -> dict[str, str]:
+        return _files(session, executor, key, ask, name)
+
+    pieces = piecewise.step(session, iteration, asked)
+    drafts = _drafts(session, executor, iteration, missing) if pieces is None else pieces
     return [*drafts, *examples_write(state, drafts)]
 
 

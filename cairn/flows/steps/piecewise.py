@@ -1,0 +1,121 @@
+"""A coding goal of several functions, written piece by piece (`cairn.tasks.pieces`).
+
+Asked for a whole module of ten functions, the 1.5B dropped an import, a helper or a function that
+passed in one reply of three, and each such reply cost an iteration (HumanEval 0-9 as one task: 5
+of 10 functions right after 10 iterations, where asking it each function in turn gave 10 of 10).
+Here each function the goal gives is asked for alone, in the plain form (its stub, the helpers it
+names, what its last version got wrong), and spliced into the module; the task's test run (the
+goal's examples) verifies each piece, and a verified piece is never asked for again. A resumed
+iteration asks with the same keys and finds its finished asks in the cache.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import PurePosixPath
+
+from cairn.core import CallKey
+from cairn.flows.steps.redraw import defined, stubs
+from cairn.flows.steps.session import Session
+from cairn.memory.log.state import TaskState
+from cairn.tasks.grounding.functions import named_files
+from cairn.tasks.messages.schemas import Candidate, Excerpt, WriteInput
+from cairn.tasks.pieces import Piece, ask_text, failures_of, module_of, pieces_of, splice, verified
+from cairn.tasks.task_grounding import full_output_reader
+
+KIND = "piece"  # the call key's kind: one ask per piece, its index the piece's place in the goal
+PER_ITERATION = 12  # pieces asked for in one iteration (the rest wait for the next)
+PIECES_WHY = "Written piece by piece, each function asked for alone:"
+Drafts = Callable[[CallKey, WriteInput, str], dict[str, str]]  # a `write` ask's files by path
+
+
+def module_file(goal: str) -> str | None:
+    """The one code file a piecewise goal writes (tests files aside), or None when the goal names
+    several or none.
+
+    >>> module_file("Write solution.py with pytest tests in test_solution.py"), module_file("a.py and b.py")
+    ('solution.py', None)
+    """
+    named = [PurePosixPath(p) for p in named_files(goal) if p.endswith(".py")]
+    code = [p.as_posix() for p in named if not p.name.startswith("test_")]
+    return code[0] if len(code) == 1 else None
+
+
+def asked_pieces(goal: str) -> list[Piece]:
+    """The pieces a piecewise goal asks for (those the goal does not write itself); none when the
+    goal is not piecewise: fewer than two, or no one module to write them in."""
+    asked = [p for p in pieces_of(goal) if not p.given]
+    return asked if len(asked) >= 2 and module_file(goal) else []
+
+
+def step(session: Session, iteration: int, drafts: Drafts) -> list[Candidate] | None:
+    """The module with the pieces that are not verified written anew (None: the goal is not
+    piecewise; [] when no piece came back as code)."""
+    state = session.state
+    if not asked_pieces(state.goal):
+        return None
+    module = module_file(state.goal) or ""
+    pieces = pieces_of(state.goal)
+    path = session.recorder.repo.artifacts / module
+    code = module_of(state.goal, pieces, path.read_text(encoding="utf-8") if path.is_file() else "")
+    runs = runs_of(session)
+    done = verified(pieces, runs)
+    last = runs[-1][1] if runs else ""
+    written: list[str] = []
+    for piece in to_ask(pieces, done, code)[:PER_ITERATION]:
+        index = pieces.index(piece)
+        ask = WriteInput(
+            goal=state.goal,
+            form="plain",
+            draw=draws(state, iteration, index),
+            current=[Excerpt(source=module, text=ask_text(piece, pieces, state.goal))],
+            bodies=[f"{piece.name} in {module}"],
+            tests=failures_of(last, piece.name),
+        )
+        key = CallKey(task_id=session.task_id, iteration=iteration, index=index, kind=KIND)
+        reply = drafts(key, ask, f"piece-{iteration}-{piece.name}")
+        new = splice(code, reply.get(module, ""), piece.name, pieces)
+        if new is not None and new != code:
+            code, written = new, [*written, piece.name]
+    if not written:
+        return []
+    asked = [p.name for p in pieces if not p.given]
+    return [
+        Candidate(
+            tool="write_file",
+            params={"path": module, "content": code},
+            rationale=f"{PIECES_WHY} {', '.join(written)}; verified so far {len(done)} of {len(asked)}"
+            + (f" ({', '.join(done)})." if done else "."),
+            expected_evidence=["file_creation", "code_implementation"],
+        )
+    ]
+
+
+def to_ask(pieces: list[Piece], done: list[str], code: str) -> list[Piece]:
+    """The pieces to ask for: not given by the goal, not verified, and either verified by examples
+    (so a failing one is redrawn) or not written yet (one without examples is written once)."""
+    stubbed = set(stub_names(code, pieces))
+    return [p for p in pieces if not p.given and p.name not in done and (p.examples or p.name in stubbed)]
+
+
+def stub_names(code: str, pieces: list[Piece]) -> list[str]:
+    """The pieces the module defines without a body (or not at all)."""
+    names = [p.name for p in pieces]
+    empty = [found.partition(" in ")[0] for found in stubs({"m.py": code}, names)]
+    return [*empty, *(name for name in names if name not in defined(code))]
+
+
+def runs_of(session: Session) -> list[tuple[bool, str]]:
+    """Each test run of the task, oldest first: whether it passed, and its whole output."""
+    reader = full_output_reader(session.recorder.repo.root)
+    return [(c.outcome == "success", reader(c)) for c in session.state.calls if c.tool == "run_tests"]
+
+
+def draws(state: TaskState, iteration: int, index: int) -> int:
+    """How often the piece at `index` was asked for before this iteration: its draw number (the
+    first ask is the model's likeliest reply, each later one a new sample)."""
+    suffix = f"/{index}/{KIND}"
+    return sum(1 for call in state.model_calls if call.key.endswith(suffix) and call.iteration < iteration)
+
+
+__all__ = ["KIND", "PIECES_WHY", "asked_pieces", "draws", "module_file", "step", "to_ask"]

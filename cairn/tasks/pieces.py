@@ -1,0 +1,309 @@
+"""A coding goal of several functions as pieces a small model can write one at a time.
+
+A goal that gives the signatures and docstrings of several functions (HumanEval's problems asked
+as one module, a small library's spec) is split into one piece per function: its stub as the goal
+writes it, the goal's examples that call it, and the other pieces it names (helpers it may call).
+Each piece is asked for alone, spliced into the module Cairn assembles, and verified by its own
+examples in the task's test run; a piece whose examples passed is never asked for again.
+
+>>> goal = '''Write solution.py:
+... ```python
+... from typing import List
+...
+... def double(x: int) -> int:
+...     \"\"\"Twice x.
+...     >>> double(2)
+...     4
+...     \"\"\"
+...
+... def quad(x: int) -> int:
+...     \"\"\"double(double(x)).
+...     >>> quad(1)
+...     4
+...     \"\"\"
+... ```'''
+>>> [(p.name, p.examples.splitlines()[0], p.helpers) for p in pieces_of(goal)]
+[('double', '>>> double(2)', []), ('quad', '>>> quad(1)', ['double'])]
+>>> preamble(goal)
+'from typing import List\\n'
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from pydantic import Field
+
+from cairn.core import Frozen
+from cairn.tasks.goal_examples import goal_examples
+
+_FENCE = re.compile(r"```(?:python|py)?[ \t]*\n(.*?)```", re.S)
+_FAILURE = re.compile(
+    r"Failed example:\n\s+(.+?)\n(?:Expected:\n\s+(.+?)\nGot:\n\s+(.+?)\n|Exception raised:\n((?:\s+.*\n?)+))"
+)
+
+
+class Piece(Frozen):
+    """One function of the goal: what it is asked with and verified by."""
+
+    name: str
+    stub: str  # its signature and docstring, as the goal writes them
+    examples: str = ""  # the goal's `>>>` lines that call it, with their replies
+    # the goal's other functions its stub names, or its code block defines before it
+    helpers: list[str] = Field(default_factory=list)
+    given: bool = False  # the goal writes its body too (HumanEval/10's `is_palindrome`): never asked
+
+
+def pieces_of(goal: str) -> list[Piece]:
+    """The functions the goal's code gives (their signatures in fenced blocks, or the goal itself
+    when it is code), in order; the first definition of a name wins."""
+    stubs: dict[str, str] = {}
+    given: set[str] = set()
+    neighbours: dict[str, list[str]] = {}  # the functions a block defines before each of its own
+    for block in _blocks(goal):
+        before: list[str] = []
+        for node in _functions(block):
+            neighbours.setdefault(node.name, list(before))
+            before.append(node.name)
+            if node.name not in stubs and not _empty(node):
+                given.add(node.name)
+            stubs.setdefault(node.name, _segment(block, node) if node.name in given else _stub(block, node))
+    names = list(stubs)
+    return [
+        Piece(
+            name=name,
+            stub=stub,
+            examples=_examples_calling(stub, name),
+            helpers=[
+                other
+                for other in names
+                if other != name and (other in neighbours[name] or re.search(rf"\b{other}\(", stub))
+            ],
+            given=name in given,
+        )
+        for name, stub in stubs.items()
+    ]
+
+
+def preamble(goal: str) -> str:
+    """The import lines of the goal's code, once each: what every piece's module starts with."""
+    lines: list[str] = []
+    for block in _blocks(goal):
+        try:
+            tree = ast.parse(block)
+        except SyntaxError:
+            continue
+        for node in tree.body:
+            if isinstance(node, ast.Import | ast.ImportFrom):
+                text = ast.get_source_segment(block, node) or ""
+                if text and text not in lines:
+                    lines.append(text)
+    return "".join(f"{line}\n" for line in lines)
+
+
+def ask_text(piece: Piece, pieces: list[Piece], goal: str) -> str:
+    """The code a piece is asked to complete: the goal's imports, the stubs of the helpers it
+    names (to call, not to write), and its own stub.
+
+    >>> one = Piece(name="f", stub='def f(x):\\n    "Add one; see g(x)."\\n', helpers=["g"])
+    >>> two = Piece(name="g", stub='def g(x):\\n    "Same."\\n')
+    >>> print(ask_text(one, [one, two], ""), end="")
+    def g(x):
+        "Same."
+        ...
+    <BLANKLINE>
+    <BLANKLINE>
+    def f(x):
+        "Add one; see g(x)."
+    """
+    helpers = [p for p in pieces if p.name in piece.helpers]
+    parts = [preamble(goal).rstrip("\n")] if preamble(goal) else []
+    parts += [p.stub.rstrip() if p.given else f"{p.stub.rstrip()}\n    ..." for p in helpers]
+    parts.append(piece.stub.rstrip())
+    return "\n\n\n".join(parts) + "\n"
+
+
+def module_of(goal: str, pieces: list[Piece], current: str) -> str:
+    """The module as it stands: the file written so far, else the goal's imports and every stub
+    (a stub returns None: its examples fail until its piece is written)."""
+    if current.strip() and _parses(current):
+        return current
+    stubs = "\n\n".join(p.stub.rstrip() + "\n" for p in pieces)
+    return f"{preamble(goal)}\n\n{stubs}" if preamble(goal) else stubs
+
+
+def splice(current: str, draft: str, name: str, pieces: list[Piece]) -> str | None:
+    """`current` with the function `name` as `draft` writes it, with the helpers the draft adds
+    (functions that are no piece of the goal and `current` lacks) and its imports that `current`
+    lacks; None when the draft does not parse or does not define `name` with a body.
+
+    >>> current = "import re\\n\\ndef f(x):\\n    'One.'\\n\\ndef g(x):\\n    return 2\\n"
+    >>> draft = "import math\\nimport re\\ndef _h(x):\\n    return x\\n"
+    >>> draft += "def f(x):\\n    'One.'\\n    return _h(1)\\n"
+    >>> print(splice(current, draft, "f", [Piece(name="f", stub=""), Piece(name="g", stub="")]), end="")
+    import re
+    import math
+    <BLANKLINE>
+    def f(x):
+        'One.'
+        return _h(1)
+    <BLANKLINE>
+    def g(x):
+        return 2
+    <BLANKLINE>
+    <BLANKLINE>
+    def _h(x):
+        return x
+    """
+    try:
+        drafted, tree = ast.parse(draft), ast.parse(current)
+    except SyntaxError:
+        return None
+    found = {n.name: n for n in _top(drafted)}
+    if name not in found or _empty(found[name]):
+        return None
+    goal_names = {p.name for p in pieces}
+    have = {n.name for n in _top(tree)}
+    helpers = [n for n in _top(drafted) if n.name not in goal_names and n.name not in have]
+    text = _segment(draft, found[name])
+    lines = current.splitlines(keepends=True)
+    if lines and not lines[-1].endswith("\n"):
+        lines[-1] += "\n"
+    old = next((n for n in _top(tree) if n.name == name), None)
+    if old is not None and old.end_lineno is not None:
+        lines[_first_line(old) - 1 : old.end_lineno] = [text]
+    else:
+        lines.append(f"\n\n{text}")
+    lines += [f"\n\n{_segment(draft, helper)}" for helper in helpers]
+    imports = [
+        line
+        for node in drafted.body
+        if isinstance(node, ast.Import | ast.ImportFrom)
+        and (line := _segment(draft, node)) not in {_segment(current, n) for n in tree.body}
+    ]
+    at = _after_imports(tree)
+    return "".join(lines[:at] + imports + lines[at:])
+
+
+def failures_of(run: str, name: str, limit: int = 3) -> str:
+    """The goal's examples calling `name` that a test run failed, in words ("" when none).
+
+    >>> run = "Failed example:\\n    f(2)\\nExpected:\\n    4\\nGot:\\n    5\\n"
+    >>> failures_of(run, "f"), failures_of(run, "g")
+    ('f(2) returned 5; the goal expects 4.', '')
+    """
+    said = []
+    for call, expected, got, raised in _FAILURE.findall(run):
+        if name not in _called(call):
+            continue
+        error = raised.strip().splitlines()[-1].strip() if raised.strip() else ""
+        said.append(
+            f"{call} raised {error}." if raised else f"{call} returned {got}; the goal expects {expected}."
+        )
+    return " ".join(said[:limit])
+
+
+def verified(pieces: list[Piece], runs: list[tuple[bool, str]]) -> list[str]:
+    """The pieces whose examples passed in the last test run that says so: a run that passed
+    verifies every piece with examples; a failing run, those whose examples ran and none failed
+    (when an error failed them all, or no example failed, it says nothing and an earlier run
+    decides). `runs`: each test run's (passed, output), oldest first.
+
+    >>> a = Piece(name="a", stub="", examples=">>> a(1)\\n1")
+    >>> b = Piece(name="b", stub="", examples=">>> b(1)\\n2")
+    >>> failed = "Failed example:\\n    b(1)\\nExpected:\\n    2\\nGot:\\n    3\\n"
+    >>> verified([a, b], [(False, failed)]), verified([a, b], [(True, "2 passed")]), verified([a, b], [])
+    (['a'], ['a', 'b'], [])
+    """
+    tested = [p.name for p in pieces if p.examples]
+    for passed, output in reversed(runs):
+        if passed:
+            return tested
+        bad = {name for found in _FAILURE.findall(output) for name in _called(found[0])}
+        if bad and not set(tested) <= bad:
+            return [name for name in tested if name not in bad]
+    return []
+
+
+def _blocks(goal: str) -> list[str]:
+    fenced = [m.group(1) for m in _FENCE.finditer(goal)]
+    return fenced or ([goal] if _parses(goal) else [])
+
+
+def _functions(block: str) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    try:
+        return _top(ast.parse(block))
+    except SyntaxError:
+        return []
+
+
+def _top(tree: ast.Module) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    return [n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+
+
+def _stub(block: str, node: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
+    """The function's lines up to the end of its docstring (its signature alone without one)."""
+    lines = block.splitlines(keepends=True)
+    doc = node.body[0] if ast.get_docstring(node) is not None else None
+    end = doc.end_lineno if doc is not None and doc.end_lineno is not None else node.body[0].lineno - 1
+    return "".join(lines[_first_line(node) - 1 : end])
+
+
+def _first_line(node: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
+    return min([node.lineno, *(d.lineno for d in node.decorator_list)])
+
+
+def _examples_calling(stub: str, name: str) -> str:
+    """The stub's `>>>` examples that call `name`, each with its reply lines."""
+    kept: list[str] = []
+    taking = False
+    for line in goal_examples(stub).splitlines():
+        if line.startswith(">>>"):
+            taking = name in _called(line.removeprefix(">>>"))
+        if taking:
+            kept.append(line)
+    return "\n".join(kept)
+
+
+def _called(source: str) -> set[str]:
+    try:
+        tree = ast.parse(source.strip())
+    except SyntaxError:
+        return set()
+    return {n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+
+
+def _segment(code: str, node: ast.stmt) -> str:
+    lines = code.splitlines(keepends=True)
+    first = _first_line(node) if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) else node.lineno
+    text = "".join(lines[first - 1 : node.end_lineno])
+    return text if text.endswith("\n") else text + "\n"
+
+
+def _after_imports(tree: ast.Module) -> int:
+    """The line after the module's leading docstring and imports (0-based)."""
+    end = 0
+    for n, node in enumerate(tree.body):
+        docstring = n == 0 and isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+        if not (docstring or isinstance(node, ast.Import | ast.ImportFrom)) or node.end_lineno is None:
+            break
+        end = node.end_lineno
+    return end
+
+
+def _empty(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    body = node.body[1:] if ast.get_docstring(node) is not None else node.body
+    constant = [isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant) for s in body]
+    return all(isinstance(s, ast.Pass) or c for s, c in zip(body, constant, strict=True))
+
+
+def _parses(code: str) -> bool:
+    try:
+        ast.parse(code)
+    except SyntaxError:
+        return False
+    return True
+
+
+__all__ = ["Piece", "ask_text", "failures_of", "module_of", "pieces_of", "preamble", "splice", "verified"]
