@@ -38,7 +38,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from long_suites import humaneval_one, report  # noqa: E402
+from long_suites import humaneval_one, library, report  # noqa: E402
 from long_suites.corpus import GOAL, MIN_N, write_corpus  # noqa: E402
 from long_suites.grade import Score, parse_ledger, score  # noqa: E402
 from long_suites.timing import iteration_times, own_time_summary  # noqa: E402
@@ -114,16 +114,49 @@ def _report_text(run: CairnRun) -> str:
 
 
 def run_humaneval(args: argparse.Namespace, root: Path) -> dict[str, Any]:
-    """K problems as one Cairn task, each graded by its hidden tests; the baseline beside it."""
+    """K HumanEval problems as one Cairn task, each graded by its hidden tests; the baseline beside it."""
+    from agent_suites import humaneval
+
     chosen = humaneval_one.problems(args.humaneval, args.offset)
-    workspace, task_id = root / "cairn-humaneval", f"humaneval-{len(chosen)}"
-    run = run_cairn(humaneval_one.goal(chosen), args, workspace, task_id, task_type="coding_task")
+    prompts = [task.baseline_prompt for task in humaneval.load(len(chosen), args.offset)]
+    coding = run_coding(args, root, chosen, humaneval_one.goal(chosen), prompts, f"humaneval-{len(chosen)}")
+    return {"k": len(chosen), "offset": args.offset, **coding}
+
+
+def run_library(args: argparse.Namespace, root: Path) -> dict[str, Any]:
+    """The generated library of N functions (`long_suites.library`) as one Cairn task, each function
+    graded by its hidden cases; the baseline asks for each function alone."""
+    chosen = library.library(args.library, args.seed)
+    prompts = [library_prompt(p) for p in chosen]
+    coding = run_coding(args, root, chosen, library.goal(chosen), prompts, f"library-{len(chosen)}")
+    return {"k": len(chosen), "seed": args.seed, **coding}
+
+
+def library_prompt(problem: dict[str, Any]) -> str:
+    """The baseline's prompt for one library function: HumanEval's words, its helpers and stub."""
+    return (
+        "Complete this Python function. Reply with the whole function, its imports included, in one "
+        f"fenced code block.\n\n```python\n{problem['prompt']}```"
+    )
+
+
+def run_coding(
+    args: argparse.Namespace,
+    root: Path,
+    chosen: list[dict[str, Any]],
+    goal: str,
+    prompts: list[str],
+    task_id: str,
+) -> dict[str, Any]:
+    """One coding goal over `chosen` as one Cairn task, each problem graded by its hidden tests."""
+    workspace = root / f"cairn-{task_id}"
+    run = run_cairn(goal, args, workspace, task_id, task_type="coding_task")
     artifacts = workspace / "tasks" / task_id / "artifacts"
     cairn = humaneval_one.grade_all(chosen, artifacts)
-    baseline = _baseline(chosen, args, root) if _with_baseline(args) else None
+    baseline = (
+        _baseline(chosen, prompts, args, root / f"baseline-{task_id}") if _with_baseline(args) else None
+    )
     return {
-        "k": len(chosen),
-        "offset": args.offset,
         "cairn": {"run": run.model_dump(), "problems": [r.model_dump() for r in cairn]},
         "baseline": baseline,
     }
@@ -133,17 +166,18 @@ def _with_baseline(args: argparse.Namespace) -> bool:
     return not args.no_baseline and not args.model.startswith("cairn/")  # the offline model asks nothing
 
 
-def _baseline(chosen: list[dict[str, Any]], args: argparse.Namespace, root: Path) -> dict[str, Any]:
-    """Each problem asked in turn with humaneval.py's own prompt, graded as Cairn's module is."""
-    from agent_suites import humaneval
-    from agent_suites.common import ask_plainly
+def _baseline(
+    chosen: list[dict[str, Any]], prompts: list[str], args: argparse.Namespace, root: Path
+) -> dict[str, Any]:
+    """Each problem asked in turn with its own prompt, graded as Cairn's module is."""
+    from agent_suites.common import ask_plainly, code_blocks
 
     results, tokens, seconds = [], 0, 0.0
-    for problem, task in zip(chosen, humaneval.load(len(chosen), args.offset), strict=True):
-        reply = ask_plainly(args.model, task.baseline_prompt, timeout=args.timeout)
-        folder = root / "baseline" / task.name
-        if task.baseline_files is not None:
-            task.baseline_files(reply.text, folder)
+    for problem, prompt in zip(chosen, prompts, strict=True):
+        reply = ask_plainly(args.model, prompt, timeout=args.timeout)
+        folder = root / str(problem["task_id"]).replace("/", "-").lower()
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / humaneval_one.MODULE).write_text(code_blocks(reply.text)[0], encoding="utf-8")
         graded = humaneval_one.grade_one(problem, folder)
         results.append(graded.model_copy(update={"why": reply.error}) if reply.error else graded)
         tokens, seconds = tokens + reply.tokens, seconds + reply.seconds
@@ -187,8 +221,15 @@ def arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--batch", type=batch, help="sources read per iteration (RunConfig.read_batch)")
     parser.add_argument("--humaneval", type=int, metavar="K", help="also K HumanEval problems as one task")
     parser.add_argument("--offset", type=int, default=0, help="--humaneval: skip this many problems first")
+    parser.add_argument(
+        "--library",
+        type=int,
+        metavar="N",
+        help="also a generated library of N functions as one task (--seed)",
+    )
     parser.add_argument("--timeout", type=float, default=600.0, help="the baseline's request timeout (s)")
     parser.add_argument("--no-baseline", action="store_true", help="--humaneval: run Cairn only")
+    parser.add_argument("--no-corpus", action="store_true", help="run only --humaneval and --library")
     parser.add_argument("--keep", type=Path, help="keep corpora, truths and workspaces in this folder")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     return parser.parse_args(argv)
@@ -206,13 +247,14 @@ def main(argv: list[str] | None = None) -> None:
     preflight(Settings(workspace=root).run_config(model=args.model))
     console = Console(stderr=True)
     corpora: list[CorpusOutcome] = []
-    for n in args.n:
+    for n in [] if args.no_corpus else args.n:
         console.print(f"[bold]N = {n}[/]: {GOAL}")
         corpora.append(run_corpus(n, args, root))
         console.print(f"  {report.one_line(corpora[-1].model_dump())}")
     coding = run_humaneval(args, root) if args.humaneval else None
+    written = run_library(args, root) if args.library else None
     out = {"model": args.model, "seed": args.seed, "root": str(root) if args.keep else None}
-    out |= {"corpus": [c.model_dump() for c in corpora], "humaneval": coding}
+    out |= {"corpus": [c.model_dump() for c in corpora], "humaneval": coding, "library": written}
     if args.json:
         print(json.dumps(out))
     else:

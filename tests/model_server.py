@@ -9,7 +9,8 @@ else gets "ok"). A test switches it to `fail` (HTTP 500), `refuse` (the socket c
 forever, streamed until the client hangs up, whatever `max_tokens` says) or `ramble` (a reply that
 never repeats and stops at `max_tokens`, `finish_reason` "length"), makes it refuse a strict JSON
 schema as some servers do (`refuse_schema`: HTTP 400), answer every request with one text
-(`answer`), or slow (`delay` seconds a reply, `token_delay` seconds a streamed token), and reads
+(`answer`) or the requests a test knows with its own (`respond`), or slow (`delay` seconds a
+reply, `token_delay` seconds a streamed token), and reads
 what it was sent and how many tokens each streamed reply got out before the client hung up
 (`streamed`).
 
@@ -23,7 +24,7 @@ import itertools
 import json
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 
@@ -54,6 +55,8 @@ class ModelServer:
         self.token_delay = token_delay
         self.runaway = RUNAWAY  # (prefix, block) of a `repeat` reply
         self.answer: str | None = None  # the reply to every request, in place of the offline model's
+        # A reply of the test's own for the requests it knows (None: the offline model's)
+        self.respond: Callable[[list[dict[str, Any]]], str | None] | None = None
         self.requests: list[dict[str, Any]] = []
         self.streamed: list[int] = []  # tokens written per streamed reply, until it ended or the client left
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
@@ -106,7 +109,10 @@ class ModelServer:
             words = (f"word {n}, " for n in itertools.count())
             text = itertools.chain('{"synthesis": "', itertools.chain.from_iterable(words))
             return itertools.islice(_pieces(text), int(body.get("max_tokens") or 16))
-        return _pieces(iter(self.answer if self.answer is not None else _answer(body.get("messages") or [])))
+        messages = body.get("messages") or []
+        own = self.respond(messages) if self.respond is not None else None
+        text = own if own is not None else self.answer if self.answer is not None else _answer(messages)
+        return _pieces(iter(text))
 
     def stream(self, body: dict[str, Any], write: Any) -> None:
         """Send the reply as server-sent events; count the tokens that went out."""

@@ -19,6 +19,8 @@ def print_tables(out: dict[str, Any], console: Console) -> None:
         console.print(traps_table(out["corpus"]))
     if out.get("humaneval"):
         console.print(humaneval_table(out["humaneval"], f"HumanEval as one task · {title}"))
+    if out.get("library"):
+        console.print(humaneval_table(out["library"], f"generated library as one task · {title}"))
     if out.get("root"):
         console.print(f"kept in {out['root']}")
 
@@ -125,6 +127,7 @@ def humaneval_table(coding: dict[str, Any], title: str) -> Table:
     )
     ended = run["error"] or f"{run['status']} ({run['stop_reason']}), {run['iterations']} iterations"
     table.add_row("cairn ended", "", "", "", ended[:60])
+    table.add_row("model calls", "", f"{run['model_calls']}", f"{len(theirs)}" if baseline else "-", "")
     own = run["own"] or {}
     marks = ", ".join(f"@{i} {s:.2f}" for i, s in own.get("own_s", {}).items())
     table.add_row("cairn own s", "", "", "", f"{marks or '-'}; last {_num(own.get('own_last_s'), 2)}")

@@ -50,7 +50,7 @@ class Piece(Frozen):
     name: str
     stub: str  # its signature and docstring, as the goal writes them
     examples: str = ""  # the goal's `>>>` lines that call it, with their replies
-    # the goal's other functions its stub names, or its code block defines before it
+    # the goal's other functions its stub names, or its code block gives whole before it
     helpers: list[str] = Field(default_factory=list)
     given: bool = False  # the goal writes its body too (HumanEval/10's `is_palindrome`): never asked
 
@@ -78,7 +78,8 @@ def pieces_of(goal: str) -> list[Piece]:
             helpers=[
                 other
                 for other in names
-                if other != name and (other in neighbours[name] or re.search(rf"\b{other}\(", stub))
+                if other != name
+                and ((other in neighbours[name] and other in given) or re.search(rf"\b{other}\b", stub))
             ],
             given=name in given,
         )

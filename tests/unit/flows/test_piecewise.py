@@ -87,7 +87,8 @@ def test_each_function_is_asked_alone_and_a_verified_one_never_again(
     asked = [name for name, _, _ in model.asked]
     assert sorted(asked) == ["double", "six_times", "six_times", "triple"]
     assert model.asked[-1] == ("six_times", 1, "six_times(1) returned 7; the goal expects 6.")
-    solution = (tmp_path / "ws" / "tasks" / "pieces" / "artifacts" / "solution.py").read_text(encoding="utf-8")
+    artifacts = tmp_path / "ws" / "tasks" / "pieces" / "artifacts"
+    solution = (artifacts / "solution.py").read_text(encoding="utf-8")
     namespace: dict[str, Any] = {}
     exec(compile(solution, "solution.py", "exec"), namespace)
     assert [namespace[n](2) for n in ("double", "triple", "six_times")] == [4, 6, 12]
@@ -123,8 +124,7 @@ def test_a_draft_that_does_not_parse_or_lacks_the_body_is_not_spliced() -> None:
 def test_a_run_an_error_failed_entirely_says_nothing_and_an_earlier_run_decides() -> None:
     pieces = pieces_of(GOAL)
     first = "Failed example:\n    six_times(1)\nExpected:\n    6\nGot:\n    7\n"
-    error = "".join(
-        f"Failed example:\n    {n}(1)\nException raised:\n    NameError: x\n" for n in ("double", "triple", "six_times")
-    )
+    raised = "Failed example:\n    {}(1)\nException raised:\n    NameError: x\n"
+    error = "".join(raised.format(n) for n in ("double", "triple", "six_times"))
     assert verified(pieces, [(False, first), (False, error)]) == ["double", "triple"]
     assert verified(pieces, [(False, first), (False, "ImportError while importing")]) == ["double", "triple"]
