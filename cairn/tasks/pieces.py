@@ -39,9 +39,7 @@ from cairn.core import Frozen
 from cairn.tasks.goal_examples import goal_examples
 
 _FENCE = re.compile(r"```(?:python|py)?[ \t]*\n(.*?)```", re.S)
-_FAILURE = re.compile(
-    r"Failed example:\n\s+(.+?)\n(?:Expected:\n\s+(.+?)\nGot:\n\s+(.+?)\n|Exception raised:\n((?:\s+.*\n?)+))"
-)
+_SECTIONS = ("Expected", "Got", "Exception raised")  # the parts of a doctest failure
 
 
 class Piece(Frozen):
@@ -194,15 +192,33 @@ def failures_of(run: str, name: str, limit: int = 3) -> str:
     >>> failures_of(run, "f"), failures_of(run, "g")
     ('f(2) returned 5; the goal expects 4.', '')
     """
-    said = []
-    for call, expected, got, raised in _FAILURE.findall(run):
-        if name not in _called(call):
-            continue
-        error = raised.strip().splitlines()[-1].strip() if raised.strip() else ""
-        said.append(
-            f"{call} raised {error}." if raised else f"{call} returned {got}; the goal expects {expected}."
-        )
+    said = [words for call, words in failed_examples(run) if name in _called(call)]
     return " ".join(said[:limit])
+
+
+def failed_examples(run: str) -> list[tuple[str, str]]:
+    """Each example a doctest run failed: its call, and what went wrong in words (a wrong value,
+    `Got nothing`, or the exception it raised).
+
+    >>> failed_examples("Failed example:\\n    f(1)\\nExpected:\\n    [1]\\nGot nothing\\n*****\\n")
+    [('f(1)', 'f(1) returned nothing; the goal expects [1].')]
+    >>> failed_examples("Failed example:\\n    g()\\nException raised:\\n    Traceback:\\n    KeyError: 2\\n")
+    [('g()', 'g() raised KeyError: 2.')]
+    """
+    found: list[tuple[str, str]] = []
+    lines = run.splitlines()
+    for n, line in enumerate(lines):
+        if line.strip() != "Failed example:" or n + 1 >= len(lines):
+            continue
+        call = lines[n + 1].strip()
+        block = dict(_sections(lines[n + 2 :]))
+        if "Exception raised" in block:
+            error = block["Exception raised"].splitlines()[-1].strip() if block["Exception raised"] else ""
+            found.append((call, f"{call} raised {error}."))
+        else:
+            expected, got = block.get("Expected") or "nothing", block.get("Got") or "nothing"
+            found.append((call, f"{call} returned {got}; the goal expects {expected}."))
+    return found
 
 
 def verified(pieces: list[Piece], runs: list[tuple[bool, str]]) -> list[str]:
@@ -221,10 +237,25 @@ def verified(pieces: list[Piece], runs: list[tuple[bool, str]]) -> list[str]:
     for passed, output in reversed(runs):
         if passed:
             return tested
-        bad = {name for found in _FAILURE.findall(output) for name in _called(found[0])}
+        bad = {name for call, _ in failed_examples(output) for name in _called(call)}
         if bad and not set(tested) <= bad:
             return [name for name in tested if name not in bad]
     return []
+
+
+def _sections(lines: list[str]) -> list[tuple[str, str]]:
+    """A doctest failure's `Expected:` / `Got:` / `Exception raised:` sections with their indented
+    lines (`Got nothing` is an empty `Got`), up to the next failure or the end of the report."""
+    out: list[tuple[str, str]] = []
+    for line in lines:
+        head = line.strip()
+        if line.startswith((" ", "\t")) and out:
+            out[-1] = (out[-1][0], f"{out[-1][1]}\n{head}".strip())
+        elif head.startswith(_SECTIONS):
+            out.append((head.removesuffix(":").removesuffix(" nothing"), ""))
+        else:
+            break
+    return out
 
 
 def _blocks(goal: str) -> list[str]:
@@ -307,4 +338,14 @@ def _parses(code: str) -> bool:
     return True
 
 
-__all__ = ["Piece", "ask_text", "failures_of", "module_of", "pieces_of", "preamble", "splice", "verified"]
+__all__ = [
+    "Piece",
+    "ask_text",
+    "failed_examples",
+    "failures_of",
+    "module_of",
+    "pieces_of",
+    "preamble",
+    "splice",
+    "verified",
+]

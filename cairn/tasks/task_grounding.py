@@ -29,6 +29,7 @@ from cairn.tasks.grounding.lemmas import content_terms
 from cairn.tasks.grounding.lexicon import QUESTION_FRAME
 from cairn.tasks.grounding.parts import is_question
 from cairn.tasks.grounding.reads import Read, passages
+from cairn.tasks.pieces import pieces_of
 from cairn.tasks.tools.builtins import BUILTIN_NAMES
 from cairn.tasks.validation import Checked
 from cairn.tasks.verify import ModelKind, check_answer
@@ -126,7 +127,9 @@ def checked_for(state: TaskState, deliverable: str, full_output: FullOutput) -> 
     """The claim, part and function rows of the task's deliverable (its Markdown text)."""
     if state.task_type == "coding_task":
         defined = {name for code in state.code.values() for name in _defined(code)}
-        functions = check_functions(named_functions(state.goal), defined, state.calls)
+        given = {piece.name for piece in pieces_of(state.goal) if piece.given}  # code the goal wrote itself
+        asked = [name for name in named_functions(state.goal) if name not in given]
+        functions = check_functions(asked, defined, state.calls)
         return Checked(functions=functions, parts=check_files(named_files(state.goal), _present(state)))
     parts = state.parts or split_goal(state.goal)
     if (spec := goal_over_items(state)) is not None and state.coverage is not None:

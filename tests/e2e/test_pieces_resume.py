@@ -121,3 +121,13 @@ def test_a_killed_piecewise_task_resumes_without_asking_a_finished_piece_again(
     namespace: dict[str, Any] = {}
     exec(compile(solution, "solution.py", "exec"), namespace)
     assert [namespace[n](2) for n in ("double", "triple", "six_times")] == [4, 6, 12]
+    shown = subprocess.run(
+        [str(BIN / "cairn"), "show", "pieces", "--workspace", str(ws), "--json"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert shown.returncode == 0, shown.stderr[-2000:]
+    pieces = "3 of 3 functions verified by their examples (double, triple, six_times)"
+    assert json.loads(shown.stdout)["pieces"] == pieces

@@ -9,10 +9,12 @@ from rich.table import Table
 from cairn.core import Coverage, Evidence, IterationRecord, ModelCall, PartCheck, ToolCall, Verdict
 from cairn.flows.cli.model_usage import usage_table
 from cairn.flows.console import safe
+from cairn.flows.steps.piecewise import progress
 from cairn.memory.log.history import Replay
 from cairn.memory.log.state import Constraint, HotIssue, replay
 from cairn.memory.log.workspace import TaskRepo
 from cairn.memory.store.protocol import SearchHit
+from cairn.tasks.task_grounding import full_output_reader
 
 out = Console()
 
@@ -32,6 +34,7 @@ class TaskView(BaseModel):
     hot_issues: list[HotIssue]
     verdict: Verdict | None
     coverage: Coverage | None = None  # how far it got: sources read; a coverage goal's items
+    pieces: str | None = None  # a goal of several functions: how many its examples verified
     model_calls: list[ModelCall] = []
     history_warning: str | None = None  # a torn last line (a crash while appending)
     history_problems: list[str] = []  # lines changed, removed or reordered (`cairn verify`)
@@ -54,6 +57,7 @@ def task_view(repo: TaskRepo, log: Replay, tampering: list[str] | None = None) -
         hot_issues=state.hot_issues,
         verdict=state.verdict,
         coverage=state.coverage,
+        pieces=progress(state, full_output_reader(repo.root)),
         model_calls=state.model_calls,
         history_warning=log.torn_tail,
         history_problems=tampering or [],
@@ -87,6 +91,8 @@ def print_task(view: TaskView) -> None:
         out.print(usage_table(view.model_calls))
     if view.coverage:
         out.print(f"coverage: {safe(view.coverage.line())}")
+    if view.pieces:
+        out.print(f"pieces: {safe(view.pieces)}")
     if view.verdict:
         print_verdict(view.verdict)
     if view.stop_reason:

@@ -21,7 +21,7 @@ from cairn.memory.log.state import TaskState
 from cairn.tasks.grounding.functions import named_files
 from cairn.tasks.messages.schemas import Candidate, Excerpt, WriteInput
 from cairn.tasks.pieces import Piece, ask_text, failures_of, module_of, pieces_of, splice, verified
-from cairn.tasks.task_grounding import full_output_reader
+from cairn.tasks.task_grounding import FullOutput, full_output_reader
 
 KIND = "piece"  # the call key's kind: one ask per piece, its index the piece's place in the goal
 PER_ITERATION = 12  # pieces asked for in one iteration (the rest wait for the next)
@@ -58,7 +58,7 @@ def step(session: Session, iteration: int, drafts: Drafts) -> list[Candidate] | 
     pieces = pieces_of(state.goal)
     path = session.recorder.repo.artifacts / module
     code = module_of(state.goal, pieces, path.read_text(encoding="utf-8") if path.is_file() else "")
-    runs = runs_of(session)
+    runs = runs_of(state, full_output_reader(session.recorder.repo.root))
     done = verified(pieces, runs)
     last = runs[-1][1] if runs else ""
     written: list[str] = []
@@ -105,10 +105,20 @@ def stub_names(code: str, pieces: list[Piece]) -> list[str]:
     return [*empty, *(name for name in names if name not in defined(code))]
 
 
-def runs_of(session: Session) -> list[tuple[bool, str]]:
+def runs_of(state: TaskState, reader: FullOutput) -> list[tuple[bool, str]]:
     """Each test run of the task, oldest first: whether it passed, and its whole output."""
-    reader = full_output_reader(session.recorder.repo.root)
-    return [(c.outcome == "success", reader(c)) for c in session.state.calls if c.tool == "run_tests"]
+    return [(c.outcome == "success", reader(c)) for c in state.calls if c.tool == "run_tests"]
+
+
+def progress(state: TaskState, reader: FullOutput) -> str | None:
+    """How far a piecewise goal got, in words (None for any other task): `2 of 3 functions
+    verified by their examples (double, triple)`."""
+    asked = asked_pieces(state.goal)
+    if not asked:
+        return None
+    done = verified(pieces_of(state.goal), runs_of(state, reader))
+    named = f" ({', '.join(done)})" if done else ""
+    return f"{len(done)} of {len(asked)} functions verified by their examples{named}"
 
 
 def draws(state: TaskState, iteration: int, index: int) -> int:
@@ -118,4 +128,4 @@ def draws(state: TaskState, iteration: int, index: int) -> int:
     return sum(1 for call in state.model_calls if call.key.endswith(suffix) and call.iteration < iteration)
 
 
-__all__ = ["KIND", "PIECES_WHY", "asked_pieces", "draws", "module_file", "step", "to_ask"]
+__all__ = ["KIND", "PIECES_WHY", "asked_pieces", "draws", "module_file", "progress", "step", "to_ask"]

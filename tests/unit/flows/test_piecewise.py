@@ -128,3 +128,51 @@ def test_a_run_an_error_failed_entirely_says_nothing_and_an_earlier_run_decides(
     error = "".join(raised.format(n) for n in ("double", "triple", "six_times"))
     assert verified(pieces, [(False, first), (False, error)]) == ["double", "triple"]
     assert verified(pieces, [(False, first), (False, "ImportError while importing")]) == ["double", "triple"]
+
+
+# The local 1.5B's HumanEval 10-19 module, as pytest printed its goal's examples (paths shortened):
+# `Got nothing` (a function that returned None) was read as no failure, and that piece as verified.
+REAL_RUN = """\
+**********************************************************************
+Line 3, in the goal
+Failed example:
+    make_palindrome('cat')
+Expected:
+    'catac'
+Got:
+    'catc'
+**********************************************************************
+Line 18, in the goal
+Failed example:
+    all_prefixes('abc')
+Expected:
+    ['a', 'ab', 'abc']
+Got nothing
+**********************************************************************
+Line 36, in the goal
+Failed example:
+    sort_numbers('three one five')
+Exception raised:
+    Traceback (most recent call last):
+      File "solution.py", line 168, in <listcomp>
+        numbers_list = [int(num) for num in numbers_list]
+    ValueError: invalid literal for int() with base 10: 'three'
+=========================== short test summary info ============================
+"""
+
+
+def test_every_failed_example_of_a_real_report_is_read_with_what_went_wrong() -> None:
+    from cairn.tasks.pieces import Piece, failed_examples
+
+    assert failed_examples(REAL_RUN) == [
+        ("make_palindrome('cat')", "make_palindrome('cat') returned 'catc'; the goal expects 'catac'."),
+        ("all_prefixes('abc')", "all_prefixes('abc') returned nothing; the goal expects ['a', 'ab', 'abc']."),
+        (
+            "sort_numbers('three one five')",
+            "sort_numbers('three one five') raised ValueError: invalid literal for int() with base 10: "
+            "'three'.",
+        ),
+    ]
+    names = ["make_palindrome", "all_prefixes", "sort_numbers", "longest"]
+    pieces = [Piece(name=n, stub="", examples=f">>> {n}(1)\n1") for n in names]
+    assert verified(pieces, [(False, REAL_RUN)]) == ["longest"]
