@@ -25,6 +25,8 @@ from cairn.tasks.task_grounding import FullOutput, full_output_reader
 
 KIND = "piece"  # the call key's kind: one ask per piece, its index the piece's place in the goal
 PER_ITERATION = 12  # pieces asked for in one iteration (the rest wait for the next)
+ATTEMPTS = 3  # asks of one piece in one iteration while a reply gives it no body
+SPAN = 1000  # a re-ask's key index: the piece's own plus SPAN per attempt
 PIECES_WHY = "Written piece by piece, each function asked for alone:"
 Drafts = Callable[[CallKey, WriteInput, str], dict[str, str]]  # a `write` ask's files by path
 
@@ -43,9 +45,12 @@ def module_file(goal: str) -> str | None:
 
 def asked_pieces(goal: str) -> list[Piece]:
     """The pieces a piecewise goal asks for (those the goal does not write itself); none when the
-    goal is not piecewise: fewer than two, or no one module to write them in."""
+    goal is not piecewise: no one module to write them in, or a single function without examples
+    (its tests are the model's to write)."""
     asked = [p for p in pieces_of(goal) if not p.given]
-    return asked if len(asked) >= 2 and module_file(goal) else []
+    if not module_file(goal) or not asked:
+        return []
+    return asked if len(asked) >= 2 or asked[0].examples else []
 
 
 def step(session: Session, iteration: int, drafts: Drafts) -> list[Candidate] | None:
@@ -63,18 +68,7 @@ def step(session: Session, iteration: int, drafts: Drafts) -> list[Candidate] | 
     last = runs[-1][1] if runs else ""
     written: list[str] = []
     for piece in to_ask(pieces, done, code)[:PER_ITERATION]:
-        index = pieces.index(piece)
-        ask = WriteInput(
-            goal=state.goal,
-            form="plain",
-            draw=draws(state, iteration, index),
-            current=[Excerpt(source=module, text=ask_text(piece, pieces, state.goal))],
-            bodies=[f"{piece.name} in {module}"],
-            tests=failures_of(last, piece.name),
-        )
-        key = CallKey(task_id=session.task_id, iteration=iteration, index=index, kind=KIND)
-        reply = drafts(key, ask, f"piece-{iteration}-{piece.name}")
-        new = splice(code, reply.get(module, ""), piece.name, pieces)
+        new = _drawn(session, iteration, piece, code, failures_of(last, piece.name), drafts)
         if new is not None and new != code:
             code, written = new, [*written, piece.name]
     if not written:
@@ -89,6 +83,32 @@ def step(session: Session, iteration: int, drafts: Drafts) -> list[Candidate] | 
             expected_evidence=["file_creation", "code_implementation"],
         )
     ]
+
+
+def _drawn(
+    session: Session, iteration: int, piece: Piece, code: str, failed: str, drafts: Drafts
+) -> str | None:
+    """The module with the piece as the model writes it; asked again at once, as a new sample, while
+    a reply gives it no body (up to `ATTEMPTS` asks); None when none did."""
+    state = session.state
+    module, pieces = module_file(state.goal) or "", pieces_of(state.goal)
+    index = pieces.index(piece)
+    first = draws(state, iteration, index)
+    for attempt in range(ATTEMPTS):
+        ask = WriteInput(
+            goal=state.goal,
+            form="plain",
+            draw=first + attempt,
+            current=[Excerpt(source=module, text=ask_text(piece, pieces, state.goal))],
+            bodies=[f"{piece.name} in {module}"],
+            tests=failed,
+        )
+        key = CallKey(task_id=session.task_id, iteration=iteration, index=index + SPAN * attempt, kind=KIND)
+        name = f"piece-{iteration}-{piece.name}" + (f"-again-{attempt}" if attempt else "")
+        new = splice(code, drafts(key, ask, name).get(module, ""), piece.name, pieces)
+        if new is not None:
+            return new
+    return None
 
 
 def to_ask(pieces: list[Piece], done: list[str], code: str) -> list[Piece]:
@@ -124,8 +144,8 @@ def progress(state: TaskState, reader: FullOutput) -> str | None:
 def draws(state: TaskState, iteration: int, index: int) -> int:
     """How often the piece at `index` was asked for before this iteration: its draw number (the
     first ask is the model's likeliest reply, each later one a new sample)."""
-    suffix = f"/{index}/{KIND}"
-    return sum(1 for call in state.model_calls if call.key.endswith(suffix) and call.iteration < iteration)
+    asked = (call.key.rsplit("/", 2) for call in state.model_calls if call.iteration < iteration)
+    return sum(1 for _, at, kind in asked if kind == KIND and at.isdigit() and int(at) % SPAN == index)
 
 
 __all__ = ["KIND", "PIECES_WHY", "asked_pieces", "draws", "module_file", "progress", "step", "to_ask"]

@@ -102,7 +102,9 @@ def test_which_goals_are_piecewise_and_what_is_asked() -> None:
     assert module_file(GOAL) == "solution.py"
     assert asked_pieces(GOAL.replace("solution.py", "a.py and b.py")) == []  # no one module
     one = GOAL.split("\n\n\ndef triple")[0] + "\n```\n"
-    assert asked_pieces(one) == []  # a single function is asked for as before
+    assert [p.name for p in asked_pieces(one)] == ["double"]  # one function with examples: a piece too
+    bare = one.replace("    >>> double(2)\n    4\n", "")
+    assert asked_pieces(bare) == []  # one without: the model writes it and its tests, as before
     pieces = pieces_of(GOAL)
     assert pieces[2].helpers == ["double", "triple"]
     code = "def double(x):\n    return x + x\n\ndef triple(x):\n    'Three.'\n"

@@ -405,23 +405,24 @@ HALF_GOAL = (
 
 
 def echoing(kind: str, payload: Schema) -> Schema | None:
-    """Writes the goal's signature and docstring back as they are, until asked in the second words."""
+    """Writes the goal's signature and docstring back as they are on its likeliest reply, and the
+    body when sampled (as the 1.5B did with HumanEval/2 and /10)."""
     if kind == "detect_task_type":
         return DetectTaskTypeOutput(task_type="coding_task", rationale="code")
     if kind == "write" and isinstance(payload, WriteInput):
-        body = "    return x / 2\n" if payload.bodies and payload.phrasing == 1 else ""
+        body = "    return x / 2\n" if payload.draw >= 1 else ""
         return WriteOutput(files=[FileDraft(path="half.py", content=STUB + body)])
     return None
 
 
-def test_a_function_written_back_without_a_body_is_asked_for_again_in_other_words(
+def test_a_function_written_back_without_a_body_is_asked_for_again_at_once_as_a_new_sample(
     tmp_path: Path, model: Install
 ) -> None:
     fake = model(echoing)
     config = RunConfig(workspace=str(tmp_path), model="fn/m", max_iterations=3)
     result = run_whole_task(config, "half", HALF_GOAL)
-    asked = [(p.bodies, p.phrasing) for p in fake.seen["write"]]
-    assert asked == [([], 0), (["half in half.py"], 0), (["half in half.py"], 1)]  # one iteration
+    asked = [(p.form, p.draw, p.bodies) for p in fake.seen["write"]]
+    assert asked == [("plain", 0, ["half in half.py"]), ("plain", 1, ["half in half.py"])]  # one iteration
     artifacts = Workspace(tmp_path).task("half").artifacts
     assert "return x / 2" in (artifacts / "half.py").read_text(encoding="utf-8")
     assert "import half as subject" in (artifacts / "test_half.py").read_text(encoding="utf-8")
@@ -454,39 +455,32 @@ def replayed_humaneval(tmp_path: Path, number: int, max_iterations: int) -> tupl
 
 
 def test_the_real_models_humaneval_answer_is_judged_by_the_hidden_tests(tmp_path: Path) -> None:
-    """HumanEval/2: the model wrote the signature and docstring back with no body, was asked for
-    the body by name, wrote it; the goal's example became the tests file the goal names; the
-    package's own grader runs the problem's hidden tests on the file Cairn wrote."""
+    """HumanEval/2: asked for the function alone, the model wrote its body; the goal's example
+    became the tests file the goal names; the package's own grader runs the problem's hidden
+    tests on the file Cairn wrote."""
     complete, iterations, code, hidden_tests_pass = replayed_humaneval(tmp_path, 2, max_iterations=4)
-    assert complete and iterations == 2  # write (asked twice), then the tests pass
+    assert complete and iterations == 2  # write, then the tests pass
     assert "return number - int(number)" in code and hidden_tests_pass
 
 
-def parroting(kind: str, payload: Schema) -> Schema | None:
-    """Writes the goal's signature and docstring back in every full ask (as the 1.5B did with
-    HumanEval/10); asked plainly, a wrong body first, then (drawn again) a right one."""
+def wrong_first(kind: str, payload: Schema) -> Schema | None:
+    """A wrong body on its likeliest reply, a right one when drawn again."""
     if kind == "detect_task_type":
         return DetectTaskTypeOutput(task_type="coding_task", rationale="code")
     if kind == "write" and isinstance(payload, WriteInput):
-        body = {"full": "", "plain": "    return x * 2\n" if payload.draw == 0 else "    return x / 2\n"}
-        return WriteOutput(files=[FileDraft(path="half.py", content=STUB + body[payload.form])])
+        body = "    return x * 2\n" if payload.draw == 0 else "    return x / 2\n"
+        return WriteOutput(files=[FileDraft(path="half.py", content=STUB + body)])
     return None
 
 
-def test_a_body_the_full_ask_never_gives_is_asked_plainly_and_drawn_again_until_the_examples_pass(
+def test_a_body_that_fails_the_goals_examples_is_drawn_again_from_its_signature_with_its_failure(
     tmp_path: Path, model: Install
 ) -> None:
-    fake = model(parroting)
+    fake = model(wrong_first)
     config = RunConfig(workspace=str(tmp_path), model="fn/m", max_iterations=6)
     result = run_whole_task(config, "half", HALF_GOAL)
     asked = [(p.form, p.draw, p.bodies) for p in fake.seen["write"]]
-    assert asked == [
-        ("full", 0, []),
-        ("full", 0, ["half in half.py"]),
-        ("full", 0, ["half in half.py"]),
-        ("plain", 0, ["half in half.py"]),  # iteration 1: a body at last (x * 2)
-        ("plain", 1, ["half in half.py"]),  # iteration 3, after the examples failed: straight to a draw
-    ]
+    assert asked == [("plain", 0, ["half in half.py"]), ("plain", 1, ["half in half.py"])]
     redrawn = fake.seen["write"][-1]
     assert redrawn.current[0].text == STUB  # drawn from the signature, not from the failing body
     assert redrawn.tests == "half(3.0) returned 6.0; the goal expects 1.5."
@@ -496,7 +490,7 @@ def test_a_body_the_full_ask_never_gives_is_asked_plainly_and_drawn_again_until_
 
 
 def test_the_real_models_palindrome_is_drawn_until_its_examples_pass(tmp_path: Path) -> None:
-    """HumanEval/10: three full asks gave the stub back, the plain ask a body that failed the
-    goal's examples, and the second draw after it a body that passes them; so do the hidden tests."""
+    """HumanEval/10: the first body failed the goal's examples; drawn again from the signature with
+    that failure, a body passes them, and the hidden tests too."""
     complete, iterations, _code, hidden_tests_pass = replayed_humaneval(tmp_path, 10, max_iterations=6)
-    assert complete and iterations == 6 and hidden_tests_pass  # three write-and-test cycles
+    assert complete and iterations == 4 and hidden_tests_pass  # two write-and-test cycles
