@@ -229,6 +229,97 @@ SPECS = (
         ("7", "12345", "0", "-3"),
         ("pad_left",),
     ),
+    # Harder: a rule with an edge a quick reading misses (ties, touching ranges, acronyms).
+    Spec(
+        "decompress",
+        "(text: str) -> str",
+        "The inverse of a run-length code: each letter followed by its count in decimal, which may have "
+        "several digits ('a12b1' is twelve a's and one b).",
+        "    out, n = [], 0\n    while n < len(text):\n        c, n = text[n], n + 1\n        start = n\n"
+        "        while n < len(text) and text[n].isdigit():\n            n += 1\n"
+        "        out.append(c * int(text[start:n]))\n    return ''.join(out)",
+        ("'a3b1'", "''", "'x12'", "'a1b2c3'", "'z10y1'"),
+    ),
+    Spec(
+        "title_case",
+        "(text: str) -> str",
+        "text with each word capitalised (first letter upper case, the rest lower case), except the "
+        "words a, an, the, of, and, in, which are lower case unless they are the first word. Words "
+        "are separated by single spaces.",
+        "    small = {'a', 'an', 'the', 'of', 'and', 'in'}\n    out = []\n"
+        "    for n, w in enumerate(text.split(' ')):\n"
+        "        out.append(w.lower() if n and w.lower() in small else w[:1].upper() + w[1:].lower())\n"
+        "    return ' '.join(out)",
+        ("'the lord of the rings'", "'A TALE OF TWO CITIES'", "'in the end'", "''", "'war AND peace'"),
+    ),
+    Spec(
+        "rank_words",
+        "(text: str) -> list",
+        "The distinct words of text (see words) from the most frequent to the least; words as "
+        "frequent as each other in alphabetical order.",
+        "    found = words(text)\n    return sorted(set(found), key=lambda w: (-found.count(w), w))",
+        ("'b a b c a b'", "''", "'Dog cat dog CAT bird'", "'x y z'", "'one one two'"),
+        ("words",),
+    ),
+    Spec(
+        "to_base",
+        "(n: int, base: int) -> str",
+        "The integer n written in base (2 to 16), digits above 9 as lower-case letters; 0 is '0' and a "
+        "negative n starts with '-'.",
+        "    if n == 0:\n        return '0'\n    digits, sign, n = [], '-' if n < 0 else '', abs(n)\n"
+        "    while n:\n        digits.append('0123456789abcdef'[n % base])\n        n //= base\n"
+        "    return sign + ''.join(reversed(digits))",
+        ("10, 2", "255, 16", "0, 7", "-31, 16", "8, 8", "100, 3"),
+    ),
+    Spec(
+        "merge_ranges",
+        "(ranges: list) -> list",
+        "Merge [start, end] ranges of integers (both ends included): ranges that overlap or touch "
+        "(the end of one plus 1 is the start of the next) become one. The result is sorted by start.",
+        "    out = []\n    for a, b in sorted(ranges):\n        if out and a <= out[-1][1] + 1:\n"
+        "            out[-1][1] = max(out[-1][1], b)\n        else:\n            out.append([a, b])\n"
+        "    return out",
+        ("[[1, 3], [2, 6], [8, 10]]", "[]", "[[5, 6], [1, 4]]", "[[1, 2], [4, 5]]", "[[1, 10], [2, 3]]"),
+    ),
+    Spec(
+        "camel_to_snake",
+        "(name: str) -> str",
+        "A CamelCase name in snake_case: lower case, an underscore before each upper-case letter that "
+        "starts a new word. A run of capitals is one word ('HTTPServer' is 'http_server').",
+        "    import re\n    name = re.sub(r'([A-Z]+)([A-Z][a-z])', r'\\1_\\2', name)\n"
+        "    return re.sub(r'([a-z0-9])([A-Z])', r'\\1_\\2', name).lower()",
+        ("'CamelCase'", "'HTTPServer'", "'simple'", "'getHTTPResponseCode'", "'A'", "'Version2Update'"),
+    ),
+    Spec(
+        "median",
+        "(numbers: list) -> float",
+        "The median of numbers: the middle one once sorted, or the mean of the two middle ones for an "
+        "even count; 0.0 for an empty list.",
+        "    s = sorted(numbers)\n    if not s:\n        return 0.0\n    m = len(s) // 2\n"
+        "    return float(s[m]) if len(s) % 2 else (s[m - 1] + s[m]) / 2",
+        ("[3, 1, 2]", "[4, 1, 3, 2]", "[]", "[5]", "[7, 7, 1, 9]"),
+    ),
+    Spec(
+        "vowel_share",
+        "(text: str) -> float",
+        "The share of the letters of text that are vowels (see count_vowels), rounded to 2 decimals; 0.0 "
+        "when text has no letters.",
+        "    letters = sum(1 for c in text if c.isalpha())\n"
+        "    return round(count_vowels(text) / letters, 2) if letters else 0.0",
+        ("'banana'", "'rhythm'", "''", "'a1!'", "'Queueing'"),
+        ("count_vowels",),
+    ),
+    Spec(
+        "wrap",
+        "(text: str, width: int) -> list",
+        "The words of text (see words) as lines of at most width characters, a single space between "
+        "words, each line taking as many words as fit; a word longer than width is a line of its own.",
+        "    lines = []\n    for w in words(text):\n"
+        "        if lines and len(lines[-1]) + 1 + len(w) <= width:\n            lines[-1] += ' ' + w\n"
+        "        else:\n            lines.append(w)\n    return lines",
+        ("'the quick brown fox', 10", "'', 5", "'a bb ccc', 4", "'extraordinary day', 5", "'x y', 3"),
+        ("words",),
+    ),
 )
 _BY_NAME = {s.name: s for s in SPECS}
 
