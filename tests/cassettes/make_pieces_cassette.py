@@ -6,7 +6,8 @@ the local 1.5B does; `six_times` comes back wrong on its first draw (`return 7`)
 next; every other request gets the offline model's answer. `cairn run --record` writes what it
 answered, with each request's hash, so `replay:PATH` (matched by request) plays a piece's reply
 only to that piece's ask, in a resumed process too. `tests/e2e/test_pieces_resume.py` kills the
-replayed run in the middle and resumes it.
+replayed run in the middle and resumes it. (Cairn runs each piece's example on the spliced module:
+`six_times`' first body fails it and is drawn again in the same iteration.)
 
 Regenerate after changing the piece prompt: `.venv/bin/python -m tests.cassettes.make_pieces_cassette`
 (a minute: a temporary Prefect server starts).

@@ -11,8 +11,9 @@ iteration asks with the same keys and finds its finished asks in the cache.
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Callable
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 
 from cairn.core import CallKey
 from cairn.flows.steps.redraw import defined, stubs
@@ -22,6 +23,7 @@ from cairn.tasks.grounding.functions import named_files
 from cairn.tasks.messages.schemas import Candidate, Excerpt, WriteInput
 from cairn.tasks.pieces import Piece, ask_text, failures_of, module_of, pieces_of, splice, verified
 from cairn.tasks.task_grounding import FullOutput, full_output_reader
+from cairn.tasks.tools.code import run_python
 
 KIND = "piece"  # the call key's kind: one ask per piece, its index the piece's place in the goal
 PER_ITERATION = 12  # pieces asked for in one iteration (the rest wait for the next)
@@ -88,12 +90,15 @@ def step(session: Session, iteration: int, drafts: Drafts) -> list[Candidate] | 
 def _drawn(
     session: Session, iteration: int, piece: Piece, code: str, failed: str, drafts: Drafts
 ) -> str | None:
-    """The module with the piece as the model writes it; asked again at once, as a new sample, while
-    a reply gives it no body (up to `ATTEMPTS` asks); None when none did."""
+    """The module with the piece as the model writes it: asked again at once, as a new sample shown
+    what the last one got wrong, while a reply gives it no body or fails the piece's examples (run
+    by Cairn on the spliced module), up to `ATTEMPTS` asks; the last body written when none
+    passed; None when no reply gave one."""
     state = session.state
     module, pieces = module_file(state.goal) or "", pieces_of(state.goal)
     index = pieces.index(piece)
     first = draws(state, iteration, index)
+    written: str | None = None
     for attempt in range(ATTEMPTS):
         ask = WriteInput(
             goal=state.goal,
@@ -106,9 +111,40 @@ def _drawn(
         key = CallKey(task_id=session.task_id, iteration=iteration, index=index + SPAN * attempt, kind=KIND)
         name = f"piece-{iteration}-{piece.name}" + (f"-again-{attempt}" if attempt else "")
         new = splice(code, drafts(key, ask, name).get(module, ""), piece.name, pieces)
-        if new is not None:
-            return new
-    return None
+        if new is None:
+            continue
+        written, failed = new, examples_fail(new, piece)
+        if not failed:
+            break
+    return written
+
+
+def examples_fail(code: str, piece: Piece) -> str:
+    """What the piece's own examples say of `code` (a whole module), run in a sandboxed process as
+    the task's tests run them: "" when they pass (or it has none), else the failures in words."""
+    if not piece.examples:
+        return ""
+    with tempfile.TemporaryDirectory(prefix="cairn-piece-") as folder:
+        (Path(folder) / f"{_SUBJECT}.py").write_text(code, encoding="utf-8")
+        ran = run_python(
+            Path(folder), code=_EXAMPLES_RUN.format(examples=piece.examples + "\n"), timeout_s=20.0
+        )
+    if ran.outcome == "success":
+        return ""
+    said = failures_of(ran.stdout, piece.name)
+    return said or f"its examples did not run: {ran.summary}"
+
+
+_SUBJECT = "cairn_piece_subject"
+_EXAMPLES_RUN = """\
+import doctest
+import cairn_piece_subject as subject
+
+test = doctest.DocTestParser().get_doctest({examples!r}, dict(vars(subject)), "the goal", None, 0)
+runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
+runner.run(test)
+raise SystemExit(1 if runner.failures else 0)
+"""
 
 
 def to_ask(pieces: list[Piece], done: list[str], code: str) -> list[Piece]:

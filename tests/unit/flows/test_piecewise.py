@@ -17,33 +17,8 @@ from cairn.memory.log.workspace import Workspace
 from cairn.tasks.messages.prompts import parse_request
 from cairn.tasks.messages.schemas import FileDraft, Plan, PlanInput, Schema, WriteInput, WriteOutput
 from cairn.tasks.pieces import pieces_of, splice, verified
+from tests.cassettes.make_pieces_cassette import BODIES, GOAL
 from tests.unit.scripted import answer_with, provided, run_whole_task
-
-GOAL = '''Write the Python module solution.py with these functions, and pytest tests in test_solution.py.
-
-```python
-def double(x: int) -> int:
-    """Twice x.
-    >>> double(2)
-    4
-    """
-
-
-def triple(x: int) -> int:
-    """Three times x.
-    >>> triple(2)
-    6
-    """
-
-
-def six_times(x: int) -> int:
-    """double(triple(x)).
-    >>> six_times(1)
-    6
-    """
-```
-'''
-BODIES = {"double": "return x + x", "triple": "return 3 * x", "six_times": "return double(triple(x))"}
 
 
 class OnePieceAtATime(CustomLLM):
@@ -94,7 +69,9 @@ def test_each_function_is_asked_alone_and_a_verified_one_never_again(
     assert [namespace[n](2) for n in ("double", "triple", "six_times")] == [4, 6, 12]
     writes = [c for c in Workspace(tmp_path / "ws").task("pieces").state().calls if c.tool == "write_file"]
     said = [c.tool_selection_rationale or "" for c in writes]
-    assert any(f"{PIECES_WHY} six_times; verified so far 2 of 3 (double, triple)." in s for s in said)
+    # six_times' first body failed its example when Cairn ran it: drawn again at once, one iteration
+    assert any(f"{PIECES_WHY} double, triple, six_times; verified so far 0 of 3." in s for s in said)
+    assert result.iterations == 2  # write, then the tests pass
 
 
 def test_which_goals_are_piecewise_and_what_is_asked() -> None:
