@@ -38,7 +38,7 @@ from pydantic import Field
 from cairn.core import Frozen
 from cairn.tasks.goal_examples import goal_examples
 
-_FENCE = re.compile(r"```(?:python|py)?[ \t]*\n(.*?)```", re.S)
+_FENCE = re.compile(r"```(?:python|py)?[ \t]*\n(.*?)```", re.S)  # a fenced block of code
 _SECTIONS = ("Expected", "Got", "Exception raised")  # the parts of a doctest failure
 
 
@@ -99,6 +99,17 @@ def preamble(goal: str) -> str:
                 if text and text not in lines:
                     lines.append(text)
     return "".join(f"{line}\n" for line in lines)
+
+
+def prose_of(goal: str) -> str:
+    """The goal's own words, each fenced block of code it quotes left out (`(code)` in its place):
+    a person states rules in words; the code is the spec's. The 1.5B, shown HumanEval/10's code,
+    made a rule of it ("Extract the constraint from the given input.").
+
+    >>> prose_of("Write f in a.py; never use eval.\\n\\n```python\\ndef f(x):\\n    pass\\n```\\n")
+    'Write f in a.py; never use eval.\\n\\n(code)\\n'
+    """
+    return _FENCE.sub("(code)", goal)
 
 
 def ask_text(piece: Piece, pieces: list[Piece], goal: str) -> str:
@@ -346,6 +357,7 @@ __all__ = [
     "module_of",
     "pieces_of",
     "preamble",
+    "prose_of",
     "splice",
     "verified",
 ]

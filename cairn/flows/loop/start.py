@@ -48,6 +48,7 @@ from cairn.tasks.messages.schemas import (
 )
 from cairn.tasks.model.llm import LLMResult
 from cairn.tasks.offline.classifier import task_type_by_words
+from cairn.tasks.pieces import prose_of
 from cairn.tasks.verify.model import use_verifier
 
 log = logging.getLogger("cairn.task")
@@ -125,7 +126,7 @@ def record_goal(session: Session, executor: Executor) -> None:
         if parts:
             session.recorder.record(*parts)
         return
-    rule = extract_constraint(session, executor, state.goal, index=0)
+    rule = extract_constraint(session, executor, prose_of(state.goal), index=0)  # rules are words
     session.recorder.record(UserMessage(text=state.goal, role="goal"), rule, *parts)
 
 

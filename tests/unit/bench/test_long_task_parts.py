@@ -25,7 +25,7 @@ from rich.console import Console
 ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT / "bench"))
 
-from long_suites import corpus, grade, humaneval_one, report, timing, wording  # noqa: E402
+from long_suites import corpus, grade, humaneval_one, library, report, timing, wording  # noqa: E402
 from long_suites.corpus import MEMO_DATE, TruthRow, build_corpus, write_corpus  # noqa: E402
 from long_suites.grade import LedgerRow, parse_ledger, score  # noqa: E402
 from long_suites.timing import iteration_times, own_time_summary  # noqa: E402
@@ -45,13 +45,28 @@ def _long_task() -> ModuleType:
 
 
 @pytest.mark.parametrize(
-    "name", ["corpus", "wording", "grade", "timing", "humaneval_one", "report", "long_task"]
+    "name", ["corpus", "wording", "grade", "timing", "humaneval_one", "library", "report", "long_task"]
 )
 def test_the_docstring_examples_run(name: str) -> None:
     modules = {"corpus": corpus, "wording": wording, "grade": grade, "timing": timing, "report": report}
-    module = _long_task() if name == "long_task" else {**modules, "humaneval_one": humaneval_one}[name]
+    modules |= {"humaneval_one": humaneval_one, "library": library}
+    module = _long_task() if name == "long_task" else modules[name]
     failed, tried = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert tried > 0 and failed == 0
+
+
+def test_every_library_function_has_helpers_first_and_a_reference_that_passes_its_hidden_cases() -> None:
+    for seed in range(5):
+        chosen = library.library(20, seed)
+        names = [p["entry_point"] for p in chosen]
+        assert len(names) == 20 == len(set(names))
+        for n, problem in enumerate(chosen):
+            helpers = library._BY_NAME[problem["entry_point"]].calls
+            assert all(names.index(h) < n for h in helpers)  # a helper comes before its callers
+        assert library.graded(chosen[0], library.reference(chosen[0]))
+        assert not library.graded(chosen[0], chosen[0]["prompt"])  # a stub fails its hidden cases
+    goal = library.goal(library.library(20, 1))
+    assert "    return " not in goal.split("```python")[1]  # no reference body is shown
 
 
 # The generator
@@ -472,8 +487,11 @@ def test_the_baseline_asks_each_problem_in_turn_and_is_graded_like_cairn(tmp_pat
     before = list(litellm.custom_provider_map)
     litellm.custom_provider_map = [*before, {"provider": "plaincoder", "custom_handler": _PlainCoder()}]
     try:
+        from agent_suites import humaneval
+
         args = argparse.Namespace(model="plaincoder/any", offset=0, timeout=30.0)
-        found = _long_task()._baseline(humaneval_one.problems(2), args, tmp_path)
+        prompts = [task.baseline_prompt for task in humaneval.load(2)]
+        found = _long_task()._baseline(humaneval_one.problems(2), prompts, args, tmp_path / "baseline")
     finally:
         litellm.custom_provider_map = before
     assert [p["passed"] for p in found["problems"]] == [True, False]
