@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import ast
 import re
+from functools import lru_cache
 
 from pydantic import Field
 
@@ -56,6 +57,12 @@ class Piece(Frozen):
 def pieces_of(goal: str) -> list[Piece]:
     """The functions the goal's code gives (their signatures in fenced blocks, or the goal itself
     when it is code), in order; the first definition of a name wins."""
+    return list(_pieces(goal))
+
+
+@lru_cache(maxsize=32)
+def _pieces(goal: str) -> tuple[Piece, ...]:
+    """`pieces_of`, parsed once per goal: every step of every iteration asks for them."""
     stubs: dict[str, str] = {}
     given: set[str] = set()
     neighbours: dict[str, list[str]] = {}  # the functions a block defines before each of its own
@@ -68,7 +75,7 @@ def pieces_of(goal: str) -> list[Piece]:
                 given.add(node.name)
             stubs.setdefault(node.name, _segment(block, node) if node.name in given else _stub(block, node))
     names = list(stubs)
-    return [
+    return tuple(
         Piece(
             name=name,
             stub=stub,
@@ -82,7 +89,7 @@ def pieces_of(goal: str) -> list[Piece]:
             given=name in given,
         )
         for name, stub in stubs.items()
-    ]
+    )
 
 
 def preamble(goal: str) -> str:
@@ -128,7 +135,8 @@ def ask_text(piece: Piece, pieces: list[Piece], goal: str) -> str:
         "Add one; see g(x)."
     """
     helpers = [p for p in pieces if p.name in piece.helpers]
-    parts = [preamble(goal).rstrip("\n")] if preamble(goal) else []
+    imports = preamble(goal)
+    parts = [imports.rstrip("\n")] if imports else []
     parts += [p.stub.rstrip() if p.given else f"{p.stub.rstrip()}\n    ..." for p in helpers]
     parts.append(piece.stub.rstrip())
     return "\n\n\n".join(parts) + "\n"
@@ -140,7 +148,8 @@ def module_of(goal: str, pieces: list[Piece], current: str) -> str:
     if current.strip() and _parses(current):
         return current
     stubs = "\n\n".join(p.stub.rstrip() + "\n" for p in pieces)
-    return f"{preamble(goal)}\n\n{stubs}" if preamble(goal) else stubs
+    imports = preamble(goal)
+    return f"{imports}\n\n{stubs}" if imports else stubs
 
 
 def splice(current: str, draft: str, name: str, pieces: list[Piece]) -> str | None:
