@@ -18,7 +18,7 @@ from cairn.core.task_kinds import TaskStatus, TaskType
 from cairn.core.tool_calls import IterationMode, IterationRecord, PlannedCall, ToolCall
 from cairn.core.tool_config import ToolsConfig
 from cairn.core.usage import ModelCall, ModelProbe
-from cairn.core.verdict import ModelJudgement, Verdict
+from cairn.core.verdict import Disagreement, ModelJudgement, Verdict
 
 
 class TaskCreated(Frozen):
@@ -166,6 +166,21 @@ class CoverageRecorded(Frozen):
     new_ground: bool = False  # it read a source not read before, or added or changed a row
 
 
+class PieceChecked(Frozen):
+    """What Cairn found of one function of a piecewise coding goal (`cairn.tasks.pieces`) after
+    asking for it: whether the body written passes the goal's examples for it, how many samples it
+    has drawn so far, and, when a second sample was run beside it on inputs varied from the
+    examples, whether they agreed."""
+
+    type: Literal["piece_checked"] = "piece_checked"
+    iteration: int
+    name: str
+    draws: int  # asks of this function so far, this iteration's included
+    passed: bool  # the body written passes the goal's examples (Cairn ran them)
+    seconded: bool = False  # another sample passed the examples too and agreed on every varied input
+    disagreement: Disagreement | None = None  # ... or returned another value on this one
+
+
 class IterationCompleted(Frozen):
     type: Literal["iteration_completed"] = "iteration_completed"
     record: IterationRecord
@@ -209,6 +224,7 @@ Event = Annotated[
     | FileRecorded
     | EvidenceRecorded
     | CoverageRecorded
+    | PieceChecked
     | IterationCompleted
     | ValidationRecorded
     | ReviewDecided

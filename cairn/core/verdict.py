@@ -98,6 +98,19 @@ class ModelJudgement(Frozen):
     p_yes: float
 
 
+class Disagreement(Frozen):
+    """An input on which two samples of one function returned different values
+    (`cairn.tasks.probes`): they cannot both be right."""
+
+    call: str  # `find_zero([1, 3])`
+    one: str  # the repr of what the body written returned
+    other: str  # the repr of what another sample returned
+
+    def words(self) -> str:
+        """`f([2, 1]) gives (2, 1) here and (1, 2) in another sample`."""
+        return f"{self.call} gives {self.one} here and {self.other} in another sample"
+
+
 class FunctionCheck(Frozen):
     """A function the goal names, and the passing test run that called it (a coding task)."""
 
@@ -105,6 +118,7 @@ class FunctionCheck(Frozen):
     defined: bool = False  # a file the task wrote defines it
     exercised: bool = False  # the last test run after the last code change passed and called it
     test_run: str = ""  # that run's call id
+    disagreement: str = ""  # a second sample of it returned another value on this input (in words)
 
 
 class Verdict(Frozen):

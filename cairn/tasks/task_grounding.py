@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable, Iterator
 from pathlib import Path, PurePosixPath
 
-from cairn.core import CodeReference, Coverage, PartCheck, ToolCall
+from cairn.core import CodeReference, Coverage, FunctionCheck, PartCheck, ToolCall
 from cairn.memory.log.state import TaskState
 from cairn.tasks.coverage.goal import CoverageGoal, coverage_goal, ranges_over
 from cairn.tasks.grounding import ReadIndex, split_goal
@@ -129,7 +129,7 @@ def checked_for(state: TaskState, deliverable: str, full_output: FullOutput) -> 
         defined = {name for code in state.code.values() for name in _defined(code)}
         given = {piece.name for piece in pieces_of(state.goal) if piece.given}  # code the goal wrote itself
         asked = [name for name in named_functions(state.goal) if name not in given]
-        functions = check_functions(asked, defined, state.calls)
+        functions = [_seconded(f, state) for f in check_functions(asked, defined, state.calls)]
         return Checked(functions=functions, parts=check_files(named_files(state.goal), _present(state)))
     parts = state.parts or split_goal(state.goal)
     if (spec := goal_over_items(state)) is not None and state.coverage is not None:
@@ -148,6 +148,14 @@ def checked_for(state: TaskState, deliverable: str, full_output: FullOutput) -> 
         judged=state.judged,
     )
     return Checked(claims=found.claims, parts=found.parts + ranging)
+
+
+def _seconded(function: FunctionCheck, state: TaskState) -> FunctionCheck:
+    """The function's check with what a second sample of it said, when one disagreed."""
+    checked = state.pieces.get(function.name)
+    if checked is None or checked.disagreement is None:
+        return function
+    return function.model_copy(update={"disagreement": checked.disagreement.words()})
 
 
 def goal_over_items(state: TaskState) -> CoverageGoal | None:

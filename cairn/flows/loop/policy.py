@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict
 
 from cairn.core import IterationMode, IterationRecord
 from cairn.memory.log.state import TaskState
+from cairn.tasks.pieces import DRAWS, pieces_of
 
 
 class LoopPolicy(BaseModel):
@@ -22,6 +23,7 @@ class LoopPolicy(BaseModel):
     no_evidence_iterations: int = 5
     stuck_iterations: int = 3
     model_failures: int = 3  # failed model calls in a row that stop the task
+    piece_draws: int = DRAWS  # samples of one function of a piecewise goal before it is given unverified
 
 
 class Decision(BaseModel):
@@ -61,6 +63,7 @@ def decide(state: TaskState, policy: LoopPolicy = DEFAULT_POLICY) -> Decision:
         _covered,
         _not_stated,
         _unverified,
+        _pieces_left,
         _same_call,
         _validations,
         _no_evidence,
@@ -145,6 +148,35 @@ def _unverified(state: TaskState, policy: LoopPolicy) -> str | None:
         return None
     unproven = "; ".join(f"{p.part} ({p.status})" for p in verdict.parts if p.status != "proven")
     return f"{UNVERIFIED}: every source read, and the verifier does not prove: {unproven}"
+
+
+def _pieces_left(state: TaskState, policy: LoopPolicy) -> str | None:
+    """A goal written piece by piece (`cairn.flows.steps.piecewise`) with nothing left to ask:
+    every function asked for passed its examples or spent its samples, the tests ran on the last
+    code, and what keeps it from complete is a function that fails its examples, one that two
+    samples answer differently, or one without examples that fails the model's own test of it.
+    Another sample is no proof: the task ends with the code written, unverified, and says what
+    is not."""
+    last = state.iterations[-1] if state.iterations else None
+    verdict = state.verdict
+    if not state.pieces or last is None or verdict is None or verdict.iteration != last.iteration:
+        return None
+    if any(c.tool == "write_file" and c.outcome == "success" for c in last.tool_calls):
+        return None  # the code just written is tested first
+    asked = [p.name for p in pieces_of(state.goal) if not p.given]
+    checks = [state.pieces[name] for name in asked if name in state.pieces]
+    if len(checks) < len(asked) or any(not c.passed and c.draws < policy.piece_draws for c in checks):
+        return None
+    said = [f"{c.name} failed its examples in all {c.draws} samples" for c in checks if not c.passed]
+    said += [f"{c.name}: {c.disagreement.words()}" for c in checks if c.disagreement]
+    tested = [c for c in last.tool_calls if c.tool == "run_tests"]
+    bare = [p.name for p in pieces_of(state.goal) if not (p.given or p.examples)]
+    if not said and bare and tested and tested[-1].outcome != "success":
+        which = "which of the two is wrong, nothing says"
+        said = [f"the model's own tests of {', '.join(bare)} fail on its code ({which})"]
+    if not said:
+        return None
+    return f"{UNVERIFIED}: the code is written, and not verified: {'; '.join(said)}"
 
 
 def _same_call(state: TaskState, policy: LoopPolicy) -> str | None:

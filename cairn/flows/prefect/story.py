@@ -23,6 +23,7 @@ from cairn.core import (
     IterationCompleted,
     IterationRecord,
     IterationStarted,
+    PieceChecked,
     PlannedCall,
     PlanRecorded,
     ReviewDecided,
@@ -78,12 +79,25 @@ def story_line(event: Event, state: TaskState) -> str | None:
             return f"{head}: {_short(v.rationale)}{missing}"
         case UserMessage(role="feedback"):
             return f"Feedback received: {_short(event.text)}"
+        case PieceChecked():
+            return piece_line(event)
         case ReviewDecided():
             return f"Review after iteration {event.iteration}: {event.decision} ({event.reviewer})"
         case TaskFinished():
             report = f"; report: {event.report_path}" if event.report_path else ""
             return f"Task {state.task_id} {event.status}: {event.stop_reason}{report}"
     return None
+
+
+def piece_line(event: PieceChecked) -> str:
+    """`Function find_zero (sample 4): passes its examples; another sample agrees on varied inputs`."""
+    head = f"Function {event.name} (sample {event.draws})"
+    if not event.passed:
+        return f"{head}: fails its examples"
+    if event.disagreement is not None:
+        return f"{head}: passes its examples; {event.disagreement.words()}"
+    seconded = "; another sample agrees on varied inputs" if event.seconded else ""
+    return f"{head}: passes its examples{seconded}"
 
 
 class NarratingRecorder(TaskRecorder):

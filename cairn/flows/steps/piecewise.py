@@ -12,22 +12,27 @@ iteration asks with the same keys and finds its finished asks in the cache.
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from pathlib import Path, PurePosixPath
 
-from cairn.core import CallKey
+from cairn.core import CallKey, Disagreement, PieceChecked
 from cairn.flows.steps.redraw import defined, stubs
 from cairn.flows.steps.session import Session
 from cairn.memory.log.state import TaskState
 from cairn.tasks.grounding.functions import named_files
 from cairn.tasks.messages.schemas import Candidate, Excerpt, WriteInput
-from cairn.tasks.pieces import Piece, ask_text, failures_of, module_of, pieces_of, splice, verified
+from cairn.tasks.piece_tests import test_of, tests_in, tests_stub
+from cairn.tasks.pieces import DRAWS, Piece, ask_text, failures_of, module_of, pieces_of, splice, verified
+from cairn.tasks.probes import disagreement, probe_calls
 from cairn.tasks.task_grounding import FullOutput, full_output_reader
 from cairn.tasks.tools.code import run_python
 
 KIND = "piece"  # the call key's kind: one ask per piece, its index the piece's place in the goal
+TEST_KIND = "piece_test"  # the model's test of a piece without examples: one ask, ever
+TESTS_WHY = "The model's own test of each function the goal gives no example of:"
 PER_ITERATION = 12  # pieces asked for in one iteration (the rest wait for the next)
-ATTEMPTS = 3  # asks of one piece in one iteration while a reply gives it no body
+ATTEMPTS = 3  # asks of one piece in one iteration while a reply gives it no body or fails its examples
+SECOND_OPINIONS = 2  # samples asked for to second a body that passed its examples
 SPAN = 1000  # a re-ask's key index: the piece's own plus SPAN per attempt
 PIECES_WHY = "Written piece by piece, each function asked for alone:"
 Drafts = Callable[[CallKey, WriteInput, str], dict[str, str]]  # a `write` ask's files by path
@@ -47,12 +52,9 @@ def module_file(goal: str) -> str | None:
 
 def asked_pieces(goal: str) -> list[Piece]:
     """The pieces a piecewise goal asks for (those the goal does not write itself); none when the
-    goal is not piecewise: no one module to write them in, or a single function without examples
-    (its tests are the model's to write)."""
+    goal is not piecewise: no one module to write them in, or no function in code to ask for."""
     asked = [p for p in pieces_of(goal) if not p.given]
-    if not module_file(goal) or not asked:
-        return []
-    return asked if len(asked) >= 2 or asked[0].examples else []
+    return asked if module_file(goal) else []
 
 
 def step(session: Session, iteration: int, drafts: Drafts) -> list[Candidate] | None:
@@ -69,13 +71,23 @@ def step(session: Session, iteration: int, drafts: Drafts) -> list[Candidate] | 
     done = verified(pieces, runs)
     last = runs[-1][1] if runs else ""
     written: list[str] = []
-    for piece in to_ask(pieces, done, code)[:PER_ITERATION]:
+    spent = {name for name, checked in state.pieces.items() if checked.draws >= DRAWS}
+    for piece in to_ask(pieces, done, code, spent)[:PER_ITERATION]:
         new = _drawn(session, iteration, piece, code, failures_of(last, piece.name), drafts)
         if new is not None and new != code:
             code, written = new, [*written, piece.name]
     if not written:
         return []
     asked = [p.name for p in pieces if not p.given]
+    return [
+        *_code_write(module, code, written, done, asked),
+        *_tests_write(session, iteration, code, drafts),
+    ]
+
+
+def _code_write(
+    module: str, code: str, written: list[str], done: list[str], asked: list[str]
+) -> list[Candidate]:
     return [
         Candidate(
             tool="write_file",
@@ -87,36 +99,132 @@ def step(session: Session, iteration: int, drafts: Drafts) -> list[Candidate] | 
     ]
 
 
+def _tests_write(session: Session, iteration: int, code: str, drafts: Drafts) -> list[Candidate]:
+    """The model's own test of each function the goal gives no example of, once it is written
+    (`cairn.tasks.piece_tests`): asked for once each, into the tests file the goal names."""
+    state = session.state
+    path, module = tests_file(state.goal), PurePosixPath(module_file(state.goal) or "").stem
+    pieces = pieces_of(state.goal)
+    bare = [p for p in pieces if not (p.given or p.examples or p.name in stub_names(code, pieces))]
+    if not bare or path in state.files:
+        return []
+    tests: list[str] = []
+    for piece in bare:
+        ask = WriteInput(
+            goal=state.goal,
+            form="plain",
+            current=[Excerpt(source=path, text=tests_stub(piece, module))],
+            bodies=[f"{test_of(piece)} in {path}"],
+        )
+        key = CallKey(task_id=session.task_id, iteration=iteration, index=pieces.index(piece), kind=TEST_KIND)
+        if found := tests_in(drafts(key, ask, f"test-{iteration}-{piece.name}").get(path, ""), piece, pieces):
+            tests.append(found)
+    if not tests:
+        return []
+    names = ", ".join(dict.fromkeys(n for p in bare for n in (p.name, *p.helpers)))
+    content = f"from {module} import {names}\n\n\n" + "\n\n".join(tests)
+    return [
+        Candidate(
+            tool="write_file",
+            params={"path": path, "content": content},
+            rationale=f"{TESTS_WHY} {', '.join(p.name for p in bare)}.",
+            expected_evidence=["file_creation", "validation"],
+        )
+    ]
+
+
+def tests_file(goal: str) -> str:
+    """The tests file the goal names (`test_solution.py`), else one named after its module."""
+    named = [p for p in named_files(goal) if PurePosixPath(p).name.startswith("test_") and p.endswith(".py")]
+    return named[0] if named else f"test_{PurePosixPath(module_file(goal) or 'solution.py').name}"
+
+
 def _drawn(
     session: Session, iteration: int, piece: Piece, code: str, failed: str, drafts: Drafts
 ) -> str | None:
     """The module with the piece as the model writes it: asked again at once, as a new sample shown
     what the last one got wrong, while a reply gives it no body or fails the piece's examples (run
-    by Cairn on the spliced module), up to `ATTEMPTS` asks; the last body written when none
-    passed; None when no reply gave one."""
+    by Cairn on the spliced module), up to `ATTEMPTS` asks (`DRAWS` over the task); then a second
+    opinion (`_seconded`) on a body that passed. The last body written when none passed; None
+    when no reply gave one. What came of it is recorded (`PieceChecked`)."""
     state = session.state
-    module, pieces = module_file(state.goal) or "", pieces_of(state.goal)
-    index = pieces.index(piece)
+    index = pieces_of(state.goal).index(piece)
     first = draws(state, iteration, index)
+    asks = 0
+
+    def drawn(tests: str) -> str | None:  # the next sample, spliced in: its key is its place
+        nonlocal asks
+        asks += 1
+        return _ask(session, iteration, piece, code, drafts, first, asks - 1, tests)
+
     written: str | None = None
-    for attempt in range(ATTEMPTS):
-        ask = WriteInput(
-            goal=state.goal,
-            form="plain",
-            draw=first + attempt,
-            current=[Excerpt(source=module, text=ask_text(piece, pieces, state.goal))],
-            bodies=[f"{piece.name} in {module}"],
-            tests=failed,
-        )
-        key = CallKey(task_id=session.task_id, iteration=iteration, index=index + SPAN * attempt, kind=KIND)
-        name = f"piece-{iteration}-{piece.name}" + (f"-again-{attempt}" if attempt else "")
-        new = splice(code, drafts(key, ask, name).get(module, ""), piece.name, pieces)
-        if new is None:
+    passed = False
+    for _ in range(min(ATTEMPTS, DRAWS - first)):
+        if (new := drawn(failed)) is None:
             continue
         written, failed = new, examples_fail(new, piece)
-        if not failed:
+        if passed := not failed:
             break
+    seconded, split = False, None
+    if passed and written is not None:
+        written, seconded, split = _seconded(written, piece, lambda: drawn(""))
+    checked = PieceChecked(
+        iteration=iteration,
+        name=piece.name,
+        draws=first + asks,
+        passed=passed,
+        seconded=seconded,
+        disagreement=split,
+    )
+    session.recorder.record(checked)
     return written
+
+
+def _ask(
+    session: Session, iteration: int, piece: Piece, code: str, drafts: Drafts, first: int, n: int, tests: str
+) -> str | None:
+    """The module with the piece's body from the model's `first + n`th sample (None: no body)."""
+    state = session.state
+    module, pieces = module_file(state.goal) or "", pieces_of(state.goal)
+    ask = WriteInput(
+        goal=state.goal,
+        form="plain",
+        draw=first + n,
+        current=[Excerpt(source=module, text=ask_text(piece, pieces, state.goal))],
+        bodies=[f"{piece.name} in {module}"],
+        tests=tests,
+    )
+    index = pieces.index(piece) + SPAN * n
+    key = CallKey(task_id=session.task_id, iteration=iteration, index=index, kind=KIND)
+    name = f"piece-{iteration}-{piece.name}" + (f"-again-{n}" if n else "")
+    return splice(code, drafts(key, ask, name).get(module, ""), piece.name, pieces)
+
+
+def _seconded(
+    written: str, piece: Piece, sample: Callable[[], str | None]
+) -> tuple[str, bool, Disagreement | None]:
+    """A second opinion on a body that passed its examples: another sample, run beside it on
+    inputs varied from the examples (`cairn.tasks.probes`). Agreeing, it seconds the body; if it
+    disagrees, a third sample decides: the body it agrees with is written, seconded, and when it
+    agrees with neither, the first disagreement stands. A sample that fails the examples says
+    nothing; none passing them leaves the body as its examples left it. Returns (the module to
+    write, seconded, the disagreement)."""
+    calls = probe_calls(piece)
+    if not calls:
+        return written, False, None
+    rivals: list[str] = []
+    first: Disagreement | None = None
+    for _ in range(SECOND_OPINIONS):
+        other = sample()
+        if other is None or examples_fail(other, piece):
+            continue
+        if (found := disagreement(written, other, calls)) is None:
+            return written, True, None
+        if any(disagreement(rival, other, calls) is None for rival in rivals):
+            return other, True, None
+        rivals.append(other)
+        first = first or found
+    return written, False, first
 
 
 def examples_fail(code: str, piece: Piece) -> str:
@@ -147,11 +255,16 @@ raise SystemExit(1 if runner.failures else 0)
 """
 
 
-def to_ask(pieces: list[Piece], done: list[str], code: str) -> list[Piece]:
-    """The pieces to ask for: not given by the goal, not verified, and either verified by examples
-    (so a failing one is redrawn) or not written yet (one without examples is written once)."""
+def to_ask(pieces: list[Piece], done: list[str], code: str, spent: Collection[str] = ()) -> list[Piece]:
+    """The pieces to ask for: not given by the goal, not verified, with samples left (`spent`:
+    those whose `DRAWS` are used), and either verified by examples (so a failing one is
+    redrawn) or not written yet (one without examples is written once)."""
     stubbed = set(stub_names(code, pieces))
-    return [p for p in pieces if not p.given and p.name not in done and (p.examples or p.name in stubbed)]
+    return [
+        p
+        for p in pieces
+        if not p.given and p.name not in done and p.name not in spent and (p.examples or p.name in stubbed)
+    ]
 
 
 def stub_names(code: str, pieces: list[Piece]) -> list[str]:
@@ -168,13 +281,20 @@ def runs_of(state: TaskState, reader: FullOutput) -> list[tuple[bool, str]]:
 
 def progress(state: TaskState, reader: FullOutput) -> str | None:
     """How far a piecewise goal got, in words (None for any other task): `2 of 3 functions
-    verified by their examples (double, triple)`."""
+    verified by their examples (double, triple); seconded by another sample: double`, and where
+    two samples disagree."""
     asked = asked_pieces(state.goal)
     if not asked:
         return None
     done = verified(pieces_of(state.goal), runs_of(state, reader))
     named = f" ({', '.join(done)})" if done else ""
-    return f"{len(done)} of {len(asked)} functions verified by their examples{named}"
+    seconded = [name for name, checked in state.pieces.items() if checked.seconded]
+    split = [f"{name}: {c.disagreement.words()}" for name, c in state.pieces.items() if c.disagreement]
+    return (
+        f"{len(done)} of {len(asked)} functions verified by their examples{named}"
+        + (f"; seconded by another sample: {', '.join(seconded)}" if seconded else "")
+        + (f"; samples disagree: {'; '.join(split)}" if split else "")
+    )
 
 
 def draws(state: TaskState, iteration: int, index: int) -> int:

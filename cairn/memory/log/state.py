@@ -42,6 +42,7 @@ from cairn.core import (
     ModelJudgement,
     ModelProbe,
     ModelProbed,
+    PieceChecked,
     PlannedCall,
     PlanRecorded,
     ReviewDecided,
@@ -137,6 +138,7 @@ class TaskState(Frozen):
     new_ground: list[int] = Field(default_factory=list)  # iterations that read or found something new
     worked: list[str] = Field(default_factory=list)  # Cairn's arithmetic for the answer, "a / b = c"
     judged: list[ModelJudgement] = Field(default_factory=list)  # a served model's yes/no on answers
+    pieces: dict[str, PieceChecked] = Field(default_factory=dict)  # a piecewise goal's functions, by name
 
     @property
     def model_cost(self) -> CallCost:
@@ -277,17 +279,19 @@ def _apply(s: TaskState, e: Event) -> TaskState:
             )
         case ToolsConfigured() | ToolCallStarted() | UncertainCallResolved():
             return _apply_tools(s, e)
-        case ValidationRecorded() | CoverageRecorded():
+        case ValidationRecorded() | CoverageRecorded() | PieceChecked():
             return _apply_judged(s, e)
         case ReviewDecided():
             return s.model_copy(update={"reviews": [*s.reviews, e]})
     raise TypeError(f"unknown event {e!r}")
 
 
-def _apply_judged(s: TaskState, e: ValidationRecorded | CoverageRecorded) -> TaskState:
-    """What a task's checks said after an iteration: its verdict, how far it got, its ledger."""
+def _apply_judged(s: TaskState, e: ValidationRecorded | CoverageRecorded | PieceChecked) -> TaskState:
+    """What a task's checks said: its verdict, how far it got, its ledger, each function's samples."""
     if isinstance(e, ValidationRecorded):
         return s.model_copy(update={"verdicts": [*s.verdicts, e.verdict]})
+    if isinstance(e, PieceChecked):
+        return s.model_copy(update={"pieces": {**s.pieces, e.name: e}})
     rows = {**s.ledger, **{row.item: row for row in e.rows}} if e.rows else s.ledger
     ground = [*s.new_ground, e.iteration] if e.new_ground else s.new_ground
     update = {"coverage": e.coverage, "covered": e.iteration, "ledger": rows, "new_ground": ground}

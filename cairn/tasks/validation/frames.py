@@ -12,7 +12,8 @@ Evidence columns, derived here so the suites stay simple:
 - `after_last_code_write`: (iteration, timestamp) later than the last code write (True if none)
 
 Claim rows: `text`, `kind`, `status` (supported, computed, unsupported), `where`. Part rows:
-`part`, `answered`, `clause`. Function rows: `name`, `defined`, `exercised`, `test_run`. Each row
+`part`, `answered`, `clause`. Function rows: `name`, `defined`, `exercised`, `test_run`, `agreed`
+(no second sample of it returned another value on an input varied from its examples). Each row
 of these has a `label`: what it means when an expectation fails on it (`Verdict.unmet`: "6.43 ms
 is in no file read").
 
@@ -62,14 +63,17 @@ def frames(evidence: Sequence[Evidence], checked: Checked) -> dict[str, pd.DataF
         for p in checked.parts
     ]
     functions = [
-        {**f.model_dump(), "label": _function_label(f.name, f.defined, f.test_run)} for f in checked.functions
+        {**f.model_dump(), "agreed": not f.disagreement, "label": _function_label(f)}
+        for f in checked.functions
     ]
     return {
         "evidence": evidence_frame(evidence),
         "claims": _table(claims, {"text": "object", "kind": "object", "status": "object", "where": "object"}),
         "parts": _table(parts, {"part": "object", "answered": "bool", "clause": "object"}),
         "functions": _table(
-            functions, {"name": "object", "defined": "bool", "exercised": "bool", "test_run": "object"}
+            functions,
+            {"name": "object", "defined": "bool", "exercised": "bool", "test_run": "object"}
+            | {"agreed": "bool"},
         ),
     }
 
@@ -142,9 +146,12 @@ def _part_label(part: PartCheck) -> str:
     return f"not answered: {part.part}" + (f" ({part.why})" if part.why else "")
 
 
-def _function_label(name: str, defined: bool, test_run: str) -> str:
-    if not defined:
+def _function_label(check: FunctionCheck) -> str:
+    name = check.name
+    if not check.defined:
         return f"{name} is not defined in any file written"
-    if not test_run:
+    if not check.test_run:
         return f"{name}: no test run passed after the last code change"
-    return f"{name} is not called by the passing test run {test_run}"
+    if check.exercised and check.disagreement:
+        return f"{name}: {check.disagreement}"
+    return f"{name} is not called by the passing test run {check.test_run}"

@@ -22,12 +22,14 @@ from tests.unit.scripted import answer_with, provided, run_whole_task
 
 
 class OnePieceAtATime(CustomLLM):
-    """Answers each piece's ask with that function alone; `six_times` wrong on its first draw."""
+    """Answers each piece's ask with that function alone; `six_times` wrong on its first draw;
+    `doubles`: the bodies of `double` by draw, when a test wants samples that disagree."""
 
-    def __init__(self) -> None:
+    def __init__(self, doubles: tuple[str, ...] = ()) -> None:
         super().__init__()
         self.asked: list[tuple[str, int, str]] = []  # (function, draw, what its last version got wrong)
         self.other = 0  # any other `write` (a whole module)
+        self.doubles = doubles
 
     def completion(self, model: str, messages: list[Any], *args: Any, **kwargs: Any) -> ModelResponse:
         kind, payload = parse_request(messages)
@@ -36,6 +38,8 @@ class OnePieceAtATime(CustomLLM):
             name = payload.bodies[0].partition(" in ")[0]
             self.asked.append((name, payload.draw, payload.tests))
             body = "return 7" if name == "six_times" and payload.draw == 0 else BODIES[name]
+            if name == "double" and payload.draw < len(self.doubles):
+                body = self.doubles[payload.draw]
             code = payload.current[0].text.rstrip() + f"\n    {body}\n"
             reply = WriteOutput(files=[FileDraft(path="solution.py", content=code)])
         elif kind == "write":
@@ -60,8 +64,10 @@ def test_each_function_is_asked_alone_and_a_verified_one_never_again(
     assert result.status == "complete", (result.stop_reason, result.unmet)
     assert model.other == 0  # never a whole module
     asked = [name for name, _, _ in model.asked]
-    assert sorted(asked) == ["double", "six_times", "six_times", "triple"]
-    assert model.asked[-1] == ("six_times", 1, "six_times(1) returned 7; the goal expects 6.")
+    # each body that passed its examples was seconded by one more sample, which agreed
+    assert sorted(asked) == ["double", "double", "six_times", "six_times", "six_times", "triple", "triple"]
+    failed = "six_times(1) returned 7; the goal expects 6."
+    assert model.asked[-2:] == [("six_times", 1, failed), ("six_times", 2, "")]
     artifacts = tmp_path / "ws" / "tasks" / "pieces" / "artifacts"
     solution = (artifacts / "solution.py").read_text(encoding="utf-8")
     namespace: dict[str, Any] = {}
@@ -74,6 +80,99 @@ def test_each_function_is_asked_alone_and_a_verified_one_never_again(
     assert result.iterations == 2  # write, then the tests pass
 
 
+def test_two_samples_that_agree_outvote_a_first_body_that_only_fits_the_examples(tmp_path: Path) -> None:
+    # x * x passes double(2) == 4; two later samples agree with each other on varied inputs
+    fake = OnePieceAtATime(doubles=("return x * x", "return 2 * x", "return x + x"))
+    config = RunConfig(workspace=str(tmp_path / "ws"), model="fn/m", max_iterations=8)
+    with provided(fake):
+        result = run_whole_task(config, "outvoted", GOAL, task_type="coding_task")
+    assert result.status == "complete", (result.stop_reason, result.unmet)
+    state = Workspace(tmp_path / "ws").task("outvoted").state()
+    assert state.pieces["double"].seconded and state.pieces["double"].draws == 3
+    artifacts = tmp_path / "ws" / "tasks" / "outvoted" / "artifacts"
+    solution = (artifacts / "solution.py").read_text(encoding="utf-8")
+    assert "return x + x" in solution and "x * x" not in solution  # the last of the two agreeing
+
+
+def test_samples_that_disagree_end_the_task_unverified_saying_where(tmp_path: Path) -> None:
+    # three bodies that pass double(2) == 4 and differ from double(3) on: no two agree
+    fake = OnePieceAtATime(doubles=("return 2 * x", "return x * x", "return x + 2"))
+    config = RunConfig(workspace=str(tmp_path / "ws"), model="fn/m", max_iterations=8)
+    with provided(fake):
+        result = run_whole_task(config, "split", GOAL, task_type="coding_task")
+    assert result.status != "complete"
+    split = "double(3) gives 6 here and 9 in another sample"
+    assert result.stop_reason == f"unverified: the code is written, and not verified: double: {split}"
+    assert any(split in unmet for unmet in result.unmet)
+    assert [name for name, _, _ in fake.asked].count("double") == 3  # never asked again
+    assert result.iterations == 2  # write, then the tests pass: nothing left that a sample could settle
+
+
+UNDO_GOAL = '''Write the Python function `undo` in solution.py, as the signature and docstring below \
+specify, with pytest tests in test_solution.py:
+
+```python
+def shift(s: str) -> str:
+    """Each letter one on."""
+    return "".join(chr(ord(c) + 1) for c in s)
+
+
+def undo(s: str) -> str:
+    """Undo shift."""
+```
+'''
+
+
+class NoExamples(CustomLLM):
+    """Writes `undo` and, asked for its test, `test`; counts every ask."""
+
+    def __init__(self, test: str) -> None:
+        super().__init__()
+        self.test = test
+        self.asked: list[str] = []
+
+    def completion(self, model: str, messages: list[Any], *args: Any, **kwargs: Any) -> ModelResponse:
+        kind, payload = parse_request(messages)
+        reply: Schema | None = None
+        if isinstance(payload, WriteInput) and payload.form == "plain":
+            self.asked.append(payload.bodies[0])
+            current = payload.current[0]
+            if current.source == "test_solution.py":
+                content = f"from solution import undo, shift\n\n{self.test}"
+            else:
+                content = current.text.rstrip() + '\n    return "".join(chr(ord(c) - 1) for c in s)\n'
+            reply = WriteOutput(files=[FileDraft(path=current.source, content=content)])
+        elif isinstance(payload, PlanInput):
+            reply = Plan(candidates=[])
+        elif kind == "write":
+            self.asked.append("a whole module")
+        return answer_with(model, reply, messages)
+
+
+@pytest.mark.parametrize("passes", [True, False])
+def test_a_function_without_examples_is_written_once_with_the_models_own_test(
+    tmp_path: Path, passes: bool
+) -> None:
+    test = "def test_undo():\n    assert undo(shift('abc')) == " + ("'abc'" if passes else "'bcd'") + "\n"
+    fake = NoExamples(test)
+    config = RunConfig(workspace=str(tmp_path / "ws"), model="fn/m", max_iterations=8)
+    with provided(fake):
+        result = run_whole_task(config, "undo", UNDO_GOAL, task_type="coding_task")
+    assert fake.asked == ["undo in solution.py", "test_undo in test_solution.py"]  # once each, never again
+    assert result.iterations == 2  # write both, run the tests
+    if passes:
+        assert result.status == "complete", (result.stop_reason, result.unmet)
+    else:
+        assert result.status != "complete"
+        assert result.stop_reason == (
+            "unverified: the code is written, and not verified: the model's own tests of undo fail on its "
+            "code (which of the two is wrong, nothing says)"
+        )
+    artifacts = tmp_path / "ws" / "tasks" / "undo" / "artifacts"
+    tests = (artifacts / "test_solution.py").read_text(encoding="utf-8")
+    assert tests.startswith("from solution import undo, shift\n") and "def test_undo():" in tests
+
+
 def test_which_goals_are_piecewise_and_what_is_asked() -> None:
     assert [p.name for p in asked_pieces(GOAL)] == ["double", "triple", "six_times"]
     assert module_file(GOAL) == "solution.py"
@@ -81,7 +180,7 @@ def test_which_goals_are_piecewise_and_what_is_asked() -> None:
     one = GOAL.split("\n\n\ndef triple")[0] + "\n```\n"
     assert [p.name for p in asked_pieces(one)] == ["double"]  # one function with examples: a piece too
     bare = one.replace("    >>> double(2)\n    4\n", "")
-    assert asked_pieces(bare) == []  # one without: the model writes it and its tests, as before
+    assert [p.name for p in asked_pieces(bare)] == ["double"]  # one without: its test is the model's
     pieces = pieces_of(GOAL)
     assert pieces[2].helpers == ["double", "triple"]
     code = "def double(x):\n    return x + x\n\ndef triple(x):\n    'Three.'\n"

@@ -23,6 +23,7 @@ CODE_DOCS = "documentation (doc file or docstring share >= 0.5)"
 TESTS_PASS = "tests pass after the last code change"
 EXERCISED = "tests exercise every function the goal names"
 FILES = "every file the goal names written"
+AGREED = "no second sample of a function disagrees with it"
 CLAIMS, PARTS = "every claim supported", "every part of the goal answered"
 GROUNDED = Checked(
     claims=[Claim(text="180 ms", kind="figure", status="supported", where="source:d/slo.md")],
@@ -116,6 +117,7 @@ def test_coding_task_needs_code_implementation_and_documentation(suites: Path) -
         TESTS_PASS,
         FILES,
         EXERCISED,
+        AGREED,
     ]
 
     docstrings = ev("code_implementation", 2, documented_share=0.75)
@@ -183,6 +185,17 @@ def test_every_named_function_must_be_called_by_the_passing_run(suites: Path) ->
     assert verdict.unmet == ["helper is not called by the passing test run call-3-1"]
     verdict = validate("coding_task", evidence, suites_dir=suites, checked=Checked(functions=[called]))
     assert verdict.complete and verdict.functions == [called]
+
+
+def test_a_function_two_samples_answer_differently_is_not_complete(suites: Path) -> None:
+    evidence = [*CODE, run_tests(3, passed=2, failed=0)]
+    split = "find_zero([1, 3]) gives -0.33 here and -3.0 in another sample"
+    checked = FunctionCheck(
+        name="find_zero", defined=True, exercised=True, test_run="call-3-1", disagreement=split
+    )
+    verdict = validate("coding_task", evidence, suites_dir=suites, checked=Checked(functions=[checked]))
+    assert verdict.missing == [AGREED]
+    assert verdict.unmet == [f"find_zero: {split}"]
 
 
 # --- the conditional tests expectation ----------------------------------------------------------
