@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import ast
 import re
+import textwrap
 from functools import lru_cache
 
 from pydantic import Field
@@ -208,6 +209,33 @@ def splice(current: str, draft: str, name: str, pieces: list[Piece]) -> str | No
     return "".join(lines[:at] + imports + lines[at:])
 
 
+def completed(piece: Piece, draft: str) -> str:
+    """The draft as code that defines the piece: itself when it does; else the lines that go after
+    the piece's docstring (what a piece is asked for), under its stub, any import at the start of
+    a line put first.
+
+    >>> piece = Piece(name="f", stub='def f(x):\\n    "One more."\\n')
+    >>> print(completed(piece, "import math\\n    return math.floor(x) + 1\\n"), end="")
+    import math
+    <BLANKLINE>
+    def f(x):
+        "One more."
+        return math.floor(x) + 1
+    """
+    try:
+        if any(n.name == piece.name for n in _top(ast.parse(draft))):
+            return draft
+    except SyntaxError:
+        pass
+    lines = draft.splitlines()
+    imports = [line for line in lines if line.startswith(("import ", "from "))]
+    body = textwrap.dedent("\n".join(line for line in lines if line not in imports)).strip("\n")
+    stub = piece.stub.rstrip("\n").splitlines()
+    indent = " " * _body_column(piece.stub)
+    head = "".join(f"{line}\n" for line in imports) + ("\n" if imports else "")
+    return head + "\n".join(stub) + "\n" + textwrap.indent(body, indent) + "\n"
+
+
 def failures_of(run: str, name: str, limit: int = 3) -> str:
     """The goal's examples calling `name` that a test run failed, in words ("" when none).
 
@@ -347,6 +375,15 @@ def _after_imports(tree: ast.Module) -> int:
     return end
 
 
+def _body_column(stub: str) -> int:
+    """The column of a stub's docstring: where its body's lines start (4 when it has none)."""
+    try:
+        node = _top(ast.parse(stub))[0]
+    except (SyntaxError, IndexError):
+        return 4
+    return node.body[0].col_offset
+
+
 def _empty(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     body = node.body[1:] if ast.get_docstring(node) is not None else node.body
     constant = [isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant) for s in body]
@@ -364,6 +401,7 @@ def _parses(code: str) -> bool:
 __all__ = [
     "Piece",
     "ask_text",
+    "completed",
     "failed_examples",
     "failures_of",
     "module_of",

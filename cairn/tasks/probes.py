@@ -12,7 +12,7 @@ raises in one sample or both; such an input is no evidence either way and is ski
 
 >>> piece = Piece(name="add", stub="", examples=">>> add(2, [1, 2])\\n5")
 >>> probe_calls(piece)[:4]
-['add(3, [1, 2])', 'add(1, [1, 2])', 'add(0, [1, 2])', 'add(-2, [1, 2])']
+['add(3, [1, 2])', 'add(1, [1, 2])', 'add(0, [1, 2])', 'add(4, [1, 2])']
 """
 
 from __future__ import annotations
@@ -84,15 +84,17 @@ def _varied(call: ast.Call) -> Iterator[ast.Call]:
 def variants(value: object) -> list[object]:
     """Values near `value` of its own type: what a quick reading of a spec gets wrong at.
 
-    >>> variants(3), variants("ab"), variants([1, 2])
-    ([4, 2, 0, -3, 6], ['ba', 'a', 'aba', 'AB', ''], [[2, 1], [1], [1, 2, 1], [], [2, 2]])
+    >>> variants(3), variants(-2.0), variants("ab")
+    ([4, 2, 0, 6, 10], [-1.5, -2.5, 0.0, -4.0, -1.0], ['ba', 'a', 'aba', 'AB', ''])
+    >>> variants([1, 2])
+    [[2, 1], [1], [1, 2, 1], [], [2, 2]]
     """
     if isinstance(value, bool):
         return [not value]
     if isinstance(value, int):
-        return _distinct(value, [value + 1, value - 1, 0, -value, 2 * value])
+        return _distinct(value, _signed(value, [value + 1, value - 1, 0, 2 * value, 3 * value + 1]))
     if isinstance(value, float):
-        return _distinct(value, [value + 0.5, value - 0.5, 0.0, -value, 2 * value])
+        return _distinct(value, _signed(value, [value + 0.5, value - 0.5, 0.0, 2 * value, value / 2]))
     if isinstance(value, str):
         return _distinct(value, [value[::-1], value[:-1], value + value[:1], value.upper(), ""])
     if isinstance(value, list | tuple):
@@ -104,6 +106,13 @@ def variants(value: object) -> list[object]:
         options = [items[::-1], items[:-1], items + items[:1], rotated, [], *changed]
         return _distinct(value, [kind(o) for o in options])
     return []
+
+
+def _signed(value: float, options: list[float]) -> list[object]:
+    """The numbers of `options` on `value`'s side of zero (zero too): a spec that says "a positive
+    number" makes a negative one an input outside it, where samples may differ and both be right
+    (HumanEval/2: `x - int(x)` and `x % 1`)."""
+    return [o for o in options if o == 0 or (o > 0) == (value > 0)]
 
 
 def _distinct(value: object, options: list[object]) -> list[object]:

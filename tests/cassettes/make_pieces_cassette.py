@@ -1,8 +1,8 @@
 """Record `pieces_task.jsonl`: a three-function coding goal written piece by piece.
 
 The model is the tests' own protocol-level server (`tests/model_server.py`): it answers each piece's
-ask (`write` in its plain form, one function named) with that function alone in a fenced block, as
-the local 1.5B does; `six_times` comes back wrong on its first draw (`return 7`) and right on the
+ask (`write` in its plain form, one function named) with the lines of its body in a fenced block,
+as the local 1.5B does; `six_times` comes back wrong on its first draw (`return 7`) and right on the
 next; every other request gets the offline model's answer. `cairn run --record` writes what it
 answered, with each request's hash, so `replay:PATH` (matched by request) plays a piece's reply
 only to that piece's ask, in a resumed process too. `tests/e2e/test_pieces_resume.py` kills the
@@ -66,6 +66,8 @@ def piece_reply(messages: list[dict[str, Any]]) -> str | None:
         return None
     name = payload.bodies[0].partition(" in ")[0]
     body = "return 7" if name == "six_times" and payload.draw == 0 else BODIES[name]
+    if payload.reply == "lines":  # the lines after the docstring, as the local 1.5B replies to them
+        return f"```python\n    {body}\n```"
     stub = payload.current[0].text.rstrip()
     return f"```python\n{stub}\n    {body}\n```"
 

@@ -22,7 +22,17 @@ from cairn.memory.log.state import TaskState
 from cairn.tasks.grounding.functions import named_files
 from cairn.tasks.messages.schemas import Candidate, Excerpt, WriteInput
 from cairn.tasks.piece_tests import test_of, tests_in, tests_stub
-from cairn.tasks.pieces import DRAWS, Piece, ask_text, failures_of, module_of, pieces_of, splice, verified
+from cairn.tasks.pieces import (
+    DRAWS,
+    Piece,
+    ask_text,
+    completed,
+    failures_of,
+    module_of,
+    pieces_of,
+    splice,
+    verified,
+)
 from cairn.tasks.probes import disagreement, probe_calls
 from cairn.tasks.task_grounding import FullOutput, full_output_reader
 from cairn.tasks.tools.code import run_python
@@ -152,10 +162,10 @@ def _drawn(
     first = draws(state, iteration, index)
     asks = 0
 
-    def drawn(tests: str) -> str | None:  # the next sample, spliced in: its key is its place
+    def drawn(tests: str, between: str = "") -> str | None:  # the next sample, spliced in
         nonlocal asks
         asks += 1
-        return _ask(session, iteration, piece, code, drafts, first, asks - 1, tests)
+        return _ask(session, iteration, piece, code, drafts, first, asks - 1, tests, between)
 
     written: str | None = None
     passed = False
@@ -167,7 +177,7 @@ def _drawn(
             break
     seconded, split = False, None
     if passed and written is not None:
-        written, seconded, split = _seconded(written, piece, lambda: drawn(""))
+        written, seconded, split = _seconded(written, piece, lambda between: drawn("", between))
     checked = PieceChecked(
         iteration=iteration,
         name=piece.name,
@@ -181,9 +191,18 @@ def _drawn(
 
 
 def _ask(
-    session: Session, iteration: int, piece: Piece, code: str, drafts: Drafts, first: int, n: int, tests: str
+    session: Session,
+    iteration: int,
+    piece: Piece,
+    code: str,
+    drafts: Drafts,
+    first: int,
+    n: int,
+    tests: str,
+    between: str,
 ) -> str | None:
-    """The module with the piece's body from the model's `first + n`th sample (None: no body)."""
+    """The module with the piece's body from the model's `first + n`th sample (None: no body),
+    shown what its last version failed (`tests`) or where two samples disagree (`between`)."""
     state = session.state
     module, pieces = module_file(state.goal) or "", pieces_of(state.goal)
     ask = WriteInput(
@@ -193,29 +212,31 @@ def _ask(
         current=[Excerpt(source=module, text=ask_text(piece, pieces, state.goal))],
         bodies=[f"{piece.name} in {module}"],
         tests=tests,
+        disagreement=between,
+        reply="lines",
     )
     index = pieces.index(piece) + SPAN * n
     key = CallKey(task_id=session.task_id, iteration=iteration, index=index, kind=KIND)
     name = f"piece-{iteration}-{piece.name}" + (f"-again-{n}" if n else "")
-    return splice(code, drafts(key, ask, name).get(module, ""), piece.name, pieces)
+    return splice(code, completed(piece, drafts(key, ask, name).get(module, "")), piece.name, pieces)
 
 
 def _seconded(
-    written: str, piece: Piece, sample: Callable[[], str | None]
+    written: str, piece: Piece, sample: Callable[[str], str | None]
 ) -> tuple[str, bool, Disagreement | None]:
     """A second opinion on a body that passed its examples: another sample, run beside it on
-    inputs varied from the examples (`cairn.tasks.probes`). Agreeing, it seconds the body; if it
-    disagrees, a third sample decides: the body it agrees with is written, seconded, and when it
-    agrees with neither, the first disagreement stands. A sample that fails the examples says
-    nothing; none passing them leaves the body as its examples left it. Returns (the module to
-    write, seconded, the disagreement)."""
+    inputs varied from the examples (`cairn.tasks.probes`). Agreeing, it seconds the body. If it
+    disagrees, one more sample is asked for, shown the input and both values: the body it agrees
+    with on every input is written, seconded; agreeing with neither, the disagreement stands. A
+    sample that fails the examples says nothing. Returns (the module to write, seconded, the
+    disagreement)."""
     calls = probe_calls(piece)
     if not calls:
         return written, False, None
     rivals: list[str] = []
-    first: Disagreement | None = None
+    split: Disagreement | None = None
     for _ in range(SECOND_OPINIONS):
-        other = sample()
+        other = sample(_between(split))
         if other is None or examples_fail(other, piece):
             continue
         if (found := disagreement(written, other, calls)) is None:
@@ -223,8 +244,15 @@ def _seconded(
         if any(disagreement(rival, other, calls) is None for rival in rivals):
             return other, True, None
         rivals.append(other)
-        first = first or found
-    return written, False, first
+        split = split or found
+    return written, False, split
+
+
+def _between(split: Disagreement | None) -> str:
+    """The disagreement in the words a sample that settles it is shown."""
+    if split is None:
+        return ""
+    return f"{split.call} returns {split.one} in one and {split.other} in the other"
 
 
 def examples_fail(code: str, piece: Piece) -> str:

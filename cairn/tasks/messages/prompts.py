@@ -220,7 +220,15 @@ def _json(payload: Schema, exclude: set[str] | None) -> str:
 
 PLAIN_WRITE: Final = "Complete the code the user gives."
 PLAIN_REPLY: Final = "Reply with the whole file, its imports included, in one fenced code block."
+LINES_REPLY: Final = (
+    "Reply with only the new lines, the ones that go after the docstring, in one fenced code block."
+)
 DRAW_TEMPERATURE: Final = 0.8
+SPLIT_HEAD: Final = "Two versions of it disagree:"  # a `write` shown where two samples differ
+SPLIT_ASK: Final = "Write it as its docstring says."
+
+
+_REPLIES: Final = {"file": PLAIN_REPLY, "lines": LINES_REPLY}
 
 
 def _plain_write(payload: WriteInput) -> list[Message]:
@@ -233,8 +241,10 @@ def _plain_write(payload: WriteInput) -> list[Message]:
     ask = f"Complete the Python code of {code.source}: write the body of {names}."
     if payload.tests:
         ask += f" Its last version failed: {payload.tests}"
+    if payload.disagreement:
+        ask += f" {SPLIT_HEAD} {payload.disagreement}. {SPLIT_ASK}"
     user = (
-        f"{DATA_LABEL}\n\nInput for `write`:\n```json\n{data}\n```\n\n{ask} {PLAIN_REPLY}\n\n"
+        f"{DATA_LABEL}\n\nInput for `write`:\n```json\n{data}\n```\n\n{ask} {_REPLIES[payload.reply]}\n\n"
         f"```python\n{code.text.rstrip()}\n```"
     )
     return [
@@ -273,12 +283,20 @@ def _plain_goal(messages: list[Message]) -> str:
 
 
 def _plain_asked(messages: list[Message]) -> dict[str, object]:
-    """The file a plain-form `write` asks to complete, and what its last version got wrong, read back."""
+    """The file a plain-form `write` asks to complete, what its last version got wrong and where two
+    samples disagree, read back."""
     user = next((str(m.get("content") or "") for m in messages if m.get("role") == "user"), "")
     found = re.search(r"Complete the Python code of (\S+?):.*?\n```python\n(.*)\n```$", user, re.S)
-    failed = re.search(rf"Its last version failed: (.*?) {re.escape(PLAIN_REPLY)}", user, re.S)
+    replies = "|".join(re.escape(line) for line in _REPLIES.values())
+    failed = re.search(rf"Its last version failed: (.*?) (?:{replies})", user, re.S)
+    split = re.search(rf"{re.escape(SPLIT_HEAD)} (.*?)\. {re.escape(SPLIT_ASK)}", user, re.S)
     current = [Excerpt(source=found.group(1), text=found.group(2) + "\n")] if found else []
-    return {"current": current, "tests": failed.group(1) if failed else ""}
+    return {
+        "current": current,
+        "tests": failed.group(1) if failed else "",
+        "disagreement": split.group(1) if split else "",
+        "reply": "lines" if LINES_REPLY in user else "file",
+    }
 
 
 def plain_words(payload: Schema, heads: bool = True) -> str:

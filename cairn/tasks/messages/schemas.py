@@ -222,6 +222,11 @@ class WriteInput(Schema):
     # (`cairn.flows.steps.redraw`); `draw` n > 0 asks for the model's nth sample, not its likeliest.
     form: Literal["full", "plain"] = "full"
     draw: int = 0
+    # two samples of the function return different values for one input (`cairn.tasks.probes`)
+    disagreement: str = ""
+    # "lines": only the lines that go after the docstring (a piece: the 1.5B's whole-file reply
+    # repeated the docstring, two thirds of its tokens)
+    reply: Literal["file", "lines"] = "file"
 
 
 class ExtractConstraintInput(Schema):

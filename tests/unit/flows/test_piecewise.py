@@ -30,6 +30,7 @@ class OnePieceAtATime(CustomLLM):
         self.asked: list[tuple[str, int, str]] = []  # (function, draw, what its last version got wrong)
         self.other = 0  # any other `write` (a whole module)
         self.doubles = doubles
+        self.between: list[str] = []  # the disagreements a sample was shown
 
     def completion(self, model: str, messages: list[Any], *args: Any, **kwargs: Any) -> ModelResponse:
         kind, payload = parse_request(messages)
@@ -37,10 +38,11 @@ class OnePieceAtATime(CustomLLM):
         if isinstance(payload, WriteInput) and payload.form == "plain" and len(payload.bodies) == 1:
             name = payload.bodies[0].partition(" in ")[0]
             self.asked.append((name, payload.draw, payload.tests))
+            self.between += [payload.disagreement] if payload.disagreement else []
             body = "return 7" if name == "six_times" and payload.draw == 0 else BODIES[name]
             if name == "double" and payload.draw < len(self.doubles):
                 body = self.doubles[payload.draw]
-            code = payload.current[0].text.rstrip() + f"\n    {body}\n"
+            code = f"    {body}\n"  # the lines after the docstring, as asked (and as the 1.5B replies)
             reply = WriteOutput(files=[FileDraft(path="solution.py", content=code)])
         elif kind == "write":
             self.other += 1
@@ -105,6 +107,7 @@ def test_samples_that_disagree_end_the_task_unverified_saying_where(tmp_path: Pa
     assert result.stop_reason == f"unverified: the code is written, and not verified: double: {split}"
     assert any(split in unmet for unmet in result.unmet)
     assert [name for name, _, _ in fake.asked].count("double") == 3  # never asked again
+    assert fake.between == ["double(3) returns 6 in one and 9 in the other"]  # the third was shown it
     assert result.iterations == 2  # write, then the tests pass: nothing left that a sample could settle
 
 
