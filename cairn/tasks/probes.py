@@ -23,7 +23,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from cairn.core import Disagreement
+from cairn.core import Disagreement, Frozen
 from cairn.tasks.pieces import Piece
 from cairn.tasks.tools.code import run_python
 
@@ -143,20 +143,46 @@ def disagreement(one: str, other: str, calls: list[str]) -> Disagreement | None:
     """The first call on which two modules' functions both return and the values differ (floats
     within a relative 1e-6 are the same), run in a sandboxed process, a second a call; None when
     they agree wherever both ran."""
+    for call, ran in zip(calls, _ran([one, other], calls), strict=False):
+        if ran.values[0] is not None and ran.values[1] is not None and not ran.same[0][1]:
+            return Disagreement(call=call, one=ran.values[0], other=ran.values[1])
+    return None
+
+
+def consensus(bodies: list[str], calls: list[str]) -> int:
+    """The index of the body that agrees with the others on the most calls (the first among
+    equals): when samples disagree and no two agree everywhere, the one nearest to them all is the
+    likeliest right (a sample's slip is its own; the spec's answer is what they share)."""
+    if len(bodies) < 3 or not calls:
+        return 0
+    runs = _ran(bodies, calls)
+    score = [
+        sum(r.same[i][j] for r in runs for j in range(len(bodies)) if j != i) for i in range(len(bodies))
+    ]
+    return max(range(len(bodies)), key=lambda i: (score[i], -i))
+
+
+class _Ran(Frozen):
+    values: list[str | None]  # each module's value's repr (None: it raised or ran past a second)
+    same: list[list[bool]]  # whether modules i and j both returned the same value
+
+
+def _ran(bodies: list[str], calls: list[str]) -> list[_Ran]:
+    """Each call run on every body, in one sandboxed process."""
     if not calls:
-        return None
+        return []
     with tempfile.TemporaryDirectory(prefix="cairn-probe-") as folder:
-        (Path(folder) / "cairn_probe_one.py").write_text(one, encoding="utf-8")
-        (Path(folder) / "cairn_probe_other.py").write_text(other, encoding="utf-8")
-        script = _COMPARE.replace("CALLS", repr(json.dumps(calls)))
+        for n, body in enumerate(bodies):
+            (Path(folder) / f"cairn_probe_{n}.py").write_text(body, encoding="utf-8")
+        script = _COMPARE.replace("COUNT", str(len(bodies))).replace("CALLS", repr(json.dumps(calls)))
         ran = run_python(Path(folder), code=script, timeout_s=60.0)
-    found = [line for line in ran.stdout.splitlines() if line.startswith("{")]
-    return Disagreement.model_validate_json(found[0]) if found else None
+    return [_Ran.model_validate_json(line) for line in ran.stdout.splitlines() if line.startswith("{")]
 
 
 _COMPARE = """\
-import json, math, signal
-import cairn_probe_one as one, cairn_probe_other as other
+import importlib, json, math, signal
+
+modules = [importlib.import_module(f"cairn_probe_{n}") for n in range(COUNT)]
 
 
 def same(a, b):
@@ -186,9 +212,8 @@ def value(module, call):
 
 signal.signal(signal.SIGALRM, timeout)
 for call in json.loads(CALLS):
-    ran_one, a = value(one, call)
-    ran_other, b = value(other, call)
-    if ran_one and ran_other and not same(a, b):
-        print(json.dumps({"call": call, "one": repr(a)[:200], "other": repr(b)[:200]}))
-        break
+    ran = [value(module, call) for module in modules]
+    values = [repr(v)[:200] if ok else None for ok, v in ran]
+    agree = [[a[0] and b[0] and same(a[1], b[1]) for b in ran] for a in ran]
+    print(json.dumps({"values": values, "same": agree}), flush=True)
 """

@@ -33,7 +33,7 @@ from cairn.tasks.pieces import (
     splice,
     verified,
 )
-from cairn.tasks.probes import disagreement, probe_calls
+from cairn.tasks.probes import consensus, disagreement, probe_calls
 from cairn.tasks.task_grounding import FullOutput, full_output_reader
 from cairn.tasks.tools.code import run_python
 
@@ -227,8 +227,9 @@ def _seconded(
     """A second opinion on a body that passed its examples: another sample, run beside it on
     inputs varied from the examples (`cairn.tasks.probes`). Agreeing, it seconds the body. If it
     disagrees, one more sample is asked for, shown the input and both values: the body it agrees
-    with on every input is written, seconded; agreeing with neither, the disagreement stands. A
-    sample that fails the examples says nothing. Returns (the module to write, seconded, the
+    with on every input is written, seconded; agreeing with neither, the disagreement stands and
+    the body that agrees with the others on the most inputs is written (`consensus`). A sample
+    that fails the examples says nothing. Returns (the module to write, seconded, the
     disagreement)."""
     calls = probe_calls(piece)
     if not calls:
@@ -245,7 +246,13 @@ def _seconded(
             return other, True, None
         rivals.append(other)
         split = split or found
-    return written, False, split
+    if len(rivals) < 2:
+        return written, False, split
+    # No two agree: the body nearest to the others is written, and where it differs is said.
+    bodies = [written, *rivals]
+    chosen = bodies[consensus(bodies, calls)]
+    said = next((d for b in bodies if b is not chosen and (d := disagreement(chosen, b, calls))), split)
+    return chosen, False, said
 
 
 def _between(split: Disagreement | None) -> str:

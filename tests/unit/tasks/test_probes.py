@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from cairn.tasks.pieces import Piece
-from cairn.tasks.probes import disagreement, probe_calls
+from cairn.tasks.probes import consensus, disagreement, probe_calls
 
 CLOSEST = Piece(
     name="closest",
@@ -48,3 +48,11 @@ def test_floats_within_rounding_agree_and_a_call_one_side_cannot_run_is_no_evide
     looping = "def f(x):\n    while x == 2:\n        pass\n    return 0.3\n"
     assert disagreement(looping, other, ["f(2)", "f(1)"]) is None  # the loop is cut at a second
     assert disagreement(one, "def f(x):\n    return [0.3]\n", ["f(1)"]) is not None  # other types differ
+
+
+def test_of_samples_no_two_of_which_agree_the_one_nearest_the_others_is_chosen() -> None:
+    # the order slip of IN_ORDER is its own; the other two share the answer on most lists
+    other = SORTS.replace("key=lambda p: p[1] - p[0]", "key=lambda p: (p[1] - p[0], -p[0])")
+    calls = probe_calls(CLOSEST)
+    assert consensus([IN_ORDER, SORTS, other], calls) == 1  # SORTS and `other` tie: the first of them
+    assert consensus([SORTS, IN_ORDER], calls) == 0  # two samples: nothing to choose by
