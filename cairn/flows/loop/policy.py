@@ -8,6 +8,8 @@ Pure functions of the task state, each stop condition giving a human reason.
 
 from __future__ import annotations
 
+from pathlib import PurePosixPath
+
 from pydantic import BaseModel, ConfigDict
 
 from cairn.core import IterationMode, IterationRecord
@@ -172,8 +174,14 @@ def _pieces_left(state: TaskState, policy: LoopPolicy) -> str | None:
     tested = [c for c in last.tool_calls if c.tool == "run_tests"]
     bare = [p.name for p in pieces_of(state.goal) if not (p.given or p.examples)]
     if not said and bare and tested and tested[-1].outcome != "success":
+        named = ", ".join(bare)
         which = "which of the two is wrong, nothing says"
-        said = [f"the model's own tests of {', '.join(bare)} fail on its code ({which})"]
+        has_tests = any(PurePosixPath(path).name.startswith("test_") for path in state.files)
+        said = [
+            f"the model's own tests of {named} fail on its code ({which})"
+            if has_tests
+            else f"the goal gives no example of {named} and the model gave no test of it: nothing checks it"
+        ]
     if not said:
         return None
     return f"{UNVERIFIED}: the code is written, and not verified: {'; '.join(said)}"

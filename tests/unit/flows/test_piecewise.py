@@ -176,6 +176,21 @@ def test_a_function_without_examples_is_written_once_with_the_models_own_test(
     assert tests.startswith("from solution import undo, shift\n") and "def test_undo():" in tests
 
 
+def test_a_function_without_examples_whose_test_reply_is_unusable_ends_saying_nothing_checks_it(
+    tmp_path: Path,
+) -> None:
+    # the reply defines `undo` itself: a test of its own copy would test nothing, so none is written
+    fake = NoExamples("def undo(s):\n    return s\n\n\ndef test_undo():\n    assert undo('a') == 'a'\n")
+    config = RunConfig(workspace=str(tmp_path / "ws"), model="fn/m", max_iterations=8)
+    with provided(fake):
+        result = run_whole_task(config, "untested", UNDO_GOAL, task_type="coding_task")
+    assert fake.asked == ["undo in solution.py", "test_undo in test_solution.py"]
+    assert result.stop_reason == (
+        "unverified: the code is written, and not verified: the goal gives no example of undo and the "
+        "model gave no test of it: nothing checks it"
+    )
+
+
 def test_which_goals_are_piecewise_and_what_is_asked() -> None:
     assert [p.name for p in asked_pieces(GOAL)] == ["double", "triple", "six_times"]
     assert module_file(GOAL) == "solution.py"
