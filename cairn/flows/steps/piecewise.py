@@ -157,31 +157,22 @@ def _drawn(
     by Cairn on the spliced module), up to `ATTEMPTS` asks (`DRAWS` over the task); then a second
     opinion (`_seconded`) on a body that passed. The last body written when none passed; None
     when no reply gave one. What came of it is recorded (`PieceChecked`)."""
-    state = session.state
-    index = pieces_of(state.goal).index(piece)
-    first = draws(state, iteration, index)
-    asks = 0
-
-    def drawn(tests: str, between: str = "") -> str | None:  # the next sample, spliced in
-        nonlocal asks
-        asks += 1
-        return _ask(session, iteration, piece, code, drafts, first, asks - 1, tests, between)
-
+    samples = _Samples(session, iteration, piece, code, drafts)
     written: str | None = None
     passed = False
-    for _ in range(min(ATTEMPTS, DRAWS - first)):
-        if (new := drawn(failed)) is None:
+    for _ in range(min(ATTEMPTS, DRAWS - samples.first)):
+        if (new := samples.next(tests=failed)) is None:
             continue
         written, failed = new, examples_fail(new, piece)
         if passed := not failed:
             break
     seconded, split = False, None
     if passed and written is not None:
-        written, seconded, split = _seconded(written, piece, lambda between: drawn("", between))
+        written, seconded, split = _seconded(written, piece, lambda between: samples.next(between=between))
     checked = PieceChecked(
         iteration=iteration,
         name=piece.name,
-        draws=first + asks,
+        draws=samples.first + samples.asked,
         passed=passed,
         seconded=seconded,
         disagreement=split,
@@ -190,35 +181,45 @@ def _drawn(
     return written
 
 
-def _ask(
-    session: Session,
-    iteration: int,
-    piece: Piece,
-    code: str,
-    drafts: Drafts,
-    first: int,
-    n: int,
-    tests: str,
-    between: str,
-) -> str | None:
-    """The module with the piece's body from the model's `first + n`th sample (None: no body),
-    shown what its last version failed (`tests`) or where two samples disagree (`between`)."""
-    state = session.state
-    module, pieces = module_file(state.goal) or "", pieces_of(state.goal)
-    ask = WriteInput(
-        goal=state.goal,
-        form="plain",
-        draw=first + n,
-        current=[Excerpt(source=module, text=ask_text(piece, pieces, state.goal))],
-        bodies=[f"{piece.name} in {module}"],
-        tests=tests,
-        disagreement=between,
-        reply="lines",
-    )
-    index = pieces.index(piece) + SPAN * n
-    key = CallKey(task_id=session.task_id, iteration=iteration, index=index, kind=KIND)
-    name = f"piece-{iteration}-{piece.name}" + (f"-again-{n}" if n else "")
-    return splice(code, completed(piece, drafts(key, ask, name).get(module, "")), piece.name, pieces)
+class _Samples:
+    """The model's samples of one piece in one iteration, in order: the nth is the piece's
+    `first + n`th draw, asked with key index `piece + SPAN * n`, so a resumed iteration asks the
+    same and finds its finished asks."""
+
+    def __init__(self, session: Session, iteration: int, piece: Piece, code: str, drafts: Drafts) -> None:
+        self.session, self.iteration, self.piece, self.code, self.drafts = (
+            session,
+            iteration,
+            piece,
+            code,
+            drafts,
+        )
+        self.index = pieces_of(session.state.goal).index(piece)
+        self.first = draws(session.state, iteration, self.index)
+        self.asked = 0
+
+    def next(self, tests: str = "", between: str = "") -> str | None:
+        """The module with the next sample's body spliced in (None: the reply gave no body),
+        shown what its last version failed (`tests`) or where two samples disagree (`between`)."""
+        n, goal = self.asked, self.session.state.goal
+        self.asked += 1
+        module, pieces = module_file(goal) or "", pieces_of(goal)
+        ask = WriteInput(
+            goal=goal,
+            form="plain",
+            draw=self.first + n,
+            current=[Excerpt(source=module, text=ask_text(self.piece, pieces, goal))],
+            bodies=[f"{self.piece.name} in {module}"],
+            tests=tests,
+            disagreement=between,
+            reply="lines",
+        )
+        key = CallKey(
+            task_id=self.session.task_id, iteration=self.iteration, index=self.index + SPAN * n, kind=KIND
+        )
+        name = f"piece-{self.iteration}-{self.piece.name}" + (f"-again-{n}" if n else "")
+        draft = completed(self.piece, self.drafts(key, ask, name).get(module, ""))
+        return splice(self.code, draft, self.piece.name, pieces)
 
 
 def _seconded(
