@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import ast
 
-from cairn.tasks.pieces import Piece
+from cairn.tasks.pieces import Piece, bodiless
 
 
 def test_of(piece: Piece) -> str:
@@ -56,7 +56,7 @@ def tests_in(draft: str, piece: Piece, pieces: list[Piece]) -> str | None:
     functions = [n for n in tree.body if isinstance(n, ast.FunctionDef)]
     if any(n.name in {p.name for p in pieces} for n in functions):
         return None
-    tests = [n for n in functions if n.name.startswith("test_") and not _empty(n)]
+    tests = [n for n in functions if n.name.startswith("test_") and not bodiless(n)]
     if test_of(piece) not in {n.name for n in tests}:
         return None
     names = {p.name for p in pieces}
@@ -68,13 +68,3 @@ def tests_in(draft: str, piece: Piece, pieces: list[Piece]) -> str | None:
     ]
     head = "".join(f"{line}\n" for line in imports)
     return head + "\n\n".join(ast.get_source_segment(draft, n) or "" for n in tests) + "\n"
-
-
-def _empty(node: ast.FunctionDef) -> bool:
-    return all(_inert(s) for s in node.body)
-
-
-def _inert(statement: ast.stmt) -> bool:
-    return isinstance(statement, ast.Pass) or (
-        isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant)
-    )

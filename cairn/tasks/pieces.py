@@ -75,7 +75,7 @@ def _pieces(goal: str) -> tuple[Piece, ...]:
         for node in _functions(block):
             neighbours.setdefault(node.name, list(before))
             before.append(node.name)
-            if node.name not in stubs and not _empty(node):
+            if node.name not in stubs and not bodiless(node):
                 given.add(node.name)
             stubs.setdefault(node.name, _segment(block, node) if node.name in given else _stub(block, node))
     names = list(stubs)
@@ -184,7 +184,7 @@ def splice(current: str, draft: str, name: str, pieces: list[Piece]) -> str | No
     except SyntaxError:
         return None
     found = {n.name: n for n in _top(drafted)}
-    if name not in found or _empty(found[name]):
+    if name not in found or bodiless(found[name]):
         return None
     goal_names = {p.name for p in pieces}
     have = {n.name for n in _top(tree)}
@@ -384,7 +384,8 @@ def _body_column(stub: str) -> int:
     return node.body[0].col_offset
 
 
-def _empty(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+def bodiless(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether a function has no body beyond its docstring, `pass` or `...` (a stub)."""
     body = node.body[1:] if ast.get_docstring(node) is not None else node.body
     constant = [isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant) for s in body]
     return all(isinstance(s, ast.Pass) or c for s, c in zip(body, constant, strict=True))
@@ -401,6 +402,7 @@ def _parses(code: str) -> bool:
 __all__ = [
     "Piece",
     "ask_text",
+    "bodiless",
     "completed",
     "failed_examples",
     "failures_of",
