@@ -36,7 +36,7 @@ from cairn.memory.store.protocol import SearchFilter
 from cairn.tasks.deps import deps_for
 from cairn.tasks.messages.schemas import ExtractConstraintInput, ExtractConstraintOutput
 from cairn.tasks.model.llm import ModelClient
-from cairn.tasks.rule_stated import stated
+from cairn.tasks.rule_stated import stated, states_a_rule
 
 DEFAULT_MODEL = "cairn/offline"
 
@@ -89,10 +89,13 @@ def give_feedback(
     index = len(state.messages)
     recorder.record(UserMessage(text=message, role="feedback"))
     model = config.model if config.model != DEFAULT_MODEL else state.model
-    result = (client or ModelClient(model, record=config.record)).call(
-        "extract_constraint", ExtractConstraintInput(message=message)
-    )
-    event = constraint_event(result.output if result.ok else None, message)
+    error: str | None = None
+    event = ConstraintExtracted(message=message)
+    if states_a_rule(message):  # otherwise any rule in a reply would be refused: no call
+        result = (client or ModelClient(model, record=config.record)).call(
+            "extract_constraint", ExtractConstraintInput(message=message)
+        )
+        event, error = constraint_event(result.output if result.ok else None, message), result.error
     recorder.record(event)
     return FeedbackResult(
         task_id=task_id,
@@ -101,7 +104,7 @@ def give_feedback(
         rule=event.rule,
         key=event.key,
         status=state.status,
-        error=result.error,
+        error=error,
     )
 
 

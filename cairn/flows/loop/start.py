@@ -49,6 +49,7 @@ from cairn.tasks.messages.schemas import (
 from cairn.tasks.model.llm import LLMResult
 from cairn.tasks.offline.classifier import task_type_by_words
 from cairn.tasks.pieces import prose_of
+from cairn.tasks.rule_stated import states_a_rule
 from cairn.tasks.verify.model import use_verifier
 
 log = logging.getLogger("cairn.task")
@@ -203,7 +204,10 @@ def checked_type(goal: str, detected: TaskType | None) -> tuple[TaskType, str]:
 
 
 def extract_constraint(session: Session, executor: Executor, message: str, index: int) -> ConstraintExtracted:
-    """Only people make rules: this runs on user messages (the goal, feedback), never tool output."""
+    """Only people make rules: this runs on user messages (the goal, feedback), never tool output.
+    A message that states no rule is not asked about: any rule in the reply would be refused."""
+    if not states_a_rule(message):
+        return ConstraintExtracted(message=message)
     key = CallKey(task_id=session.task_id, iteration=0, index=index, kind="extract_constraint")
     payload = ExtractConstraintInput(message=message)
     result = ask(session, executor, key, "extract_constraint", payload, f"extract-constraint-{index}")

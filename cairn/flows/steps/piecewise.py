@@ -184,7 +184,8 @@ def _drawn(
 class _Samples:
     """The model's samples of one piece in one iteration, in order: the nth is the piece's
     `first + n`th draw, asked with key index `piece + SPAN * n`, so a resumed iteration asks the
-    same and finds its finished asks."""
+    same and finds its finished asks. The first draw asks for the whole file, as the model is
+    asked without Cairn; later ones for the lines after the docstring only (shorter replies)."""
 
     def __init__(self, session: Session, iteration: int, piece: Piece, code: str, drafts: Drafts) -> None:
         self.session, self.iteration, self.piece, self.code, self.drafts = (
@@ -212,7 +213,7 @@ class _Samples:
             bodies=[f"{self.piece.name} in {module}"],
             tests=tests,
             disagreement=between,
-            reply="lines",
+            reply="file" if self.first + n == 0 else "lines",
         )
         key = CallKey(
             task_id=self.session.task_id, iteration=self.iteration, index=self.index + SPAN * n, kind=KIND

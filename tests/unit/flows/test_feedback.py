@@ -43,9 +43,21 @@ def test_feedback_is_a_user_message_then_its_constraint(tmp_path: Path, scripted
     assert events[-2] == UserMessage(text=FEEDBACK, role="feedback")
     assert isinstance(events[-1], ConstraintExtracted) and events[-1].key == result.key
     extracts = [p for _, p in scripted.of_kind("extract_constraint")]
-    assert [p.message for p in extracts] == ["Summarise the notes.", FEEDBACK]  # every user message
+    assert [p.message for p in extracts] == [FEEDBACK]  # the goal states no rule: not asked about
     with pytest.raises(ValueError, match="empty"):
         give_feedback(config, "t", "   ")
+
+
+def test_a_message_that_states_no_rule_is_not_asked_about(tmp_path: Path, scripted: ScriptedModel) -> None:
+    """Any rule a reply read into it would be refused (`rule_stated`): the call would only cost."""
+    config = workspace_config(tmp_path)
+    create_task(config, "t", "Write `double` in solution.py. Never use recursion.")
+    result = give_feedback(config, "t", "Thanks, the notes look right.", client=ModelClient("script/model"))
+    assert (result.rule, result.error) == (None, None)
+    events = list(TaskRepo(tmp_path / "tasks" / "t").history.events())
+    assert events[-1] == ConstraintExtracted(message="Thanks, the notes look right.")
+    extracts = [p.message for _, p in scripted.of_kind("extract_constraint")]
+    assert extracts == ["Write `double` in solution.py. Never use recursion."]  # the goal's rule only
 
 
 def test_the_next_iteration_takes_feedback_in_once(tmp_path: Path, scripted: ScriptedModel) -> None:

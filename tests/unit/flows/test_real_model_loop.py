@@ -17,6 +17,7 @@ from litellm.types.utils import ModelResponse
 from cairn.core import RunConfig
 from cairn.flows.loop.policy import BUDGET, MODEL_UNAVAILABLE
 from cairn.flows.loop.request import TaskRequest
+from cairn.flows.loop.standing_rules import constraint_event
 from cairn.flows.loop.start import start_task
 from cairn.flows.steps.executor import InProcessExecutor
 from cairn.memory.log.workspace import Workspace
@@ -30,6 +31,7 @@ from cairn.tasks.messages.schemas import (
     DeliverOutput,
     DetectTaskTypeOutput,
     ExtractConstraintInput,
+    ExtractConstraintOutput,
     FileDraft,
     Plan,
     PlanInput,
@@ -114,11 +116,14 @@ def model() -> Iterator[Callable[[Answer], FunctionModel]]:
 
 
 def test_a_question_as_goal_yields_no_rule_from_the_real_models_reply(tmp_path: Path) -> None:
-    """Qwen2.5-Coder-1.5B answered the goal question with a 'rule'; it is not one."""
-    config = RunConfig(workspace=str(tmp_path), model=f"replay:{REAL}?match=kind")
-    session = create_task(config, "q", QUESTION)
-    extracted = [c for c in session.state.model_calls if c.kind == "extract_constraint"]
-    assert extracted and extracted[0].ok  # the model did answer, with a 'rule'
+    """Qwen2.5-Coder-1.5B answered the goal question with a 'rule'; it is not one, and a question
+    states no rule, so it is no longer asked about at all."""
+    model = f"replay:{REAL}?match=kind"
+    reply = ModelClient(model).call("extract_constraint", ExtractConstraintInput(message=QUESTION))
+    assert reply.ok and isinstance(reply.output, ExtractConstraintOutput) and reply.output.found
+    assert constraint_event(reply.output, QUESTION).rule is None  # the model's 'rule' is refused
+    session = create_task(RunConfig(workspace=str(tmp_path), model=model), "q", QUESTION)
+    assert [c for c in session.state.model_calls if c.kind == "extract_constraint"] == []
     assert session.state.constraints == []
 
 
@@ -338,7 +343,7 @@ def test_every_call_kind_has_tokens_and_seconds_in_history(tmp_path: Path) -> No
     result = run_whole_task(config, "q", QUESTION, [CORPUS])
     calls = Workspace(tmp_path).task("q").state().model_calls
     kinds = {c.kind for c in calls}
-    assert {"detect_task_type", "extract_constraint", "deliver"} <= kinds  # read whole, answered: no plan
+    assert {"detect_task_type", "deliver"} <= kinds  # read whole, answered: no plan, no rule to extract
     assert all(c.ok and c.cost.prompt_tokens > 0 and c.cost.completion_tokens > 0 for c in calls)
     assert all(c.cost.seconds > 0 for c in calls)
     assert len({c.key for c in calls}) == len(calls)  # each call once
