@@ -23,6 +23,7 @@ SUPPORT = 0.6  # share of the rule's content words that must occur in the messag
 _PHRASES = re.compile(r"\b(?:from now on|going forward|in (?:the )?future|as a rule|every time)\b", re.I)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 _WORD = re.compile(r"[a-z']+")
+_CODE = re.compile(r"`[^`]*`|\b\w+_\w+\b")  # inline code and identifiers: `make_palindrome` is no "make"
 
 
 def stated(rule: str, message: str) -> bool:
@@ -31,9 +32,13 @@ def stated(rule: str, message: str) -> bool:
 
 
 def states_a_rule(message: str) -> bool:
-    """A sentence that is not a question and speaks the language of rules."""
+    """A sentence that is not a question and speaks the language of rules (its code aside).
+
+    >>> states_a_rule("Make sure every file ends with a newline."), states_a_rule("Write `make_it` in a.py.")
+    (True, False)
+    """
     for sentence in _SENTENCE.split(message.strip()):
-        sentence = sentence.strip()
+        sentence = _CODE.sub(" ", sentence).strip()
         if not sentence or sentence.endswith("?"):
             continue
         if _PHRASES.search(sentence) or set(_WORD.findall(sentence.lower())) & RULE_WORDS:

@@ -184,8 +184,8 @@ def _drawn(
 class _Samples:
     """The model's samples of one piece in one iteration, in order: the nth is the piece's
     `first + n`th draw, asked with key index `piece + SPAN * n`, so a resumed iteration asks the
-    same and finds its finished asks. The first draw asks for the whole file, as the model is
-    asked without Cairn; later ones for the lines after the docstring only (shorter replies)."""
+    same and finds its finished asks. The first draw is asked as a user asks the model without
+    Cairn (the whole function); later ones for the lines after its docstring (shorter replies)."""
 
     def __init__(self, session: Session, iteration: int, piece: Piece, code: str, drafts: Drafts) -> None:
         self.session, self.iteration, self.piece, self.code, self.drafts = (
@@ -213,7 +213,7 @@ class _Samples:
             bodies=[f"{self.piece.name} in {module}"],
             tests=tests,
             disagreement=between,
-            reply="file" if self.first + n == 0 else "lines",
+            reply="function" if self.first + n == 0 and not tests else "lines",
         )
         key = CallKey(
             task_id=self.session.task_id, iteration=self.iteration, index=self.index + SPAN * n, kind=KIND

@@ -228,6 +228,15 @@ SPLIT_HEAD: Final = "Two versions of it disagree:"  # a `write` shown where two 
 SPLIT_ASK: Final = "Write it as its docstring says."
 
 
+# A piece's first draw is asked as a user asks the model without Cairn: this line, then the code
+# (no data label, no JSON block). Read back, its file is not named: `FUNCTION_FILE` stands in.
+FUNCTION_ASK: Final = (
+    "Complete this Python function. Reply with the whole function, its imports included, in one "
+    "fenced code block."
+)
+FUNCTION_FILE: Final = "function.py"
+
+
 _REPLIES: Final = {"file": PLAIN_REPLY, "lines": LINES_REPLY}
 
 
@@ -236,6 +245,10 @@ def _plain_write(payload: WriteInput) -> list[Message]:
     Shown the write instructions, the 1.5B wrote HumanEval/10's signature and docstring back five
     times in five phrasings; shown only the file and "complete it", it wrote the body."""
     code = payload.current[0]
+    system: Message = {"role": "system", "content": f"{HEADER} write\n{PLAIN_WRITE}"}
+    if payload.reply == "function":
+        function = f"{FUNCTION_ASK}\n\n```python\n{code.text.rstrip()}\n```"
+        return [system, {"role": "user", "content": function}]
     data = json.dumps({"bodies": payload.bodies, "draw": payload.draw, "form": payload.form}, indent=2)
     names = ", ".join(body.partition(" in ")[0] for body in payload.bodies)
     ask = f"Complete the Python code of {code.source}: write the body of {names}."
@@ -247,10 +260,7 @@ def _plain_write(payload: WriteInput) -> list[Message]:
         f"{DATA_LABEL}\n\nInput for `write`:\n```json\n{data}\n```\n\n{ask} {_REPLIES[payload.reply]}\n\n"
         f"```python\n{code.text.rstrip()}\n```"
     )
-    return [
-        {"role": "system", "content": f"{HEADER} write\n{PLAIN_WRITE}"},
-        {"role": "user", "content": user},
-    ]
+    return [system, {"role": "user", "content": user}]
 
 
 def sampling(payload: Schema) -> dict[str, float]:
@@ -375,6 +385,8 @@ def parse_request(messages: list[Message]) -> tuple[CallKind, Schema]:
         return kind, _judged(messages)
     if kind in PLAIN_REPLIES:
         return kind, _asked(messages)
+    if kind == "write" and (function := _function_asked(messages)) is not None:
+        return kind, function
     block = _first_json_block(messages)
     if kind in FILE_REPLIES:  # the goal follows the JSON block as plain text
         block = json.dumps({**json.loads(block), "goal": _plain_goal(messages)})
@@ -387,6 +399,22 @@ def parse_request(messages: list[Message]) -> tuple[CallKind, Schema]:
     elif kind in PLAIN_WORDS:
         payload = payload.model_copy(update={"excerpts": _plain_excerpts(messages)})
     return kind, payload
+
+
+def _function_asked(messages: list[Message]) -> WriteInput | None:
+    """A piece's first draw read back (`FUNCTION_ASK`): the function asked for is the code's last."""
+    user = next((str(m.get("content") or "") for m in messages if m.get("role") == "user"), "")
+    found = re.fullmatch(rf"{re.escape(FUNCTION_ASK)}\n\n```python\n(.*)\n```", user, re.S)
+    if found is None:
+        return None
+    names = re.findall(r"^def (\w+)\(", found.group(1), re.M)
+    return WriteInput(
+        goal="",
+        form="plain",
+        current=[Excerpt(source=FUNCTION_FILE, text=found.group(1) + "\n")],
+        bodies=[f"{name} in {FUNCTION_FILE}" for name in names[-1:]],
+        reply="function",
+    )
 
 
 def _asked(messages: list[Message]) -> AskInput:

@@ -225,8 +225,9 @@ class WriteInput(Schema):
     # two samples of the function return different values for one input (`cairn.tasks.probes`)
     disagreement: str = ""
     # "lines": only the lines that go after the docstring (a piece: the 1.5B's whole-file reply
-    # repeated the docstring, two thirds of its tokens)
-    reply: Literal["file", "lines"] = "file"
+    # repeated the docstring, two thirds of its tokens); "function": a piece's first draw, asked
+    # as a user asks the model without Cairn (`cairn.tasks.messages.prompts.FUNCTION_ASK`)
+    reply: Literal["file", "lines", "function"] = "file"
 
 
 class ExtractConstraintInput(Schema):

@@ -31,6 +31,7 @@ class OnePieceAtATime(CustomLLM):
         self.other = 0  # any other `write` (a whole module)
         self.doubles = doubles
         self.between: list[str] = []  # the disagreements a sample was shown
+        self.replies: list[tuple[int, str]] = []  # (draw, the reply form asked for)
 
     def completion(self, model: str, messages: list[Any], *args: Any, **kwargs: Any) -> ModelResponse:
         kind, payload = parse_request(messages)
@@ -39,6 +40,7 @@ class OnePieceAtATime(CustomLLM):
             name = payload.bodies[0].partition(" in ")[0]
             self.asked.append((name, payload.draw, payload.tests))
             self.between += [payload.disagreement] if payload.disagreement else []
+            self.replies.append((payload.draw, payload.reply))
             body = "return 7" if name == "six_times" and payload.draw == 0 else BODIES[name]
             if name == "double" and payload.draw < len(self.doubles):
                 body = self.doubles[payload.draw]
@@ -70,6 +72,10 @@ def test_each_function_is_asked_alone_and_a_verified_one_never_again(
     assert sorted(asked) == ["double", "double", "six_times", "six_times", "six_times", "triple", "triple"]
     failed = "six_times(1) returned 7; the goal expects 6."
     assert model.asked[-2:] == [("six_times", 1, failed), ("six_times", 2, "")]
+    # a first draw is asked as the model is asked without Cairn (the whole function), later ones
+    # for the lines after the docstring
+    assert {reply for draw, reply in model.replies if draw == 0} == {"function"}
+    assert {reply for draw, reply in model.replies if draw > 0} == {"lines"}
     artifacts = tmp_path / "ws" / "tasks" / "pieces" / "artifacts"
     solution = (artifacts / "solution.py").read_text(encoding="utf-8")
     namespace: dict[str, Any] = {}
@@ -161,7 +167,8 @@ def test_a_function_without_examples_is_written_once_with_the_models_own_test(
     config = RunConfig(workspace=str(tmp_path / "ws"), model="fn/m", max_iterations=8)
     with provided(fake):
         result = run_whole_task(config, "undo", UNDO_GOAL, task_type="coding_task")
-    assert fake.asked == ["undo in solution.py", "test_undo in test_solution.py"]  # once each, never again
+    # once each, never again (a first draw names no file: read back, `function.py` stands in)
+    assert fake.asked == ["undo in function.py", "test_undo in test_solution.py"]
     assert result.iterations == 2  # write both, run the tests
     if passes:
         assert result.status == "complete", (result.stop_reason, result.unmet)
@@ -184,7 +191,7 @@ def test_a_function_without_examples_whose_test_reply_is_unusable_ends_saying_no
     config = RunConfig(workspace=str(tmp_path / "ws"), model="fn/m", max_iterations=8)
     with provided(fake):
         result = run_whole_task(config, "untested", UNDO_GOAL, task_type="coding_task")
-    assert fake.asked == ["undo in solution.py", "test_undo in test_solution.py"]
+    assert fake.asked == ["undo in function.py", "test_undo in test_solution.py"]
     assert result.stop_reason == (
         "unverified: the code is written, and not verified: the goal gives no example of undo and the "
         "model gave no test of it: nothing checks it"

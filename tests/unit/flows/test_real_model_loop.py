@@ -427,8 +427,9 @@ def test_a_function_written_back_without_a_body_is_asked_for_again_at_once_as_a_
     config = RunConfig(workspace=str(tmp_path), model="fn/m", max_iterations=3)
     result = run_whole_task(config, "half", HALF_GOAL)
     asked = [(p.form, p.draw, p.bodies) for p in fake.seen["write"]]
-    # one iteration: the body drawn again, then seconded by one more sample
-    assert asked == [("plain", n, ["half in half.py"]) for n in range(3)]
+    # one iteration: the body drawn again, then seconded by one more sample (the first draw, asked
+    # as without Cairn, names no file: read back, `function.py` stands in)
+    assert asked == [("plain", n, [f"half in {'function' if n == 0 else 'half'}.py"]) for n in range(3)]
     artifacts = Workspace(tmp_path).task("half").artifacts
     assert "return x / 2" in (artifacts / "half.py").read_text(encoding="utf-8")
     assert "import half as subject" in (artifacts / "test_half.py").read_text(encoding="utf-8")
@@ -486,7 +487,8 @@ def test_a_body_that_fails_the_goals_examples_is_drawn_again_at_once_from_its_si
     config = RunConfig(workspace=str(tmp_path), model="fn/m", max_iterations=6)
     result = run_whole_task(config, "half", HALF_GOAL)
     asked = [(p.form, p.draw, p.bodies) for p in fake.seen["write"]]
-    assert asked == [("plain", n, ["half in half.py"]) for n in range(3)]  # drawn again, then seconded
+    # drawn again, then seconded (the first draw names no file: read back, `function.py`)
+    assert asked == [("plain", n, [f"half in {'function' if n == 0 else 'half'}.py"]) for n in range(3)]
     redrawn = fake.seen["write"][1]
     assert redrawn.current[0].text == STUB  # drawn from the signature, not from the failing body
     assert redrawn.tests == "half(3.0) returned 6.0; the goal expects 1.5."

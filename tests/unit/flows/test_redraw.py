@@ -25,7 +25,7 @@ from cairn.flows.steps.redraw import (
 from cairn.flows.steps.write import KEPT_WHY, keeping
 from cairn.memory.log.state import TaskState
 from cairn.memory.log.workspace import Workspace
-from cairn.tasks.messages.prompts import INSTRUCTIONS, parse_request, render, sampling
+from cairn.tasks.messages.prompts import FUNCTION_ASK, INSTRUCTIONS, parse_request, render, sampling
 from cairn.tasks.messages.schemas import Excerpt, FileDraft, Plan, PlanInput, Schema, WriteInput, WriteOutput
 from cairn.tasks.offline import respond
 from tests.model_server import ModelServer
@@ -118,6 +118,26 @@ def test_the_plain_form_shows_the_file_and_one_ask_and_reads_back() -> None:
     assert (back.form, back.draw, back.current, back.bodies) == ("plain", 1, payload.current, payload.bodies)
     assert back.tests == payload.tests
     assert "def make" in respond([system, user])  # offline, the file comes back as it is
+
+
+def test_a_first_draw_is_the_function_asked_as_without_cairn_and_reads_back() -> None:
+    """No data label, no JSON block: the line and the code a user would send the model alone."""
+    helper = 'def half(x):\n    """Half."""\n    ...\n\n\n'
+    payload = goal_input(
+        form="plain",
+        bodies=["make in solution.py"],
+        current=[Excerpt(source="solution.py", text=helper + SIGNATURE)],
+        reply="function",
+    )
+    system, user = render("write", payload)
+    assert system["content"].splitlines() == ["cairn-call: write", "Complete the code the user gives."]
+    assert user["content"] == f"{FUNCTION_ASK}\n\n```python\n{helper}{SIGNATURE.rstrip()}\n```"
+    kind, back = parse_request([system, user])
+    assert kind == "write" and isinstance(back, WriteInput)
+    read = (back.form, back.draw, back.reply, back.bodies)
+    assert read == ("plain", 0, "function", ["make in function.py"])
+    assert back.current[0].text == helper + SIGNATURE.rstrip() + "\n"
+    assert "def make" in respond([system, user])  # offline, the code comes back as it is
 
 
 def test_the_full_form_shows_nothing_of_the_plain_one() -> None:
