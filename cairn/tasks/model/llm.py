@@ -45,7 +45,7 @@ from cairn.tasks.model.capabilities import OFFLINE_PREFIX, api_base, replay_of
 from cairn.tasks.model.cassette import CassetteError, CassettePlayer, Match, Reply, player_for, recorder_for
 from cairn.tasks.model.completion import litellm_reply
 from cairn.tasks.model.failures import ModelOutputError, ReplayedProviderError, one_line
-from cairn.tasks.model.reply_caps import REPLY_TOKENS, reply_timeout
+from cairn.tasks.model.reply_caps import REPLY_TOKENS, reply_cap, reply_timeout
 from cairn.tasks.model.response_format import response_format_for
 from cairn.tasks.model.salvage import read_output, why_invalid
 
@@ -143,7 +143,7 @@ class ModelClient:
         """
         if not isinstance(payload, INPUTS[kind]):
             raise TypeError(f"{kind} takes {INPUTS[kind].__name__}, not {type(payload).__name__}")
-        cap = REPLY_TOKENS[kind] if kind in prompts.YES_NO else self.max_tokens or REPLY_TOKENS[kind]
+        cap = REPLY_TOKENS[kind] if kind in prompts.YES_NO else self.max_tokens or reply_cap(kind, payload)
         tries = Attempts(kind, cap, prompts.render(kind, payload))
         sampling = prompts.sampling(payload)
         for attempt in range(1, self.max_attempts + 1):

@@ -7,7 +7,7 @@ a cap implies at the model's speed.
 
 from __future__ import annotations
 
-from cairn.tasks.messages.schemas import CallKind
+from cairn.tasks.messages.schemas import CallKind, Schema, WriteInput
 
 # The longest reply each call kind asks for (`CAIRN_MODEL_MAX_TOKENS` sets one for all), sized to
 # what the kind carries, from the 1.5B's recorded replies (tests/data/real-model/, the team's
@@ -31,6 +31,30 @@ REPLY_TOKENS: dict[CallKind, int] = {
     "ask": 256,  # a phrase, or that the files do not say it (the bench's plain asks: 2-40)
     "judge": 1,  # yes or no: its probability is read from the first token's alternatives
 }
+
+
+# A plain `write` completes the code it shows (a function's stub, a tests file's head): its reply
+# is that code and what it lacks. HumanEval/38's test of one function, asked under the kind's cap,
+# ran to all 2,048 tokens in 264 s (a 214-token prompt).
+PLAIN_HEADROOM = 512  # tokens beyond twice the code shown
+CHARS_PER_TOKEN = 3  # Qwen's tokenizer on HumanEval 0-39's prompts: 2.0-4.6 characters a token (3.4)
+
+
+def reply_cap(kind: CallKind, payload: Schema) -> int:
+    """The longest reply one call asks for: its kind's cap, or for a plain `write`, twice the code
+    it shows plus `PLAIN_HEADROOM` when that is less.
+
+    >>> from cairn.tasks.messages.schemas import Excerpt
+    >>> stub = Excerpt(source="test_a.py", text="from a import f\\n\\n\\ndef test_f():\\n")
+    >>> plain, full = WriteInput(goal="g", form="plain", current=[stub]), WriteInput(goal="g")
+    >>> reply_cap("write", plain), reply_cap("write", full)
+    (532, 2048)
+    """
+    cap = REPLY_TOKENS[kind]
+    if isinstance(payload, WriteInput) and payload.form == "plain":
+        shown = sum(len(e.text) for e in payload.current) // CHARS_PER_TOKEN
+        return min(cap, 2 * shown + PLAIN_HEADROOM)
+    return cap
 
 
 # Without a measured speed, a reply is timed as a small model on two CPU cores generates it

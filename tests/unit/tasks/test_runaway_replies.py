@@ -26,6 +26,7 @@ from cairn.tasks.messages.prompts import parse_request
 from cairn.tasks.messages.schemas import (
     CallKind,
     Candidate,
+    Excerpt,
     ExtractConstraintInput,
     Plan,
     PlanInput,
@@ -34,7 +35,13 @@ from cairn.tasks.messages.schemas import (
 )
 from cairn.tasks.model.cassette import forget_cassettes, load_cassette
 from cairn.tasks.model.llm import LLMResult, ModelClient
-from cairn.tasks.model.reply_caps import CPU_TOKENS_PER_S, PROMPT_SECONDS, REPLY_TOKENS, reply_timeout
+from cairn.tasks.model.reply_caps import (
+    CPU_TOKENS_PER_S,
+    PROMPT_SECONDS,
+    REPLY_TOKENS,
+    reply_cap,
+    reply_timeout,
+)
 from cairn.tasks.model.stream import MIN_SPAN, repeats
 from cairn.tasks.offline import respond
 from tests.model_server import MOST_TOKENS, ModelServer
@@ -85,6 +92,18 @@ def test_a_reply_that_repeats_itself_is_hung_up_on_and_asked_again_once_for_half
     sent = list(server.streamed)
     time.sleep(0.3)
     assert server.streamed == sent and max(sent) < MOST_TOKENS // 10  # the server saw the client hang up
+
+
+def test_a_plain_write_is_capped_at_twice_the_code_it_shows(server: ModelServer) -> None:
+    """HumanEval/38's test of one function ran to the kind's 2,048 tokens: a plain ask completes
+    the code it shows, so its reply is capped by it (`reply_cap`)."""
+    server.mode = "ramble"
+    stub = Excerpt(source="test_solution.py", text="from solution import f\n\n\ndef test_f():\n" * 2)
+    payload = WriteInput(goal="g", form="plain", current=[stub], bodies=["test_f in test_solution.py"])
+    result = client_of(server).call("write", payload)
+    cap = reply_cap("write", payload)
+    assert cap < REPLY_TOKENS["write"] // 3 and not result.ok
+    assert server.requests[0]["max_tokens"] == cap and result.cost.completion_tokens <= 1.5 * cap
 
 
 def test_a_reply_cut_at_its_cap_is_asked_again_once_for_half_and_the_call_fails_naming_it(
