@@ -60,7 +60,7 @@ def test_a_stalled_server_is_refused_after_the_timeout(tmp_path: Path) -> None:
 
 def test_a_server_that_dies_mid_task_stops_it_and_resume_goes_on(prefect_server: str, tmp_path: Path) -> None:
     ws = tmp_path / "ws"
-    with ModelServer(fail_after=3) as server:  # preflight, task type, rule; then every call fails
+    with ModelServer(fail_after=2) as server:  # preflight, task type; then every call fails
         env = _env(server.url, PREFECT_API_URL=prefect_server)
         args = ["run", QUESTION, "--source", str(CORPUS), "--workspace", str(ws), "--task-id", "dies"]
         down = cairn([*args, "--model", "openai/small"], env)
