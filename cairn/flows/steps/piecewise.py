@@ -155,8 +155,11 @@ def _drawn(
     """The module with the piece as the model writes it: asked again at once, as a new sample shown
     what the last one got wrong, while a reply gives it no body or fails the piece's examples (run
     by Cairn on the spliced module), up to `ATTEMPTS` asks (`DRAWS` over the task); then a second
-    opinion (`_seconded`) on a body that passed. The last body written when none passed; None
-    when no reply gave one. What came of it is recorded (`PieceChecked`)."""
+    opinion (`_seconded`) on a body that passed after the model's first answer did not: one chosen
+    among samples for fitting the examples (HumanEval's `find_zero` drawn until it fit them, and
+    wrong). The model's first answer passing the examples is not seconded: it was not chosen for
+    fitting them, and a second sample of it was worse (design.md). The last body written when none
+    passed; None when no reply gave one. What came of it is recorded (`PieceChecked`)."""
     samples = _Samples(session, iteration, piece, code, drafts)
     written: str | None = None
     passed = False
@@ -167,7 +170,7 @@ def _drawn(
         if passed := not failed:
             break
     seconded, split = False, None
-    if passed and written is not None:
+    if passed and written is not None and samples.drawn_after_a_failure:
         written, seconded, split = _seconded(written, piece, lambda between: samples.next(between=between))
     checked = PieceChecked(
         iteration=iteration,
@@ -198,6 +201,11 @@ class _Samples:
         self.index = pieces_of(session.state.goal).index(piece)
         self.first = draws(session.state, iteration, self.index)
         self.asked = 0
+
+    @property
+    def drawn_after_a_failure(self) -> bool:
+        """Whether the last body came from a sample after the first draw (the model's likeliest reply)."""
+        return self.first + self.asked > 1
 
     def next(self, tests: str = "", between: str = "") -> str | None:
         """The module with the next sample's body spliced in (None: the reply gave no body),
