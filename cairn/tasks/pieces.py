@@ -87,13 +87,28 @@ def _pieces(goal: str) -> tuple[Piece, ...]:
             helpers=[
                 other
                 for other in names
-                if other != name
-                and ((other in neighbours[name] and other in given) or re.search(rf"\b{other}\b", stub))
+                if other != name and ((other in neighbours[name] and other in given) or named_in(stub, other))
             ],
             given=name in given,
         )
         for name, stub in stubs.items()
     )
+
+
+def named_in(text: str, function: str) -> bool:
+    """Whether `text` names the function: called (`g(x)`), in backticks, or, a name no word of
+    prose could be (`is_palindrome`), anywhere. A plain word is prose too: HumanEval/10's
+    "Find the longest postfix" is not a call of HumanEval/12's `longest`.
+
+    >>> named_in("Find the longest postfix", "longest"), named_in("see longest(xs)", "longest")
+    (False, True)
+    >>> named_in("uses is_palindrome on each", "is_palindrome"), named_in("calls `double`", "double")
+    (True, True)
+    """
+    word = re.escape(function)
+    if re.search(rf"\b{word}\s*\(|`{word}`", text):
+        return True
+    return not function.isalpha() and re.search(rf"\b{word}\b", text) is not None
 
 
 def preamble(goal: str) -> str:

@@ -131,8 +131,8 @@ def test_the_models_first_answer_that_passes_its_examples_is_not_seconded(tmp_pa
     assert [name for name, _, _ in fake.asked].count("double") == 1
     checked = Workspace(tmp_path / "ws").task("greedy").state().pieces["double"]
     assert checked.passed and not checked.seconded and checked.draws == 1
-    solution = (tmp_path / "ws" / "tasks" / "greedy" / "artifacts" / "solution.py").read_text(encoding="utf-8")
-    assert "return x + x" in solution
+    artifacts = tmp_path / "ws" / "tasks" / "greedy" / "artifacts"
+    assert "return x + x" in (artifacts / "solution.py").read_text(encoding="utf-8")
 
 
 UNDO_GOAL = '''Write the Python function `undo` in solution.py, as the signature and docstring below \
@@ -229,6 +229,23 @@ def test_which_goals_are_piecewise_and_what_is_asked() -> None:
     code = "def double(x):\n    return x + x\n\ndef triple(x):\n    'Three.'\n"
     # verified pieces and those written without examples are not asked for; a stub is
     assert [p.name for p in to_ask(pieces, ["double"], code)] == ["triple", "six_times"]
+
+
+def test_a_function_is_a_helper_where_it_is_called_not_where_its_name_is_a_word() -> None:
+    # HumanEval/10 and /12 in one goal: "the longest postfix" is prose, not a call of `longest`
+    goal = (
+        "Write the functions below in solution.py:\n\n```python\n"
+        "def longest(strings: list) -> str:\n    \"\"\"The longest one.\n    >>> longest(['a', 'bb'])\n"
+        '    \'bb\'\n    """\n\n\n'
+        "def is_palindrome(s: str) -> bool:\n    return s == s[::-1]\n\n\n"
+        'def shortest(s: str) -> str:\n    """Find the longest postfix that is_palindrome accepts.\n'
+        "    >>> shortest('cat')\n    'catac'\n    \"\"\"\n\n\n"
+        'def both(s: str) -> str:\n    """shortest(s), then longest([s, s]).\n    >>> both(\'a\')\n'
+        '    \'a\'\n    """\n```\n'
+    )
+    helpers = {p.name: p.helpers for p in pieces_of(goal)}
+    assert helpers["shortest"] == ["is_palindrome"]
+    assert helpers["both"] == ["longest", "is_palindrome", "shortest"]
 
 
 def test_a_draft_that_does_not_parse_or_lacks_the_body_is_not_spliced() -> None:
