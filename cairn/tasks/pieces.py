@@ -87,7 +87,11 @@ def _pieces(goal: str) -> tuple[Piece, ...]:
             helpers=[
                 other
                 for other in names
-                if other != name and ((other in neighbours[name] and other in given) or named_in(stub, other))
+                if other != name
+                and (
+                    (other in neighbours[name] and other in given)
+                    or named_in(stub, other, above=names.index(other) < names.index(name))
+                )
             ],
             given=name in given,
         )
@@ -95,20 +99,24 @@ def _pieces(goal: str) -> tuple[Piece, ...]:
     )
 
 
-def named_in(text: str, function: str) -> bool:
-    """Whether `text` names the function: called (`g(x)`), in backticks, or, a name no word of
-    prose could be (`is_palindrome`), anywhere. A plain word is prose too: HumanEval/10's
-    "Find the longest postfix" is not a call of HumanEval/12's `longest`.
+def named_in(text: str, function: str, above: bool = False) -> bool:
+    """Whether `text` names the function: called (`g(x)`), in backticks, or by a name no word of
+    prose could be (`is_palindrome`), anywhere; by a plain word only when the function is defined
+    `above` it (helpers first, as a goal reads top down). HumanEval/10's "the longest postfix" is
+    not HumanEval/12's `longest`, defined after it; a library's "the words of text (see words)"
+    is its `words`, defined before.
 
     >>> named_in("Find the longest postfix", "longest"), named_in("see longest(xs)", "longest")
     (False, True)
+    >>> named_in("the distinct words of text (see words)", "words", above=True)
+    True
     >>> named_in("uses is_palindrome on each", "is_palindrome"), named_in("calls `double`", "double")
     (True, True)
     """
     word = re.escape(function)
     if re.search(rf"\b{word}\s*\(|`{word}`", text):
         return True
-    return not function.isalpha() and re.search(rf"\b{word}\b", text) is not None
+    return (above or not function.isalpha()) and re.search(rf"\b{word}\b", text) is not None
 
 
 def preamble(goal: str) -> str:

@@ -231,21 +231,27 @@ def test_which_goals_are_piecewise_and_what_is_asked() -> None:
     assert [p.name for p in to_ask(pieces, ["double"], code)] == ["triple", "six_times"]
 
 
-def test_a_function_is_a_helper_where_it_is_called_not_where_its_name_is_a_word() -> None:
-    # HumanEval/10 and /12 in one goal: "the longest postfix" is prose, not a call of `longest`
+def test_a_function_is_a_helper_where_it_is_called_or_named_above_it() -> None:
+    # HumanEval/10 and /12 in one goal: "the longest postfix" is prose, not a call of `longest`,
+    # defined after it; a plain word names a helper defined above ("see words"), a call anywhere
     goal = (
         "Write the functions below in solution.py:\n\n```python\n"
-        "def longest(strings: list) -> str:\n    \"\"\"The longest one.\n    >>> longest(['a', 'bb'])\n"
-        '    \'bb\'\n    """\n\n\n'
+        'def words(text: str) -> list:\n    """Its lowercase words.\n    >>> words(\'A b\')\n'
+        "    ['a', 'b']\n    \"\"\"\n\n\n"
         "def is_palindrome(s: str) -> bool:\n    return s == s[::-1]\n\n\n"
         'def shortest(s: str) -> str:\n    """Find the longest postfix that is_palindrome accepts.\n'
         "    >>> shortest('cat')\n    'catac'\n    \"\"\"\n\n\n"
+        'def rank(text: str) -> list:\n    """The distinct words of text (see words).\n'
+        "    >>> rank('b a b')\n    ['b', 'a']\n    \"\"\"\n\n\n"
         'def both(s: str) -> str:\n    """shortest(s), then longest([s, s]).\n    >>> both(\'a\')\n'
-        '    \'a\'\n    """\n```\n'
+        '    \'a\'\n    """\n\n\n'
+        "def longest(strings: list) -> str:\n    \"\"\"The longest one.\n    >>> longest(['a', 'bb'])\n"
+        '    \'bb\'\n    """\n```\n'
     )
     helpers = {p.name: p.helpers for p in pieces_of(goal)}
     assert helpers["shortest"] == ["is_palindrome"]
-    assert helpers["both"] == ["longest", "is_palindrome", "shortest"]
+    assert helpers["rank"] == ["words", "is_palindrome"]  # is_palindrome: given, above it
+    assert helpers["both"] == ["is_palindrome", "shortest", "longest"]
 
 
 def test_a_draft_that_does_not_parse_or_lacks_the_body_is_not_spliced() -> None:
