@@ -226,10 +226,13 @@ LINES_REPLY: Final = (
 DRAW_TEMPERATURE: Final = 0.8
 SPLIT_HEAD: Final = "Two versions of it disagree:"  # a `write` shown where two samples differ
 SPLIT_ASK: Final = "Write it as its docstring says."
+DRAW_MARK: Final = "sample"  # `cairn-call: write sample 2`: a redraw's nth sample, read back
 
 
 # A piece's first draw is asked as a user asks the model without Cairn: this line, then the code
 # (no data label, no JSON block). Read back, its file is not named: `FUNCTION_FILE` stands in.
+# Its redraws are asked the same bare way (the code is the user's own goal and the model's own
+# failures, not a source's text); which sample one is rides on the header line: `DRAW_MARK`.
 FUNCTION_ASK: Final = (
     "Complete this Python function. Reply with the whole function, its imports included, in one "
     "fenced code block."
@@ -245,21 +248,18 @@ def _plain_write(payload: WriteInput) -> list[Message]:
     Shown the write instructions, the 1.5B wrote HumanEval/10's signature and docstring back five
     times in five phrasings; shown only the file and "complete it", it wrote the body."""
     code = payload.current[0]
-    system: Message = {"role": "system", "content": f"{HEADER} write\n{PLAIN_WRITE}"}
+    sample = f" {DRAW_MARK} {payload.draw}" if payload.draw else ""
+    system: Message = {"role": "system", "content": f"{HEADER} write{sample}\n{PLAIN_WRITE}"}
     if payload.reply == "function":
         function = f"{FUNCTION_ASK}\n\n```python\n{code.text.rstrip()}\n```"
         return [system, {"role": "user", "content": function}]
-    data = json.dumps({"bodies": payload.bodies, "draw": payload.draw, "form": payload.form}, indent=2)
     names = ", ".join(body.partition(" in ")[0] for body in payload.bodies)
     ask = f"Complete the Python code of {code.source}: write the body of {names}."
     if payload.tests:
         ask += f" Its last version failed: {payload.tests}"
     if payload.disagreement:
         ask += f" {SPLIT_HEAD} {payload.disagreement}. {SPLIT_ASK}"
-    user = (
-        f"{DATA_LABEL}\n\nInput for `write`:\n```json\n{data}\n```\n\n{ask} {_REPLIES[payload.reply]}\n\n"
-        f"```python\n{code.text.rstrip()}\n```"
-    )
+    user = f"{ask} {_REPLIES[payload.reply]}\n\n```python\n{code.text.rstrip()}\n```"
     return [system, {"role": "user", "content": user}]
 
 
@@ -387,6 +387,8 @@ def parse_request(messages: list[Message]) -> tuple[CallKind, Schema]:
         return kind, _asked(messages)
     if kind == "write" and (function := _function_asked(messages)) is not None:
         return kind, function
+    if kind == "write" and (redrawn := _redraw_asked(messages)) is not None:
+        return kind, redrawn
     block = _first_json_block(messages)
     if kind in FILE_REPLIES:  # the goal follows the JSON block as plain text
         block = json.dumps({**json.loads(block), "goal": _plain_goal(messages)})
@@ -417,6 +419,20 @@ def _function_asked(messages: list[Message]) -> WriteInput | None:
     )
 
 
+def _redraw_asked(messages: list[Message]) -> WriteInput | None:
+    """A plain-form redraw read back (`_plain_write`): the bodies asked for are named in its ask,
+    the sample on the header line. A request with a JSON block is an older one, read as it was."""
+    user = next((str(m.get("content") or "") for m in messages if m.get("role") == "user"), "")
+    found = re.match(r"Complete the Python code of (\S+?): write the body of (.*?)\.(?: |$)", user)
+    if found is None or user.startswith(DATA_LABEL):
+        return None
+    bodies = [f"{name} in {found.group(1)}" for name in found.group(2).split(", ")]
+    drawn = re.search(rf" {DRAW_MARK} (\d+)$", _header(messages))
+    draw = int(drawn.group(1)) if drawn else 0
+    asked = WriteInput(goal="", form="plain", bodies=bodies, draw=draw)
+    return asked.model_copy(update=_plain_asked(messages))
+
+
 def _asked(messages: list[Message]) -> AskInput:
     """An `ask` request read back (`_ask` wrote it)."""
     user = next((str(m.get("content") or "") for m in messages if m.get("role") == "user"), "")
@@ -437,17 +453,24 @@ def _judged(messages: list[Message]) -> JudgeInput:
     return JudgeInput(line=found.group(1), question=found.group(2), answer=found.group(3))
 
 
-def _kind(messages: list[Message]) -> CallKind:
+def _header(messages: list[Message]) -> str:
+    """The system message's first line (`cairn-call: write sample 2`), or "" when none."""
     for message in messages:
-        if message.get("role") == "system":
-            first = str(message.get("content") or "").split("\n", 1)[0]
-            if first.startswith(HEADER):
-                name = first[len(HEADER) :].strip()
-                for kind in get_args(CallKind):
-                    if kind == name:
-                        return kind  # type: ignore[no-any-return]
-                raise PromptError(f"unknown call kind {name!r}")
-    raise PromptError(f"no system message starting with {HEADER!r}")
+        first = str(message.get("content") or "").split("\n", 1)[0]
+        if message.get("role") == "system" and first.startswith(HEADER):
+            return first
+    return ""
+
+
+def _kind(messages: list[Message]) -> CallKind:
+    first = _header(messages)
+    if not first.startswith(HEADER):
+        raise PromptError(f"no system message starting with {HEADER!r}")
+    name = first[len(HEADER) :].strip().partition(" ")[0]
+    for kind in get_args(CallKind):
+        if kind == name:
+            return kind  # type: ignore[no-any-return]
+    raise PromptError(f"unknown call kind {name!r}")
 
 
 def _first_json_block(messages: list[Message]) -> str:
