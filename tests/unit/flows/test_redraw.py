@@ -109,7 +109,10 @@ def test_the_plain_form_shows_the_file_and_one_ask_and_reads_back() -> None:
         tests="make(\"ab\") returned 'abba'; the goal expects 'aba'.",
     )
     system, user = render("write", payload)
-    assert system["content"].splitlines() == ["cairn-call: write sample 1", "Complete the code the user gives."]
+    assert system["content"].splitlines() == [
+        "cairn-call: write sample 1",
+        "Complete the code the user gives.",
+    ]
     assert INSTRUCTIONS["write"] not in system["content"]  # the instructions the 1.5B parroted past
     # Asked as a user asks it: no data label, no JSON block (about 115 tokens a redraw).
     assert user["content"].startswith("Complete the Python code of solution.py: write the body of make.")
