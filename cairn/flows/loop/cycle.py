@@ -33,7 +33,7 @@ from cairn.core import (
     Verdict,
 )
 from cairn.flows.loop.policy import Decision, LoopPolicy, decide
-from cairn.flows.loop.unverified import keep_best_answer
+from cairn.flows.loop.unverified import ANSWER_KEPT, keep_best_answer
 from cairn.flows.steps.session import Session, deliverable_text, learner_for, report_path
 from cairn.memory.context.levels import apply_promotions
 from cairn.memory.log.state import TaskState
@@ -41,7 +41,6 @@ from cairn.tasks.task_grounding import checked_for, full_output_reader
 from cairn.tasks.validation import has_tests, validate
 
 Iterate = Callable[[int, IterationMode, bool], object]
-ANSWER_KEPT = 20_000  # characters of the deliverable a verdict keeps (the best is restored at the end)
 
 
 class TaskResult(Frozen):

@@ -16,13 +16,15 @@ and its unmet checks are in `cairn show`, the result page in Prefect's UI and `-
 from __future__ import annotations
 
 import time
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 
 from cairn.core import FileRecorded, Verdict
 from cairn.flows.steps.session import Session
 from cairn.tasks.evidence import classify, register_file
 from cairn.tasks.grounding import UNVERIFIED
 from cairn.tasks.tools.base import WrittenFile
+
+ANSWER_KEPT = 20_000  # characters of the deliverable a verdict keeps (the whole one is on disk and in git)
 
 
 def best_verdict(verdicts: list[Verdict]) -> Verdict | None:
@@ -47,7 +49,8 @@ def keep_best_answer(session: Session, reason: str) -> list[FileRecorded]:
         return []
     repo = session.recorder.repo
     target = repo.artifacts / PurePosixPath(best.deliverable)
-    text = f"{banner(reason, best.unmet)}\n{_without_banner(best.answer)}"
+    on_disk = _on_disk(target) if best is state.verdicts[-1] else ""  # the file as that verdict read it
+    text = f"{banner(reason, best.unmet)}\n{_whole(best, on_disk)}"
     target.write_text(text, encoding="utf-8")
     repo.commit(
         [target], f"Task incomplete: best answer (iteration {best.iteration}) kept, marked unverified"
@@ -55,6 +58,28 @@ def keep_best_answer(session: Session, reason: str) -> list[FileRecorded]:
     written = WrittenFile(path=best.deliverable, content=text)
     file, code = register_file("finish", written, state.files.get(best.deliverable), time.time())
     return [FileRecorded(file=file, code=code)]
+
+
+def _whole(best: Verdict, written: str) -> str:
+    """The best answer whole. A verdict keeps its first `ANSWER_KEPT` characters: a ledger of 250
+    items is longer, and written back from that copy it ended mid-row. When the best is the last
+    verdict, the file (`written`) is it; else the copy up to its last whole line, saying so."""
+    kept = _without_banner(best.answer)
+    if len(best.answer) < ANSWER_KEPT:
+        return kept
+    now = _without_banner(written) if written.strip() else ""
+    if now.startswith(kept.rstrip("\n")):
+        return now
+    cut = kept[: kept.rstrip("\n").rfind("\n") + 1]
+    where = f"iteration {best.iteration}'s whole answer is in the task's git history"
+    return f"{cut}\n(Cut at {ANSWER_KEPT:,} characters: {where}.)\n"
+
+
+def _on_disk(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
 
 
 def _without_banner(text: str) -> str:

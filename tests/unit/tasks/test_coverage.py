@@ -243,3 +243,20 @@ def test_a_question_that_seemed_to_range_over_a_kind_and_found_none_is_answered_
     assert result.stop_reason.startswith(("unverified", "complete")), result.stop_reason
     answer = Path(str(result.report_path)).read_text(encoding="utf-8")
     assert goal + " " in answer and "| spirit" not in answer
+
+
+def test_a_ledger_longer_than_a_verdict_keeps_is_written_back_whole(tmp_path: Path) -> None:
+    """A verdict keeps the first 20,000 characters of the deliverable; a task stopped early wrote
+    its best answer back from that copy, and a ledger of 250 services ended mid-row (`| vakafe |
+    Unver`). The report kept is the whole ledger, every row whole."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    rows = "\n".join(f"svc-{n:03},Team Finch,{100 + n}" for n in range(240))
+    (folder / "all.csv").write_text(f"service,owner,p95 latency budget (ms)\n{rows}\n", encoding="utf-8")
+    (folder / "later.md").write_text("# Later\n\nNothing yet.\n", encoding="utf-8")
+    config = RunConfig(workspace=str(tmp_path / "ws"), model="cairn/offline", read_batch=1, max_iterations=1)
+    result = run_whole_task(config, "t", GOAL, [folder])
+    assert result.status == "incomplete"
+    report = Path(str(result.report_path)).read_text(encoding="utf-8")
+    assert len(report) > 20_000 and report.count("| svc-") == 240
+    assert all(line.endswith("|") for line in report.splitlines() if line.startswith("| svc-"))
