@@ -104,12 +104,41 @@ def _of_sentence(
     given = sentence_features(asking, read, n)
     shared = {f"s_{name}": given[name] for name in _SENTENCE_INPUTS}
     shared |= {"s_is_best": float(rank == 0), "s_margin": margin}
+    keys = record_keys(s.unit.said)
     out = []
     for span, text, kind, vector in zip(found, texts, shapes, vectors, strict=True):
+        if _inside(s, span, keys):  # a record's key names its field: `ms_at_95th_percentile: 260`
+            continue
         features = span_features(asking, s, span, kind, vector, alike[kind]) | shared
         if features["in_q"] < 1.0 and text.lower() not in UNITS:  # nor only the question's words, nor a unit
             out.append(Candidate(text, n, span, kind, features, ranker.probability(features)))
     return out
+
+
+def record_keys(said: str) -> list[tuple[int, int]]:
+    """Where the keys of a record stand in its words (`system: zudov; response target ms 95th:
+    320`, as a table row, a front matter or a CSV row is read): two or more `key: value` pairs.
+    A key is the field's name, never its value.
+
+    >>> said = "system: zudov; response target ms 95th: 320"
+    >>> [said[a:b] for a, b in record_keys(said)]
+    ['system', 'response target ms 95th']
+    >>> record_keys("Caroline: I went to the support group; it was great.")
+    []
+    """
+    keys: list[tuple[int, int]] = []
+    at = 0
+    for part in said.split("; "):
+        key, colon, _ = part.partition(": ")
+        if colon and key.strip():
+            keys.append((at, at + len(key)))
+        at += len(part) + 2
+    return keys if len(keys) >= 2 and len(keys) == said.count("; ") + 1 else []
+
+
+def _inside(s: Sentence, span: Span, keys: list[tuple[int, int]]) -> bool:
+    start, end = s.words[span[0]].start, s.words[span[1] - 1].end
+    return any(a <= start and end <= b for a, b in keys)
 
 
 def _shape(s: Sentence, span: Span) -> Shape:

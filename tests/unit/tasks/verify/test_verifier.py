@@ -103,6 +103,17 @@ def test_a_value_the_answer_gives_is_proven_only_at_the_complete_threshold() -> 
     )
 
 
+def test_a_records_key_is_the_fields_name_never_its_value() -> None:
+    """A front matter `ms_at_95th_percentile: 260` gave `95` as the p95 budget: the figure of its key."""
+    from cairn.tasks.verify.reader import candidates
+
+    text = "---\nsystem: achast resolver\nms_at_95th_percentile: 260\nresponsible_team: Team Curlew\n---\n"
+    read = Corpus(units_of("source:achast-resolver.md", text))
+    asking = Asking.of(read_question("What is the p95 latency budget of achast resolver?"), read)
+    found = [c.text for c in candidates(asking, read, load_verifier().ranker)]
+    assert found[0] == "260" and not {"95", "95th", "95th percentile"} & set(found)
+
+
 def test_absence_is_claimed_only_after_every_source_was_read_and_below_the_absent_threshold() -> None:
     read = Corpus(
         units_of("source:t.md", "The search service has a p95 latency of 180 ms. Lunch is at noon.")
