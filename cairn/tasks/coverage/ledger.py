@@ -163,7 +163,26 @@ class Ledger:
         )
         question = read_question(self.goal.question(field, name))
         found, thresholds = scored(question, read, among=among)
+        if exhausted and not any(s.probability >= thresholds.absent for s in found):
+            unplaced = self._unplaced(item, field, among)
+            if unplaced:  # no proof of absence: give the labelled value no other field took
+                found, _ = scored(question, read, among=among, said=lambda v, _: _within(v, unplaced))
+                inside = [s for s in found if s.given]
+                return _judged(inside + [s for s in found if not s.given], thresholds, read, False)
         return _judged(found, thresholds, read, exhausted)
+
+    def _unplaced(self, item: str, field: str, among: list[int]) -> list[str]:
+        """The values of the item's `label: value` pairs (a record's, a table row's, `Deletion
+        schedule: 210 days`) that are neither the item's name nor the likeliest value of another
+        field: while one stands, a field is not proven absent, whatever its label's words."""
+        name = self.name(item)
+        taken = {key(name)}
+        for other in self.goal.fields:
+            if other != field:
+                found, _ = scored(read_question(self.goal.question(other, name)), self._read(), among=among)
+                taken |= {found[0].candidate.key} if found else set()
+        values = [value for n in among for value in _pair_values(self.units[n].said)]
+        return [v for v in values if not any(t in v or v in t for t in taken)]
 
     def _read(self) -> Corpus:
         """The units read so far, as the verifier reads them (built again only after new reads)."""
@@ -256,6 +275,25 @@ def _dated(unit: Unit) -> date | None:
         return day
     full = [date(d.year, d.month, d.day) for d in dates(unit.said) if d.year and d.day]
     return max(full, default=None)
+
+
+def _pair_values(said: str) -> list[str]:
+    """The values of a line's `label: value` pairs (`; ` between pairs, as a record is read), keyed
+    as candidates are (`key`), figures and words alike.
+
+    >>> _pair_values("Name: mirdal; Run by: Team Waxwing; Answer within (ms, 95%): 870")
+    ['mirdal', 'team waxwing', '870']
+    >>> _pair_values("Tomasz Achebe is the point of contact for astrin.")
+    []
+    """
+    pairs = [part.partition(": ") for part in said.split("; ")]
+    return [
+        " ".join(value.lower().split()).strip(" .") for _, colon, value in pairs if colon and value.strip()
+    ]
+
+
+def _within(value: str, values: list[str]) -> bool:
+    return " ".join(value.lower().split()) in " | ".join(values)
 
 
 def _join(under: str, heading: str) -> str:

@@ -163,6 +163,25 @@ def test_a_field_is_not_given_only_once_every_source_was_read_and_no_candidate_i
     assert _ledger(files, exhausted=True)["inbox"][1] == ("", "not_given")
 
 
+def test_a_field_is_not_proven_absent_while_a_labelled_value_of_its_item_is_unplaced(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`Answer within (ms, 95%): 870` shares no word with "its p95 latency budget" and scored under
+    the absence threshold: the row said "not given" for a value its own line states. A value under
+    a label that is not the item's name nor another field's value leaves the field unverified."""
+    files = {
+        "register.md": "| Name | Run by | Answer within (ms, 95%) |\n| --- | --- | --- |\n"
+        "| mirdal | Team Waxwing | 870 |\n",
+        "kagan.md": "Service: kagan; Run by: Team Chough.\n\nThe kagan service is run by Team Chough.\n",
+    }
+    shipped = load_verifier()
+    strict = shipped.model_copy(update={"thresholds": {"offline": Thresholds(complete=1.0, absent=0.999)}})
+    monkeypatch.setattr("cairn.tasks.verify.decision.load_verifier", lambda: strict)
+    rows = _ledger(files, exhausted=True)
+    assert rows["mirdal"][1] == ("870", "unverified")
+    assert rows["kagan"][1] == ("", "not_given")  # its lines state its name and owner, nothing else
+
+
 def test_a_batch_is_what_fits_the_budget_or_what_is_forced() -> None:
     assert reads_batch(1000, [300] * 10, None) == 3
     assert reads_batch(100, [300] * 10, None) == 1  # one file at least, however large
