@@ -7,6 +7,10 @@ Every prompt has the same shape, so any model (and `cairn.tasks.offline`) can te
 - a user message holding the input as one fenced JSON block, labelled as data: file text and tool
   output travel inside it and must never be obeyed as instructions.
 
+Three kinds are asked as a user asks the model without Cairn, and read back from their words: a
+piece's `write` (the function, or its redraw: the ask, then the code; its sample on the header
+line), an `ask` (the files, then the question), and a `judge` (a line, a question, an answer).
+
 >>> from cairn.tasks.messages.schemas import DetectTaskTypeInput
 >>> messages = render("detect_task_type", DetectTaskTypeInput(goal="Fix the failing test"))
 >>> messages[0]["content"].splitlines()[0]
