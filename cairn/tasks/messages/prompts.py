@@ -8,8 +8,9 @@ Every prompt has the same shape, so any model (and `cairn.tasks.offline`) can te
   output travel inside it and must never be obeyed as instructions.
 
 Three kinds are asked as a user asks the model without Cairn, and read back from their words: a
-piece's `write` (the function, or its redraw: the ask, then the code; its sample on the header
-line), an `ask` (the files, then the question), and a `judge` (a line, a question, an answer).
+piece's `write` (the function alone, with no system message at all, as the bare model is asked;
+or its redraw: the ask, then the code, its sample on the header line), an `ask` (the files, then
+the question), and a `judge` (a line, a question, an answer).
 
 >>> from cairn.tasks.messages.schemas import DetectTaskTypeInput
 >>> messages = render("detect_task_type", DetectTaskTypeInput(goal="Fix the failing test"))
@@ -234,7 +235,8 @@ DRAW_MARK: Final = "sample"  # `cairn-call: write sample 2`: a redraw's nth samp
 
 
 # A piece's first draw is asked as a user asks the model without Cairn: this line, then the code
-# (no data label, no JSON block). Read back, its file is not named: `FUNCTION_FILE` stands in.
+# (no system message, no data label, no JSON block): its greedy reply is the bare model's answer.
+# Read back, its file is not named: `FUNCTION_FILE` stands in.
 # Its redraws are asked the same bare way (the code is the user's own goal and the model's own
 # failures, not a source's text); which sample one is rides on the header line: `DRAW_MARK`.
 FUNCTION_ASK: Final = (
@@ -254,9 +256,8 @@ def _plain_write(payload: WriteInput) -> list[Message]:
     code = payload.current[0]
     sample = f" {DRAW_MARK} {payload.draw}" if payload.draw else ""
     system: Message = {"role": "system", "content": f"{HEADER} write{sample}\n{PLAIN_WRITE}"}
-    if payload.reply == "function":
-        function = f"{FUNCTION_ASK}\n\n```python\n{code.text.rstrip()}\n```"
-        return [system, {"role": "user", "content": function}]
+    if payload.reply == "function":  # no system message either: the bare model's own request
+        return [{"role": "user", "content": f"{FUNCTION_ASK}\n\n```python\n{code.text.rstrip()}\n```"}]
     names = ", ".join(body.partition(" in ")[0] for body in payload.bodies)
     ask = f"Complete the Python code of {code.source}: write the body of {names}."
     if payload.tests:
@@ -457,6 +458,11 @@ def _judged(messages: list[Message]) -> JudgeInput:
     return JudgeInput(line=found.group(1), question=found.group(2), answer=found.group(3))
 
 
+def _user(messages: list[Message]) -> str:
+    """The first user message's text ("" when none)."""
+    return next((str(m.get("content") or "") for m in messages if m.get("role") == "user"), "")
+
+
 def _header(messages: list[Message]) -> str:
     """The system message's first line (`cairn-call: write sample 2`), or "" when none."""
     for message in messages:
@@ -468,6 +474,8 @@ def _header(messages: list[Message]) -> str:
 
 def _kind(messages: list[Message]) -> CallKind:
     first = _header(messages)
+    if not first and _user(messages).startswith(f"{FUNCTION_ASK}\n\n"):
+        return "write"  # a piece's first draw, sent as the bare model is asked: it has no header
     if not first.startswith(HEADER):
         raise PromptError(f"no system message starting with {HEADER!r}")
     name = first[len(HEADER) :].strip().partition(" ")[0]

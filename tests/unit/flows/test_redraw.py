@@ -126,7 +126,8 @@ def test_the_plain_form_shows_the_file_and_one_ask_and_reads_back() -> None:
 
 
 def test_a_first_draw_is_the_function_asked_as_without_cairn_and_reads_back() -> None:
-    """No data label, no JSON block: the line and the code a user would send the model alone."""
+    """No system message, data label or JSON block: the line and the code a user would send the model
+    alone (the bare model's greedy answer to it, HumanEval's sort_numbers among them, is its own)."""
     helper = 'def half(x):\n    """Half."""\n    ...\n\n\n'
     payload = goal_input(
         form="plain",
@@ -134,15 +135,17 @@ def test_a_first_draw_is_the_function_asked_as_without_cairn_and_reads_back() ->
         current=[Excerpt(source="solution.py", text=helper + SIGNATURE)],
         reply="function",
     )
-    system, user = render("write", payload)
-    assert system["content"].splitlines() == ["cairn-call: write", "Complete the code the user gives."]
-    assert user["content"] == f"{FUNCTION_ASK}\n\n```python\n{helper}{SIGNATURE.rstrip()}\n```"
-    kind, back = parse_request([system, user])
+    (user,) = render("write", payload)  # no system message: the request the bare model is sent
+    assert user == {
+        "role": "user",
+        "content": f"{FUNCTION_ASK}\n\n```python\n{helper}{SIGNATURE.rstrip()}\n```",
+    }
+    kind, back = parse_request([user])
     assert kind == "write" and isinstance(back, WriteInput)
     read = (back.form, back.draw, back.reply, back.bodies)
     assert read == ("plain", 0, "function", ["make in function.py"])
     assert back.current[0].text == helper + SIGNATURE.rstrip() + "\n"
-    assert "def make" in respond([system, user])  # offline, the code comes back as it is
+    assert "def make" in respond([user])  # offline, the code comes back as it is
 
 
 def test_the_full_form_shows_nothing_of_the_plain_one() -> None:
