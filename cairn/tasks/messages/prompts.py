@@ -282,7 +282,7 @@ def sampling(payload: Schema) -> dict[str, float]:
 
 def _plain_excerpts(messages: list[Message]) -> list[Excerpt]:
     """The files' words `plain_words` wrote after the JSON block, read back (`=== path ===` heads)."""
-    user = next((str(m.get("content") or "") for m in messages if m.get("role") == "user"), "")
+    user = _user(messages)
     words = user.partition(f"\n\n{WORDS_HEAD}\n\n")[2].rpartition("\n\nGoal: ")[0]
     for head in (CODE_HEAD, RUN_HEAD):
         words = f"\n\n{words}".split(f"\n\n{head}\n\n")[0].removeprefix("\n\n")
@@ -291,7 +291,7 @@ def _plain_excerpts(messages: list[Message]) -> list[Excerpt]:
 
 
 def _plain_goal(messages: list[Message]) -> str:
-    user = next((str(m.get("content") or "") for m in messages if m.get("role") == "user"), "")
+    user = _user(messages)
     if "\n\nGoal: " not in user:
         return ""  # the plain form: the file is the goal
     return user.rpartition("\n\nGoal: ")[2].partition(f"\n\n{WANTED_HEAD} ")[0]  # the goal's own words
@@ -300,7 +300,7 @@ def _plain_goal(messages: list[Message]) -> str:
 def _plain_asked(messages: list[Message]) -> dict[str, object]:
     """The file a plain-form `write` asks to complete, what its last version got wrong and where two
     samples disagree, read back."""
-    user = next((str(m.get("content") or "") for m in messages if m.get("role") == "user"), "")
+    user = _user(messages)
     found = re.search(r"Complete the Python code of (\S+?):.*?\n```python\n(.*)\n```$", user, re.S)
     replies = "|".join(re.escape(line) for line in _REPLIES.values())
     failed = re.search(rf"Its last version failed: (.*?) (?:{replies})", user, re.S)
@@ -410,7 +410,7 @@ def parse_request(messages: list[Message]) -> tuple[CallKind, Schema]:
 
 def _function_asked(messages: list[Message]) -> WriteInput | None:
     """A piece's first draw read back (`FUNCTION_ASK`): the function asked for is the code's last."""
-    user = next((str(m.get("content") or "") for m in messages if m.get("role") == "user"), "")
+    user = _user(messages)
     found = re.fullmatch(rf"{re.escape(FUNCTION_ASK)}\n\n```python\n(.*)\n```", user, re.S)
     if found is None:
         return None
@@ -427,7 +427,7 @@ def _function_asked(messages: list[Message]) -> WriteInput | None:
 def _redraw_asked(messages: list[Message]) -> WriteInput | None:
     """A plain-form redraw read back (`_plain_write`): the bodies asked for are named in its ask,
     the sample on the header line. A request with a JSON block is an older one, read as it was."""
-    user = next((str(m.get("content") or "") for m in messages if m.get("role") == "user"), "")
+    user = _user(messages)
     found = re.match(r"Complete the Python code of (\S+?): write the body of (.*?)\.(?: |$)", user)
     if found is None or user.startswith(DATA_LABEL):
         return None
@@ -440,7 +440,7 @@ def _redraw_asked(messages: list[Message]) -> WriteInput | None:
 
 def _asked(messages: list[Message]) -> AskInput:
     """An `ask` request read back (`_ask` wrote it)."""
-    user = next((str(m.get("content") or "") for m in messages if m.get("role") == "user"), "")
+    user = _user(messages)
     body, _, question = user.rpartition("\n\nQuestion: ")
     if not _:
         raise PromptError("an ask request without its question")
@@ -451,7 +451,7 @@ def _asked(messages: list[Message]) -> AskInput:
 
 def _judged(messages: list[Message]) -> JudgeInput:
     """A `judge` request read back (`_judge` wrote it)."""
-    user = next((str(m.get("content") or "") for m in messages if m.get("role") == "user"), "")
+    user = _user(messages)
     found = re.search(r"\nLine: (.*)\nQuestion: (.*)\nAnswer: (.*)\n\n", user, re.S)
     if found is None:
         raise PromptError("a judge request without its line, question and answer")
