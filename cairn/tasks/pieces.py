@@ -56,6 +56,9 @@ class Piece(Frozen):
     # the goal's other functions its stub names, or its code block gives whole before it
     helpers: list[str] = Field(default_factory=list)
     given: bool = False  # the goal writes its body too (HumanEval/10's `is_palindrome`): never asked
+    # the import lines of the block that gives it, and of blocks that give no function: what the
+    # goal shows beside it (HumanEval/1 alone says `from typing import List`, not every problem's)
+    imports: str = ""
 
 
 def pieces_of(goal: str) -> list[Piece]:
@@ -70,9 +73,14 @@ def _pieces(goal: str) -> tuple[Piece, ...]:
     stubs: dict[str, str] = {}
     given: set[str] = set()
     neighbours: dict[str, list[str]] = {}  # the functions a block defines before each of its own
+    imports: dict[str, list[str]] = {}
+    blocks: dict[str, str] = {}  # the block that first gives each function
+    shared = [line for block in _blocks(goal) if not _functions(block) for line in _import_lines(block)]
     for block in _blocks(goal):
         before: list[str] = []
         for node in _functions(block):
+            imports.setdefault(node.name, _import_lines(block))
+            blocks.setdefault(node.name, block)
             neighbours.setdefault(node.name, list(before))
             before.append(node.name)
             if node.name not in stubs and not bodiless(node):
@@ -90,13 +98,21 @@ def _pieces(goal: str) -> tuple[Piece, ...]:
                 if other != name
                 and (
                     (other in neighbours[name] and other in given)
-                    or named_in(stub, other, above=names.index(other) < names.index(name))
+                    # a plain word names a helper only above it in the same block: HumanEval/14's
+                    # "from shortest to longest" is not HumanEval/12's `longest`, asked apart
+                    or named_in(stub, other, above=_above(other, name, names, blocks))
                 )
             ],
             given=name in given,
+            imports=_joined(shared + imports[name]),
         )
         for name, stub in stubs.items()
     )
+
+
+def _above(other: str, name: str, names: list[str], blocks: dict[str, str]) -> bool:
+    """Whether `other` is given before `name` in the same block of code."""
+    return names.index(other) < names.index(name) and blocks[other] == blocks[name]
 
 
 def named_in(text: str, function: str, above: bool = False) -> bool:
@@ -121,18 +137,22 @@ def named_in(text: str, function: str, above: bool = False) -> bool:
 
 def preamble(goal: str) -> str:
     """The import lines of the goal's code, once each: what every piece's module starts with."""
-    lines: list[str] = []
-    for block in _blocks(goal):
-        try:
-            tree = ast.parse(block)
-        except SyntaxError:
-            continue
-        for node in tree.body:
-            if isinstance(node, ast.Import | ast.ImportFrom):
-                text = ast.get_source_segment(block, node) or ""
-                if text and text not in lines:
-                    lines.append(text)
-    return "".join(f"{line}\n" for line in lines)
+    return _joined([line for block in _blocks(goal) for line in _import_lines(block)])
+
+
+def _import_lines(block: str) -> list[str]:
+    """The top-level import statements of one block of code, as written."""
+    try:
+        tree = ast.parse(block)
+    except SyntaxError:
+        return []
+    nodes = [node for node in tree.body if isinstance(node, ast.Import | ast.ImportFrom)]
+    return [text for node in nodes if (text := ast.get_source_segment(block, node))]
+
+
+def _joined(lines: list[str]) -> str:
+    """Lines once each, in order, one per line."""
+    return "".join(f"{line}\n" for line in dict.fromkeys(lines))
 
 
 def prose_of(goal: str) -> str:
@@ -146,13 +166,14 @@ def prose_of(goal: str) -> str:
     return _FENCE.sub("(code)", goal)
 
 
-def ask_text(piece: Piece, pieces: list[Piece], goal: str) -> str:
-    """The code a piece is asked to complete: the goal's imports, the stubs of the helpers it
-    names (to call, not to write), and its own stub.
+def ask_text(piece: Piece, pieces: list[Piece]) -> str:
+    """The code a piece is asked to complete: its own imports and its helpers', the stubs of the
+    helpers it names (to call, not to write), and its own stub: for a HumanEval problem, the very
+    prompt the bare model is given.
 
     >>> one = Piece(name="f", stub='def f(x):\\n    "Add one; see g(x)."\\n', helpers=["g"])
     >>> two = Piece(name="g", stub='def g(x):\\n    "Same."\\n')
-    >>> print(ask_text(one, [one, two], ""), end="")
+    >>> print(ask_text(one, [one, two]), end="")
     def g(x):
         "Same."
         ...
@@ -162,7 +183,7 @@ def ask_text(piece: Piece, pieces: list[Piece], goal: str) -> str:
         "Add one; see g(x)."
     """
     helpers = [p for p in pieces if p.name in piece.helpers]
-    imports = preamble(goal)
+    imports = _joined([line for p in [*helpers, piece] for line in p.imports.splitlines()])
     parts = [imports.rstrip("\n")] if imports else []
     parts += [p.stub.rstrip() if p.given else f"{p.stub.rstrip()}\n    ..." for p in helpers]
     parts.append(piece.stub.rstrip())

@@ -217,7 +217,7 @@ class _Samples:
             goal=goal,
             form="plain",
             draw=self.first + n,
-            current=[Excerpt(source=module, text=ask_text(self.piece, pieces, goal))],
+            current=[Excerpt(source=module, text=ask_text(self.piece, pieces))],
             bodies=[f"{self.piece.name} in {module}"],
             tests=tests,
             disagreement=between,

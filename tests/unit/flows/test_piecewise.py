@@ -16,7 +16,7 @@ from cairn.flows.steps.piecewise import PIECES_WHY, asked_pieces, module_file, t
 from cairn.memory.log.workspace import Workspace
 from cairn.tasks.messages.prompts import parse_request
 from cairn.tasks.messages.schemas import FileDraft, Plan, PlanInput, Schema, WriteInput, WriteOutput
-from cairn.tasks.pieces import pieces_of, splice, verified
+from cairn.tasks.pieces import ask_text, pieces_of, splice, verified
 from tests.cassettes.make_pieces_cassette import BODIES, GOAL
 from tests.unit.scripted import answer_with, provided, run_whole_task
 
@@ -252,6 +252,32 @@ def test_a_function_is_a_helper_where_it_is_called_or_named_above_it() -> None:
     assert helpers["shortest"] == ["is_palindrome"]
     assert helpers["rank"] == ["words", "is_palindrome"]  # is_palindrome: given, above it
     assert helpers["both"] == ["is_palindrome", "shortest", "longest"]
+
+
+def test_a_piece_is_asked_with_its_own_blocks_imports_as_the_bare_model_is() -> None:
+    # HumanEval/12 and /14 as one goal, one block each: /14's ask is /14's prompt alone (its one
+    # import, no `longest` for "from shortest to longest", a plain word of another block), not the
+    # module's imports merged; a block of imports alone is every piece's
+    goal = (
+        "Write solution.py with longest, all_prefixes, size.\n\n```python\nimport math\n```\n\n"
+        "```python\nfrom typing import List, Optional\n\n\n"
+        'def longest(strings: List[str]) -> Optional[str]:\n    """The longest one.\n'
+        "    >>> longest(['a', 'bb'])\n    'bb'\n    \"\"\"\n```\n\n"
+        "```python\nfrom typing import List\n\n\n"
+        'def all_prefixes(string: str) -> List[str]:\n    """From shortest to longest.\n'
+        "    >>> all_prefixes('ab')\n    ['a', 'ab']\n    \"\"\"\n```\n\n"
+        '```python\ndef size(xs: list) -> int:\n    """len(longest(xs)).\n'
+        "    >>> size(['a', 'bb'])\n    2\n    \"\"\"\n```\n"
+    )
+    pieces = {p.name: p for p in pieces_of(goal)}
+    asked = ask_text(pieces["all_prefixes"], list(pieces.values()))
+    assert asked.startswith("import math\nfrom typing import List\n\n\ndef all_prefixes(")
+    assert "longest" not in asked.split('"""')[0]  # no helper stub: only its own lines
+    # a call names a helper across blocks; the helper's imports come with its stub
+    assert pieces["size"].helpers == ["longest"]
+    assert ask_text(pieces["size"], list(pieces.values())).startswith(
+        "import math\nfrom typing import List, Optional\n\n\ndef longest("
+    )
 
 
 def test_a_draft_that_does_not_parse_or_lacks_the_body_is_not_spliced() -> None:
