@@ -74,13 +74,13 @@ def _pieces(goal: str) -> tuple[Piece, ...]:
     given: set[str] = set()
     neighbours: dict[str, list[str]] = {}  # the functions a block defines before each of its own
     imports: dict[str, list[str]] = {}
-    blocks: dict[str, str] = {}  # the block that first gives each function
+    blocks: dict[str, int] = {}  # which block (its place in the goal) first gives each function
     shared = [line for block in _blocks(goal) if not _functions(block) for line in _import_lines(block)]
-    for block in _blocks(goal):
+    for at, block in enumerate(_blocks(goal)):
         before: list[str] = []
         for node in _functions(block):
             imports.setdefault(node.name, _import_lines(block))
-            blocks.setdefault(node.name, block)
+            blocks.setdefault(node.name, at)
             neighbours.setdefault(node.name, list(before))
             before.append(node.name)
             if node.name not in stubs and not bodiless(node):
@@ -110,7 +110,7 @@ def _pieces(goal: str) -> tuple[Piece, ...]:
     )
 
 
-def _above(other: str, name: str, names: list[str], blocks: dict[str, str]) -> bool:
+def _above(other: str, name: str, names: list[str], blocks: dict[str, int]) -> bool:
     """Whether `other` is given before `name` in the same block of code."""
     return names.index(other) < names.index(name) and blocks[other] == blocks[name]
 
