@@ -12,4 +12,4 @@ path it is imported by (docs/design.md opens with the map):
 >>> from cairn.memory import open_store, Workspace  # doctest: +SKIP
 """
 
-__version__ = "0.4.0"
+__version__ = "0.5.0"

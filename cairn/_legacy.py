@@ -2,13 +2,16 @@
 
 Through 0.3 Prefect pickled each call's result, and a pickle names the class by its module path:
 Cairn 0.1's top-level `tasks.tools.base.ToolOutput`, 0.2's `cairn.tasks.schemas.Plan` (now
-`cairn.tasks.messages.schemas.Plan`). Since 0.4 results are data (`cairn.flows.prefect.result_data`),
-and an older record is read once through `load_old_pickle`, whose unpickler maps the old names to
-today's modules. Nothing is installed in the process: `import tasks` or `import cairn.flows.agent`
-fails, as it should, for the user's code and Cairn's alike.
+`cairn.tasks.messages.schemas.Plan`), 0.3's `cairn.memory.models.CallCost` (now in `cairn.core`).
+Since 0.4 results are data (`cairn.flows.prefect.result_data`), and an older record is read once
+through `load_old_pickle`, whose unpickler maps the old names to today's modules. Nothing is
+installed in the process: `import tasks`, `import cairn.flows.agent` or (since 0.5) `import
+cairn.memory.models` fails, as it should, for the user's code and Cairn's alike.
 
 >>> current_module("tasks.schemas"), current_module("cairn.flows.agent"), current_module("json")
 ('cairn.tasks.messages.schemas', 'cairn.flows.prefect.flow', 'json')
+>>> current_module("memory.models"), current_module("cairn.memory.events")
+('cairn.core', 'cairn.core.events')
 >>> current_entrypoint("cairn.flows.serve:scheduled_task")
 'cairn.flows.prefect.serve:scheduled_task'
 >>> current_entrypoint("flows/agent.py:run_task")  # 0.1 named a file of its checkout
@@ -22,6 +25,8 @@ import io
 import pickle
 import re
 from typing import Any
+
+from pydantic import BaseModel
 
 # Cairn 0.1's three top-level packages, `cairn.*` since 0.2.
 TOP_LEVEL_0_1 = ("flows", "tasks", "memory")
@@ -121,7 +126,9 @@ MOVED_IN_0_3 = {
 }
 
 
-# The vocabulary's modules that moved to the floor in 0.4 (their old paths warn until 0.5).
+# The vocabulary's modules that moved to the floor in 0.4; 0.5 removed their old paths. The old
+# `models` module held classes now split by concept (`cairn.core.usage.CallCost`,
+# `cairn.core.verdict.Verdict`, ...): `cairn.core` names each of them.
 MOVED_TO_CORE = {
     "cairn.memory.models": "cairn.core",
     "cairn.memory.log.events": "cairn.core.events",
@@ -163,11 +170,36 @@ class _OldNamesUnpickler(pickle.Unpickler):
         return getattr(found, generic.group(1))[Any]
 
 
+def _with_new_fields(loaded: Any) -> Any:
+    """Fields added since a record was pickled take their defaults, in every model it holds:
+    pickle restores a model's `__dict__` as it was written, so a newer field would be missing."""
+    seen: set[int] = set()
+    pending = [loaded]
+    while pending:
+        value = pending.pop()
+        if id(value) in seen:
+            continue
+        seen.add(id(value))
+        if isinstance(value, BaseModel):
+            for name, field in type(value).model_fields.items():
+                if name not in value.__dict__ and not field.is_required():
+                    value.__dict__[name] = field.get_default(call_default_factory=True)
+            pending.extend(value.__dict__.values())
+        elif isinstance(value, list | tuple | set | frozenset):
+            pending.extend(value)
+        elif isinstance(value, dict):
+            pending.extend(value.values())
+    return loaded
+
+
 def load_old_pickle(blob: bytes) -> Any:
-    """A result an older Cairn pickled, its classes found under today's module names.
+    """A result an older Cairn pickled, its classes found under today's module names and its
+    models given the fields added since.
 
     >>> import pickle, types
     >>> load_old_pickle(pickle.dumps(types.SimpleNamespace(a=1)))
     namespace(a=1)
+    >>> load_old_pickle(b"cmemory.models\\nCallCost\\n.")  # 0.1's name of a class, in a pickle
+    <class 'cairn.core.usage.CallCost'>
     """
-    return _OldNamesUnpickler(io.BytesIO(blob)).load()
+    return _with_new_fields(_OldNamesUnpickler(io.BytesIO(blob)).load())

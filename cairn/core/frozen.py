@@ -31,11 +31,3 @@ def content_hash(text: str, length: int = 16) -> str:
 
 class Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
-
-    def __setstate__(self, state: dict[Any, Any]) -> None:
-        """Unpickle a result persisted by an older Cairn: fields added since then take their
-        defaults (pydantic restores `__dict__` as pickled, so a new field would be missing)."""
-        super().__setstate__(state)
-        for name, field in type(self).model_fields.items():
-            if name not in self.__dict__ and not field.is_required():
-                self.__dict__[name] = field.get_default(call_default_factory=True)

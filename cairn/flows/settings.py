@@ -81,8 +81,20 @@ def tool_list(text: str | None) -> tuple[str, ...] | None:
 
 
 def config_error(exc: ValidationError) -> UsageError:
-    """A setting pydantic refused (`CAIRN_MAX_ITERATIONS=-5`, `--max-iterations 0`) as one line."""
+    """A setting or option pydantic refused (`CAIRN_MAX_ITERATIONS=-5`, `--max-iterations 0`,
+    `--on-uncertain maybe`) as one line; the variable is named for a setting only.
+
+    >>> def refused(**values):
+    ...     try:
+    ...         RunConfig(workspace="ws", **values)
+    ...     except ValidationError as exc:
+    ...         return str(config_error(exc))
+    >>> refused(max_iterations=0)
+    '--max-iterations / CAIRN_MAX_ITERATIONS: Input should be greater than or equal to 1, not 0'
+    >>> refused(on_uncertain="maybe")
+    "--on-uncertain: Input should be 'ask', 'skip' or 'rerun', not 'maybe'"
+    """
     first = exc.errors()[0]
     name = ".".join(str(part) for part in first["loc"]) or "settings"
-    flag = f"--{name.replace('_', '-')} / CAIRN_{name.upper()}"
-    return UsageError(f"{flag}: {first['msg']}, not {first.get('input')!r}")
+    variable = f" / CAIRN_{name.upper()}" if name in RunSettings.model_fields else ""
+    return UsageError(f"--{name.replace('_', '-')}{variable}: {first['msg']}, not {first.get('input')!r}")

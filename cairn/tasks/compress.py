@@ -41,10 +41,8 @@ RAW_CHARS = 1000
 MODEL_INPUT_CHARS = 6000  # what the compressor sees of a long output
 BATCH_INPUT_CHARS = 3000  # per call in a batch: several outputs share one prompt
 
-# A model's reply, parametrised here at module level on purpose: pydantic names a generic model after
-# the module that first parametrises it at its top level, and keeps it there under that name for
-# pickle. This module is that first one, so Prefect pickled the results of model calls, 0.2's and
-# today's, as `cairn.tasks.compress.LLMResult[Any]`: the name must stay, for them to load.
+# A model's reply. Since 0.4 results are data (`cairn.flows.prefect.result_data`), not pickles; the
+# `cairn.tasks.compress.LLMResult[Any]` that 0.1-0.3 pickled is read by `cairn._legacy`.
 Reply = LLMResult[Any]
 Compressed = tuple[Compression, CallCost]
 Finished = tuple[CallKey, PlannedCall, ToolOutput]  # a tool call that ran: its key, the call, its output

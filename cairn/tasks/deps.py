@@ -1,9 +1,9 @@
 """A run's live services (`Deps`), built once per process from its configuration.
 
-`RunConfig` (`cairn.core.run_config`, re-exported here until 0.5) is what flows pass between runs
-and processes; `Deps` is what a process builds from it once and reuses: the workspace, the memory
-store, the embedder and the model client. Settings are read from the environment only at the entry
-point (`cairn.flows.settings`), never here.
+`RunConfig` (`cairn.core.run_config`) is what flows pass between runs and processes; `Deps` is
+what a process builds from it once and reuses: the workspace, the memory store, the embedder and
+the model client. Settings are read from the environment only at the entry point
+(`cairn.flows.settings`), never here.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # imported on first use: numpy alone costs a CLI that refuses
     from cairn.memory.embed.embeddings import Embedder
     from cairn.memory.store.protocol import MemoryStore
 
-__all__ = ["Deps", "RunConfig", "close_all", "deps_for"]  # RunConfig: its 0.3 path, until 0.5
+__all__ = ["Deps", "close_all", "deps_for"]
 
 
 @dataclass

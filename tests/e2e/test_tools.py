@@ -283,7 +283,7 @@ def test_a_bad_configuration_or_a_server_that_exits_at_once_is_one_line(tmp_path
         (["--tools", str(tmp_path / "bad.toml")], 2, "Python tool nowhere:fn: cannot import it"),
         (["--mcp", "time"], 2, "--mcp 'time': write it as NAME=COMMAND"),
         (["--allow-tools", "gti.*"], 2, "--allow-tools: 'gti.*' matches no tool"),
-        (["--on-uncertain", "maybe"], 2, "--on-uncertain must be ask, skip or rerun"),
+        (["--on-uncertain", "maybe"], 2, "--on-uncertain: Input should be 'ask', 'skip' or 'rerun'"),
     ]
     env = {k: v for k, v in os.environ.items() if not k.startswith("CAIRN_")}
     for options, code, message in cases:

@@ -18,7 +18,7 @@ try:  # Typer 0.2x vendors click; earlier versions use click itself
 except ImportError:  # pragma: no cover
     from click import exceptions as click_errors  # type: ignore[no-redef]
 
-from cairn.core import CairnError, ToolsConfig, UsageError
+from cairn.core import CairnError, ToolsConfig
 from cairn.flows.cli.commands import (
     demo_command,
     feedback_command,
@@ -115,12 +115,6 @@ UncertainOpt = Annotated[
 ]
 
 
-def uncertain_policy(value: str | None) -> str | None:
-    if value not in (None, "ask", "skip", "rerun"):
-        raise UsageError(f"--on-uncertain must be ask, skip or rerun, not {value!r}")
-    return value
-
-
 def settings(workspace: Path | None) -> Settings:
     """The settings, read once; every command comes here first, so this is where the process
     learns its secrets (and starts redacting its logs) before anything is written."""
@@ -170,10 +164,6 @@ def run(
 ) -> None:
     """Run a task until its validator says it is complete or the loop policy stops it."""
 
-    if compress not in (None, "each", "batch"):
-        raise UsageError(f"--compress must be 'each' or 'batch', not {compress!r}")
-    if review not in (None, "never", "stuck", "every"):
-        raise UsageError(f"--review must be 'never', 'stuck' or 'every', not {review!r}")
     conf = settings(workspace).run_config(
         model=model,
         max_iterations=max_iterations,
@@ -183,7 +173,7 @@ def run(
         review=review,
         max_usd=max_usd,
         max_tokens=max_tokens,
-        on_uncertain=uncertain_policy(on_uncertain),
+        on_uncertain=on_uncertain,
     )
     tools = tools_from_options(conf, tools_file, mcp or [], allow_tools)
     run_command(conf, goal, source or [], task_id, task_type, as_json, related or [], tools)
@@ -222,7 +212,7 @@ def resume(
         max_usd=max_usd,
         max_tokens=max_tokens,
         accept_tampered=accept_tampered,
-        on_uncertain=uncertain_policy(on_uncertain),
+        on_uncertain=on_uncertain,
     )
     resume_command(conf, task_id, as_json)
 

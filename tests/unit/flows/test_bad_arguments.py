@@ -60,13 +60,17 @@ def bad_runs(tmp: Path) -> dict[str, tuple[list[str], list[str]]]:
         "record into a directory": (["--record", str(tmp)], ["--record", "directory"]),
         "unknown related task": (["--related", "no-such-task"], ["--related", "no-such-task"]),
         "bad compress": (["--compress", "sometimes"], ["--compress"]),
+        "bad review": (["--review", "always"], ["--review", "'never', 'stuck' or 'every'", "always"]),
         "unknown option": (["--bogus"], ["No such option", "--bogus", "cairn run --help"]),
         "missing tools file": (["--tools", str(tmp / "none.toml")], ["tools file not found", "none.toml"]),
         "tools file not TOML": (["--tools", str(tmp / "a-file")], ["a-file", "invalid TOML"]),
         "mcp without a command": (["--mcp", "time"], ["--mcp", "NAME=COMMAND"]),
         "mcp server that cannot start": (["--mcp", "x=/no/such/server"], ["MCP server 'x'", "did not start"]),
         "allow-list matching nothing": (["--allow-tools", "nosuch"], ["--allow-tools", "nosuch"]),
-        "bad on-uncertain": (["--on-uncertain", "maybe"], ["--on-uncertain", "maybe"]),
+        "bad on-uncertain": (
+            ["--on-uncertain", "maybe"],
+            ["--on-uncertain", "'ask', 'skip' or 'rerun'", "maybe"],
+        ),
     }
 
 
@@ -85,6 +89,7 @@ def bad_runs(tmp: Path) -> dict[str, tuple[list[str], list[str]]]:
         "record into a directory",
         "unknown related task",
         "bad compress",
+        "bad review",
         "unknown option",
         "missing tools file",
         "tools file not TOML",

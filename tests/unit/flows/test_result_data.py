@@ -12,11 +12,11 @@ from prefect.filesystems import LocalFileSystem
 from prefect.results import ResultStore
 from prefect.serializers import Serializer
 
+from cairn.core import CallCost
 from cairn.flows.loop.cycle import TaskResult
 from cairn.flows.loop.iteration import IterationSummary
 from cairn.flows.prefect import durable, flow, serve, tasks
 from cairn.flows.prefect.result_data import SERIALIZER, TAGS, FailedResult, ResultSerializer
-from cairn.memory.models import CallCost
 from cairn.tasks.messages.schemas import Candidate, Plan, WriteOutput
 from cairn.tasks.model.llm import LLMResult
 from cairn.tasks.tools.base import ToolOutput

@@ -156,24 +156,12 @@ def test_a_users_tasks_memory_and_flows_do_not_shadow_cairn(tmp_path: Path) -> N
     assert proc.stdout.split() == ["True", "True"]
 
 
-# Modules moved to `cairn.core`, re-exporting it at their old path until 0.5 (pickles name them).
-MOVED_TO_CORE = {
-    "cairn/errors.py",
-    "cairn/memory/fsnames.py",
-    "cairn/memory/log/events.py",
-    "cairn/memory/tool_config.py",
-    "cairn/tasks/call_key.py",
-}
-
-
 def test_no_module_file_name_repeats_across_folders() -> None:
     """`directory.py` in two rooms read as one module in prose, tracebacks and imports."""
     names: dict[str, list[str]] = {}
     for path in _modules().values():
-        where = path.relative_to(ROOT).as_posix()
-        shown = path.name != "__init__.py" and "examples" not in path.relative_to(PACKAGE).parts
-        if shown and where not in MOVED_TO_CORE:
-            names.setdefault(path.name, []).append(where)
+        if path.name != "__init__.py" and "examples" not in path.relative_to(PACKAGE).parts:
+            names.setdefault(path.name, []).append(path.relative_to(ROOT).as_posix())
     assert {name: paths for name, paths in names.items() if len(paths) > 1} == {}
 
 

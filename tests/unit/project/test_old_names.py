@@ -15,7 +15,7 @@ import pytest
 from prefect.filesystems import LocalFileSystem
 from prefect.results import ResultStore
 
-from cairn._legacy import MOVED_IN_0_3, MOVED_TO_CORE, current_entrypoint, current_module
+from cairn._legacy import MOVED_IN_0_3, MOVED_TO_CORE, current_entrypoint, current_module, load_old_pickle
 from cairn.flows.prefect.result_data import upgrade_record, upgrade_task_results
 from cairn.tasks.messages.schemas import Candidate, DetectTaskTypeOutput, Plan
 from cairn.tasks.model.llm import LLMResult
@@ -53,14 +53,44 @@ def test_import_cairn_installs_no_finder_and_the_0_1_names_are_gone(tmp_path: Pa
 @pytest.mark.parametrize(("old", "new"), sorted(MOVED_IN_0_3.items()))
 def test_every_0_2_module_name_maps_to_a_module_that_exists(old: str, new: str) -> None:
     assert current_module(old) == MOVED_TO_CORE.get(new, new)  # the vocabulary went on to the floor
-    importlib.import_module(new)
+    importlib.import_module(current_module(old))
 
 
 def test_a_0_1_module_name_maps_through_the_namespace_and_the_0_3_move() -> None:
     assert current_module("tasks.tools.base") == "cairn.tasks.tools.base"
     assert current_module("tasks.llm") == "cairn.tasks.model.llm"
     assert current_module("memory.models") == "cairn.core"
+    assert current_module("memory.events") == "cairn.core.events"  # through 0.3's `cairn.memory.log`
     assert current_module("taskslike.x") == "taskslike.x"  # only the three packages, whole names
+
+
+# The classes the vocabulary's modules held at their 0.3 paths, which 0.5 removed: a pickle of 0.1-0.3
+# names them there (0.1 without `cairn.`; 0.2's `cairn.memory.events` and `.errors` moved in 0.3).
+HELD_AT_0_3_PATHS = {
+    "cairn.memory.models": "CallCost CheckOutcome Claim ClassDoc CodeReference Compression Coverage "
+    "Evidence EvidenceMetadata FileMetadata FileReference Frozen FunctionCheck FunctionDoc "
+    "IterationRecord LedgerCell LedgerRow Memory ModelCall ModelProbe ParameterDoc PartCheck "
+    "PlannedCall QuotedLine ToolCall Verdict",
+    "cairn.memory.log.events": "BudgetSet ConstraintExtracted ConstraintRetired CoverageRecorded "
+    "Envelope EvidenceRecorded FileRecorded GoalSplit IterationCompleted IterationStarted "
+    "ModelCallRecorded ModelProbed PlanRecorded ReviewDecided TaskCreated TaskFinished "
+    "ToolCallRecorded ToolCallStarted ToolsConfigured UncertainCallResolved UserMessage ValidationRecorded",
+    "cairn.memory.tool_config": "McpServerConfig PythonToolConfig ToolsConfig",
+    "cairn.tasks.call_key": "CallKey",
+    "cairn.errors": "CairnError NotFound UsageError",
+    "memory.models": "CallCost Verdict",
+    "cairn.memory.events": "TaskCreated",
+    "cairn.memory.errors": "NotFound",
+}
+
+
+@pytest.mark.parametrize(
+    ("module", "name"),
+    [(module, name) for module, names in HELD_AT_0_3_PATHS.items() for name in names.split()],
+)
+def test_a_class_pickled_at_a_removed_path_loads_as_the_floors(module: str, name: str) -> None:
+    found = load_old_pickle(f"c{module}\n{name}\n.".encode("ascii"))  # the pickle of the class itself
+    assert found is getattr(importlib.import_module("cairn.core"), name)
 
 
 def _unpack(archive: str, into: Path) -> Path:
