@@ -14,7 +14,7 @@ from cairn.core.artifacts import CodeReference, FileReference
 from cairn.core.coverage_ledger import Coverage, LedgerRow
 from cairn.core.evidence_record import Evidence
 from cairn.core.frozen import Frozen
-from cairn.core.task_kinds import TaskStatus, TaskType
+from cairn.core.task_kinds import StrategyName, TaskStatus, TaskType
 from cairn.core.tool_calls import IterationMode, IterationRecord, PlannedCall, ToolCall
 from cairn.core.tool_config import ToolsConfig
 from cairn.core.usage import ModelCall, ModelProbe
@@ -32,6 +32,7 @@ class TaskCreated(Frozen):
     related: list[str] = Field(default_factory=list)
     max_usd: float | None = None  # budget for the task's model calls, counted from this log
     max_tokens: int | None = None
+    strategy: StrategyName | None = None  # None: written before 0.5, chosen again from type and goal
 
 
 class BudgetSet(Frozen):

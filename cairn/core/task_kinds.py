@@ -13,3 +13,8 @@ TASK_TYPES: tuple[TaskType, ...] = ("simple_question", "coding_task", "research_
 # `incomplete`: the loop stopped a task whose checks were not met (its best answer is kept, marked
 # unverified); `stopped`: what tasks that ended so before 0.3 recorded.
 TaskStatus = Literal["running", "complete", "incomplete", "stopped", "failed"]
+# How a task's work is done, chosen once from its type and goal (`cairn.tasks.strategy_choice`): a
+# question is answered from what was read, a coverage goal reads every source into a ledger, a
+# coding goal writes code until its tests pass, a general task follows its planner.
+StrategyName = Literal["question", "coverage", "coding", "general"]
+STRATEGIES: tuple[StrategyName, ...] = ("question", "coverage", "coding", "general")

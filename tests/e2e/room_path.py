@@ -1,10 +1,11 @@
 """The rooms one iteration passes through, recorded from a real run (issue 34).
 
-Run as a program (`python -m tests.e2e.room_path WORKSPACE SOURCE`): a task over the offline
-model and one small file, through Prefect's `run_task` flow, with a profiler (`sys.setprofile`,
-and `threading.setprofile` for the threads Prefect runs tool calls in) watching each iteration's
-subflow run: the first reads the file (one tool call, no model call), the second asks the model
-for the answer and records it (one tool call, `answer`). Each Cairn function it enters is placed
+Run as a program (`python -m tests.e2e.room_path WORKSPACE SOURCE [STRATEGY]`): a task of that
+strategy (`GOALS`: a question by default) over the offline model and one small folder, through
+Prefect's `run_task` flow, with a profiler (`sys.setprofile`, and `threading.setprofile` for the
+threads Prefect runs tool calls in) watching each iteration's subflow run. The question's first
+iteration reads the file (one tool call, no model call), the second asks the model for the answer
+and records it (one tool call, `answer`). Each Cairn function it enters is placed
 in its room (`cairn.flows.loop`, `cairn.tasks.model`, ...); it prints, as JSON, each iteration's
 path (each call that crosses into another room, with its depth) and the re-entries: calls into a
 room already lower on the same call stack, as when the compression step pulled its results
@@ -21,6 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
 from typing import Any
+
+from cairn.core import TaskType
 
 # Where a room is made of sub-rooms, a module's room is its package; a top-level module of
 # `cairn.flows` or `cairn.tasks` is a room of its own kind (the process's edges; what a step does).
@@ -100,17 +103,25 @@ def _rooms(stack: list[str]) -> list[str]:
     return [room for n, room in enumerate(stack) if n == 0 or stack[n - 1] != room]
 
 
-def run(workspace: Path, source: Path) -> dict[str, Any]:
+# One task per strategy (`cairn.flows.strategies`): its goal and task type.
+GOALS: dict[str, tuple[str, TaskType]] = {
+    "question": ("How much usable water does the Alder Creek reservoir hold?", "simple_question"),
+    "coverage": ("For every reservoir, list its usable volume.", "research_task"),
+    "coding": ("Write double.py as the spec in the sources says, with its tests.", "coding_task"),
+}
+
+
+def run(workspace: Path, source: Path, strategy: str = "question") -> dict[str, Any]:
     from cairn.core import RunConfig
     from cairn.flows.prefect.flow import run_task
 
     recorder = Recorder()
     config = RunConfig(workspace=str(workspace), max_iterations=2)
-    goal = "How much usable water does the Alder Creek reservoir hold?"
+    goal, task_type = GOALS[strategy]
     threading.setprofile(recorder.profile)
     sys.setprofile(recorder.profile)
     try:
-        result = run_task(goal, config=config, task_id="one-iteration", sources=[str(source)])
+        result = run_task(goal, config=config, task_id=strategy, sources=[str(source)], task_type=task_type)
     finally:
         sys.setprofile(None)
         threading.setprofile(None)  # type: ignore[arg-type]
@@ -124,6 +135,7 @@ def run(workspace: Path, source: Path) -> dict[str, Any]:
 SPINE = (
     "cairn.flows.prefect",
     "cairn.flows.loop",
+    "cairn.flows.strategies",
     "cairn.flows.steps",
     "cairn.tasks",
     "cairn.tasks.model",
@@ -162,4 +174,4 @@ def _short(room: str) -> str:
 
 
 if __name__ == "__main__":
-    print(json.dumps(run(Path(sys.argv[1]), Path(sys.argv[2]))))
+    print(json.dumps(run(Path(sys.argv[1]), Path(sys.argv[2]), *sys.argv[3:4])))

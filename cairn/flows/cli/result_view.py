@@ -6,10 +6,20 @@ from pydantic import BaseModel
 from rich.console import Console
 from rich.table import Table
 
-from cairn.core import Coverage, Evidence, IterationRecord, ModelCall, PartCheck, ToolCall, Verdict
+from cairn.core import (
+    Coverage,
+    Evidence,
+    IterationRecord,
+    ModelCall,
+    PartCheck,
+    StrategyName,
+    ToolCall,
+    Verdict,
+)
 from cairn.flows.cli.model_usage import usage_table
 from cairn.flows.console import safe
 from cairn.flows.steps.piecewise import progress
+from cairn.flows.strategies import strategy_name
 from cairn.memory.log.history import Replay
 from cairn.memory.log.state import Constraint, HotIssue, replay
 from cairn.memory.log.workspace import TaskRepo
@@ -23,6 +33,7 @@ class TaskView(BaseModel):
     task_id: str
     goal: str
     task_type: str
+    strategy: StrategyName  # how its work is done: question, coverage, coding or general
     status: str
     stop_reason: str | None
     report_path: str | None
@@ -46,6 +57,7 @@ def task_view(repo: TaskRepo, log: Replay, tampering: list[str] | None = None) -
         task_id=state.task_id,
         goal=state.goal,
         task_type=state.task_type,
+        strategy=strategy_name(state),
         status=state.status,
         stop_reason=state.stop_reason,
         report_path=state.report_path,
@@ -65,7 +77,7 @@ def task_view(repo: TaskRepo, log: Replay, tampering: list[str] | None = None) -
 
 
 def print_task(view: TaskView) -> None:
-    out.print(f"[bold]{view.task_id}[/] · {view.task_type} · [bold]{view.status}[/]")
+    out.print(f"[bold]{view.task_id}[/] · {view.task_type} · {view.strategy} · [bold]{view.status}[/]")
     out.print(f"goal: {safe(view.goal)}")
     if view.history_problems:
         more = f" (and {len(view.history_problems) - 1} more)" if len(view.history_problems) > 1 else ""

@@ -27,6 +27,7 @@ from cairn.core import (
     Frozen,
     IterationMode,
     IterationRecord,
+    StrategyName,
     TaskFinished,
     TaskStatus,
     ValidationRecorded,
@@ -34,7 +35,9 @@ from cairn.core import (
 )
 from cairn.flows.loop.policy import Decision, LoopPolicy, decide
 from cairn.flows.loop.unverified import ANSWER_KEPT, keep_best_answer
-from cairn.flows.steps.session import Session, deliverable_text, learner_for, report_path
+from cairn.flows.steps.deliverable import deliverable, deliverable_text
+from cairn.flows.steps.session import Session, learner_for
+from cairn.flows.strategies import strategy_name
 from cairn.memory.context.levels import apply_promotions
 from cairn.memory.log.state import TaskState
 from cairn.tasks.task_grounding import checked_for, full_output_reader
@@ -55,6 +58,7 @@ class TaskResult(Frozen):
     unmet: list[str] = Field(default_factory=list)  # the last verdict's unmet checks (none if complete)
     coverage: Coverage | None = None  # how far it got (sources read; a coverage goal's items)
     task_type: str = ""
+    strategy: StrategyName | None = None  # how its work was done (`cairn.flows.strategies`)
     model_calls: int = 0
     failed_model_calls: int = 0
     tokens: int = 0
@@ -75,9 +79,6 @@ class NoPages:
 
     def publish_progress(self, state: TaskState) -> None:
         """Nothing to show: the run has no UI."""
-
-
-NoArtifacts = NoPages  # its 0.2 name (`cairn.flows.loop.NoArtifacts`)
 
 
 class Reviewer(Protocol):
@@ -150,7 +151,7 @@ def validate_now(session: Session, iteration: int) -> Verdict:
         iteration=iteration,
         checked=checked_for(state, text, full_output_reader(repo.root)),
     )
-    judged = report_path(state, repo.artifacts)
+    judged = deliverable(state, repo.artifacts).path
     verdict = verdict.model_copy(
         update={
             "deliverable": Path(judged).relative_to(repo.artifacts).as_posix() if judged else "",
@@ -174,7 +175,7 @@ def finish(session: Session, reason: str | None) -> TaskResult:
     marked unverified (`cairn.flows.loop.unverified`)."""
     state = session.state
     complete = bool(state.verdict and state.verdict.complete)
-    report = report_path(state, session.recorder.repo.artifacts)
+    report = deliverable(state, session.artifacts).path
     if state.status == "running" or state.stop_reason != reason:
         status: TaskStatus = "complete" if complete else "incomplete"
         kept = [] if complete else keep_best_answer(session, reason or "")
@@ -199,6 +200,7 @@ def finish(session: Session, reason: str | None) -> TaskResult:
         verdict=state.verdict,
         coverage=state.coverage,
         task_type=state.task_type,
+        strategy=strategy_name(state),
         model_calls=len(state.model_calls),
         failed_model_calls=sum(not call.ok for call in state.model_calls),
         tokens=spent.tokens,

@@ -1,4 +1,5 @@
-"""One BFS iteration, as a plain function: context, plan, execute, compress, record, synthesize.
+"""One BFS iteration, as a plain function: context, plan (the task's strategy chooses), execute,
+compress, record, synthesize.
 
 `run_iteration` is the algorithm and nothing else. How its calls run is the executor's business
 (`cairn.flows.steps.executor`): the task's flow hands it one that makes each call a cached Prefect task
@@ -22,6 +23,8 @@ from cairn.core import (
     IterationMode,
     IterationRecord,
     IterationStarted,
+    PlannedCall,
+    PlanRecorded,
     Progress,
     ToolCall,
 )
@@ -31,8 +34,8 @@ from cairn.flows.loop.uncertain import in_call_order, settle_calls
 from cairn.flows.steps.compression import compress_batch, compress_call
 from cairn.flows.steps.executor import Executor
 from cairn.flows.steps.model_calls import ask
-from cairn.flows.steps.plan import plan_batch
 from cairn.flows.steps.session import Session
+from cairn.flows.strategies import Turn, strategy_of
 from cairn.memory.context.relevant import rules_block
 from cairn.tasks.messages.schemas import SynthesizeInput, SynthesizeOutput
 
@@ -54,7 +57,7 @@ def run_iteration(
         session.recorder.record(IterationStarted(iteration=iteration, mode=mode, feedback=feedback))
     evidence_before = sum(ev.iteration < iteration for ev in session.state.evidence)
     context = session.context()
-    batch = plan_batch(session, executor, iteration, context, recovery)
+    batch = plan(Turn(session, executor, iteration, context, recovery))
     finished = {call.index for call in session.state.pending_calls}
     runs = [
         (CallKey(task_id=session.task_id, iteration=iteration, index=n, kind="tool"), call)
@@ -71,6 +74,26 @@ def run_iteration(
             record_call(session, key, call, output, compression, cost)
     record_coverage(session, iteration)  # how far it got; a coverage goal's ledger and report
     return synthesize(session, executor, iteration, mode, evidence_before)
+
+
+def plan(turn: Turn) -> list[PlannedCall]:
+    """The calls this iteration runs, as the task's strategy chose them; recorded here, the one
+    place a plan is (read back from the log when the iteration was interrupted)."""
+    session = turn.session
+    if session.state.plan:
+        return session.state.plan
+    chosen = strategy_of(session.state).next_calls(turn)
+    session.recorder.record(
+        PlanRecorded(
+            iteration=turn.iteration,
+            candidates=chosen.candidates,
+            batch=chosen.batch,
+            frontier=chosen.frontier,
+            worked=chosen.worked,
+            judged=chosen.judged,
+        )
+    )
+    return chosen.batch
 
 
 def synthesize(

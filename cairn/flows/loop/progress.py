@@ -1,9 +1,9 @@
 """After every iteration: how far the task got, recorded; for a goal about every item of a kind,
 the ledger rows its reads changed, and the report written and committed with them.
 
-The report is Cairn's own write (`write_file report.md`, marked with the iteration it reports), so
-a task stopped at any point (its cap, its budget, a crash, a person) leaves a deliverable that says
-how far it got: "97 of 240 sources read; 95 service items found, 93 with ...".
+The report is Cairn's own write (`write_file` of the task's deliverable, marked with the iteration
+it reports), so a task stopped at any point (its cap, its budget, a crash, a person) leaves a
+deliverable that says how far it got: "97 of 240 sources read; 95 service items found, 93 with ...".
 """
 
 from __future__ import annotations
@@ -11,14 +11,14 @@ from __future__ import annotations
 from cairn.core import CallCost, CallKey, Compression, Coverage, CoverageRecorded, LedgerRow, PlannedCall
 from cairn.flows.loop.results import record_call
 from cairn.flows.steps.coverage import kept_ledger, read_sources, spec_of
+from cairn.flows.steps.deliverable import deliverable
 from cairn.flows.steps.session import Session
 from cairn.memory.log.state import TaskState
 from cairn.tasks.coverage.goal import CoverageGoal
 from cairn.tasks.coverage.ledger_report import ledger_report
-from cairn.tasks.task_grounding import full_output_reader, source_files
+from cairn.tasks.task_grounding import source_files
 from cairn.tasks.tools.base import ToolOutput, WrittenFile
 
-REPORT = "report.md"
 _NO_COST = CallCost()
 
 
@@ -40,7 +40,7 @@ def record_coverage(session: Session, iteration: int) -> None:
 def _record(session: Session, iteration: int, spec: CoverageGoal | None) -> None:
     state = session.state
     kept = kept_ledger(session, spec)
-    touched = kept.take_in(state, full_output_reader(session.recorder.repo.root))
+    touched = kept.take_in(state, session.reader)
     read, files = read_sources(state), source_files(state)
     rows = kept.rows(touched, all(p in read for p in files), state.ledger) if kept.ledger else []
     coverage = _coverage(spec, state, len(files), sum(p in read for p in files), rows)
@@ -68,20 +68,21 @@ def _write_report(session: Session, iteration: int, spec: CoverageGoal, coverage
     """The report as the ledger stands, written and committed, recorded as Cairn's own write."""
     state = session.state
     text = ledger_report(state.goal, spec, list(state.ledger.values()), coverage)
-    target = session.recorder.repo.artifacts / REPORT
+    report = deliverable(state, session.artifacts).name
+    target = session.artifacts / report
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(text, encoding="utf-8")
     key = CallKey(task_id=session.task_id, iteration=iteration, index=len(state.plan) + 1, kind="tool")
     planned = PlannedCall(
         tool="write_file",
-        params={"path": REPORT, "ledger": iteration},
+        params={"path": report, "ledger": iteration},
         rationale="The report of the ledger as this iteration left it, written by Cairn.",
     )
-    line = f"wrote {REPORT} ({len(text)} characters): {coverage.line()}"
-    written = WrittenFile(path=REPORT, content=text, purpose="ledger")
-    output = ToolOutput(text=line, paths=[REPORT], written=written)
+    line = f"wrote {report} ({len(text)} characters): {coverage.line()}"
+    written = WrittenFile(path=report, content=text, purpose="ledger")
+    output = ToolOutput(text=line, paths=[report], written=written)
     note = Compression(insights=line, learning=coverage.line(), relevance="high")
     record_call(session, key, planned, output, note, _NO_COST)
 
 
-__all__ = ["REPORT", "record_coverage"]
+__all__ = ["record_coverage"]

@@ -50,6 +50,7 @@ from cairn.tasks.model.llm import LLMResult
 from cairn.tasks.offline.classifier import task_type_by_words
 from cairn.tasks.pieces import prose_of
 from cairn.tasks.rule_stated import states_a_rule
+from cairn.tasks.strategy_choice import strategy_for
 from cairn.tasks.verify.model import use_verifier
 
 log = logging.getLogger("cairn.task")
@@ -108,6 +109,7 @@ def start_task(request: TaskRequest, executor: Executor, checked: bool = False) 
         related=related_ids,
         max_usd=config.max_usd,
         max_tokens=config.max_tokens,
+        strategy=strategy_for(task_type, goal),
     )
     deps.workspace.create_task(created)
     session = open_session(config, task_id)

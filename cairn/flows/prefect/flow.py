@@ -160,7 +160,7 @@ def _publish_result(session: Session, pages: TaskPages) -> None:
     started = history[0].ts if history else time.time()
     report = report_excerpt(Path(state.report_path) if state.report_path else None)
     run = totals(state, started=started, finished=time.time())
-    pages.publish_result(result_markdown(state, run, report, session.recorder.repo.artifacts))
+    pages.publish_result(result_markdown(state, run, report, session.artifacts))
 
 
 def _say_where_from(logger: Any) -> None:

@@ -1,25 +1,25 @@
-"""One iteration's steps and what they run through: the plan step and its breadth-first frontier,
+"""One iteration's steps and what they run through: the planner and its breadth-first frontier,
 write and deliver, the task's `Session`, the `Executor` that runs calls, and model calls recorded.
 """
 
 from __future__ import annotations
 
+from cairn.flows.steps.deliverable import Deliverable, deliverable, deliverable_text
 from cairn.flows.steps.executor import Executor, InProcessExecutor, ToolResult, ToolRun
 from cairn.flows.steps.model_calls import ask, record_model_call
-from cairn.flows.steps.plan import plan_batch
-from cairn.flows.steps.session import Session, deliverable_text, learner_for, open_session, report_path
+from cairn.flows.steps.session import Session, learner_for, open_session
 
 __all__ = [
+    "Deliverable",
     "Executor",
     "InProcessExecutor",
     "Session",
     "ToolResult",
     "ToolRun",
     "ask",
+    "deliverable",
     "deliverable_text",
     "learner_for",
     "open_session",
-    "plan_batch",
     "record_model_call",
-    "report_path",
 ]

@@ -19,9 +19,10 @@ from dataclasses import dataclass
 
 from cairn.core import CallKey, ModelJudgement, PartCheck, PlannedCall
 from cairn.flows.steps import frontier
+from cairn.flows.steps.deliverable import deliverable, deliverable_text
 from cairn.flows.steps.executor import Executor
 from cairn.flows.steps.model_calls import ask
-from cairn.flows.steps.session import Session, deliverable_text
+from cairn.flows.steps.session import Session
 from cairn.memory.context.relevant import rules_block
 from cairn.memory.log.state import TaskState
 from cairn.tasks.grounding import ReadIndex, answer_body, split_goal
@@ -49,13 +50,11 @@ from cairn.tasks.model.capabilities import OFFLINE_PREFIX, context_window, repla
 from cairn.tasks.model.cassette import records
 from cairn.tasks.opening import words_budget
 from cairn.tasks.task_grounding import (
-    full_output_reader,
     given_text,
     lines_to_answer_from,
     sources_exhausted,
     task_reads,
 )
-from cairn.tasks.tools.base import deliverable_file
 from cairn.tasks.verify import Corpus, Grounding, check_answer
 from cairn.tasks.verify.questions import to_judge
 
@@ -94,7 +93,7 @@ def delivery(
     answer = _answer(session, executor, key, payload, name)
     if not answer:
         return None
-    reader = full_output_reader(session.recorder.repo.root)
+    reader = session.reader
     reads = ReadIndex(task_reads(state, reader))
     exhausted = sources_exhausted(state, reader)
     done: list[str] = []
@@ -246,24 +245,25 @@ def _asks(model: str, kind: CallKind) -> bool:
 
 def _payload(session: Session, missing: list[str]) -> DeliverInput:
     state = session.state
-    reader = full_output_reader(session.recorder.repo.root)
+    reader = session.reader
     excerpts = [
         e.model_copy(update={"text": dated_text(e.text)})  # "yesterday" comes with the day it means
         for e in frontier.excerpts(state, words_budget(context_window(session.config.model)), reader)
     ]
     quoted = {e.source for e in excerpts}
     unmet = state.verdict.unmet if state.verdict else []
+    artifacts = session.artifacts
     return DeliverInput(
         goal=state.goal,
         task_type=state.task_type,
-        deliverable=deliverable_file(state.task_type),
+        deliverable=deliverable(state, artifacts).name,
         # A file's own words beat a small model's paraphrase of them, which may describe the
         # file instead of stating its facts, or pin the goal's answer on the wrong file.
         notes=[n for n in frontier.notes(state) if n.source not in quoted],
         excerpts=excerpts,
         missing=missing,
         context=rules_block(state, session.deps.store),
-        previous=answer_body(deliverable_text(state, session.recorder.repo.artifacts)) if unmet else "",
+        previous=answer_body(deliverable_text(state, artifacts)) if unmet else "",
         unmet=unmet,
         lines=lines_to_answer_from(state, reader),
     )

@@ -34,7 +34,7 @@ from cairn.tasks.pieces import (
     verified,
 )
 from cairn.tasks.probes import consensus, disagreement, probe_calls
-from cairn.tasks.task_grounding import FullOutput, full_output_reader
+from cairn.tasks.task_grounding import FullOutput
 from cairn.tasks.tools.code import run_python
 
 KIND = "piece"  # the call key's kind: one ask per piece, its index the piece's place in the goal
@@ -75,9 +75,9 @@ def step(session: Session, iteration: int, drafts: Drafts) -> list[Candidate] | 
         return None
     module = module_file(state.goal) or ""
     pieces = pieces_of(state.goal)
-    path = session.recorder.repo.artifacts / module
+    path = session.artifacts / module
     code = module_of(state.goal, pieces, path.read_text(encoding="utf-8") if path.is_file() else "")
-    runs = runs_of(state, full_output_reader(session.recorder.repo.root))
+    runs = runs_of(state, session.reader)
     done = verified(pieces, runs)
     last = runs[-1][1] if runs else ""
     written: list[str] = []

@@ -1,5 +1,6 @@
-"""The plan step of an iteration: ask the planner, screen what it proposes, ask once more if
-nothing can run, then merge into the frontier and pop the beam.
+"""The planner's step: ask the model's planner, screen what it proposes, ask once more if nothing
+can run, then merge into the frontier and pop the beam. A strategy (`cairn.flows.strategies`)
+decides when the planner is asked; the calls it decides on its own (the opening reads) are here too.
 
 What the planner sees is built for models weaker than their authors: the completion requirements
 of the task type and the real files (sources and workspace) from the very first plan; calls made
@@ -10,101 +11,75 @@ run, the reason for each, once.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from cairn.core import CallKey, ModelJudgement, PlannedCall, PlanRecorded
+from cairn.core import CallKey, ModelJudgement, PlannedCall
 from cairn.flows.steps import frontier
-from cairn.flows.steps.coverage import next_reads, spec_of
-from cairn.flows.steps.deliver import delivery
 from cairn.flows.steps.executor import Executor
 from cairn.flows.steps.model_calls import ask
 from cairn.flows.steps.session import Session
-from cairn.flows.steps.write import coding_step, with_tests
 from cairn.memory.log.state import TaskState
 from cairn.tasks.messages.schemas import Candidate, KnownFile, Plan, PlanInput
 from cairn.tasks.model.capabilities import context_window
 from cairn.tasks.opening import opening_calls, words_budget
-from cairn.tasks.task_grounding import full_output_reader, lines_to_answer_from
+from cairn.tasks.task_grounding import lines_to_answer_from
 from cairn.tasks.validation import requirements
 
 FILES_PER_ROOT = 60  # files listed per source up front; `list_directory` shows the rest
 _SKIP = {".git", "__pycache__", ".venv", "node_modules", ".pytest_cache"}
 
 
-def plan_batch(
-    session: Session, executor: Executor, iteration: int, context: str, recovery: bool = False
-) -> list[PlannedCall]:
-    """The calls this iteration runs (read back from the log when it was interrupted)."""
+@dataclass(frozen=True)
+class NextCalls:
+    """What one iteration runs, and what its plan records beside it: the new candidates, the
+    batch popped from the frontier, what stays queued, the arithmetic worked out for an answer
+    and a served model's yes/no on the values judged."""
+
+    batch: list[PlannedCall]
+    candidates: list[PlannedCall]
+    frontier: list[PlannedCall]
+    worked: list[str] = field(default_factory=list)
+    judged: list[ModelJudgement] = field(default_factory=list)
+
+    @classmethod
+    def just(cls, calls: list[PlannedCall], frontier: list[PlannedCall]) -> NextCalls:
+        """Calls the strategy decided on its own (reads, a write), the frontier left as it was."""
+        return cls(batch=calls, candidates=calls, frontier=frontier)
+
+
+def missing_checks(session: Session) -> list[str]:
+    """The checks the task's verdict left unmet (before any verdict: every requirement's name)."""
     state = session.state
-    if state.plan:
-        return state.plan
     wanted = requirements_for(state.task_type, session.config.validators_dir)
-    missing = state.verdict.missing if state.verdict else [line.split(":")[0] for line in wanted]
-    if opening := next_reads(session) or _opening(session):  # a coverage goal reads on, batch by batch
-        session.recorder.record(
-            PlanRecorded(iteration=iteration, candidates=opening, batch=opening, frontier=state.frontier)
-        )
-        return opening
-    if spec_of(state) is not None:  # every source read: the ledger is all there is to deliver
-        session.recorder.record(PlanRecorded(iteration=iteration, candidates=[], batch=[], frontier=[]))
-        return []
-    if _sources_read(session) and (step := coding_step(session, executor, iteration, missing)):
-        candidates, batch, rest = _choose(session, state, step, missing)  # write, test, fix: no plan
-        if batch:
-            session.recorder.record(
-                PlanRecorded(iteration=iteration, candidates=candidates, batch=batch, frontier=rest)
-            )
-            return batch
-    if (handover := delivery(session, executor, iteration, missing, context)) is not None:
-        answer = handover.call
-        session.recorder.record(
-            PlanRecorded(
-                iteration=iteration,
-                candidates=[answer],
-                batch=[answer],
-                frontier=state.frontier,
-                worked=handover.worked,
-                judged=handover.judged,
-            )
-        )
-        return [answer]
+    return state.verdict.missing if state.verdict else [line.split(":")[0] for line in wanted]
+
+
+def planner_calls(
+    session: Session, executor: Executor, iteration: int, context: str, recovery: bool = False
+) -> NextCalls:
+    """The calls the model's planner proposes that can run, asked once more with the reason for
+    each when none could (not when the call itself failed: asking again would fail again)."""
+    state = session.state
+    missing = missing_checks(session)
     payload = frontier.plan_input(
         state,
         session.toolset().specs(),
         context,
         missing,
         recovery=recovery,
-        requirements=wanted,
-        files=files_on_disk(state, session.recorder.repo.artifacts),
-        lines=lines_to_answer_from(state, full_output_reader(session.recorder.repo.root)),
+        requirements=requirements_for(state.task_type, session.config.validators_dir),
+        files=files_on_disk(state, session.artifacts),
+        lines=lines_to_answer_from(state, session.reader),
     )
     proposed = _propose(session, executor, iteration, payload, 0)
-    candidates, batch, rest = _choose(session, state, proposed, missing)
-    arithmetic: list[str] = []
-    judged: list[ModelJudgement] = []
-    if not batch and proposed is not None:  # every proposal a repeat or unusable: say why, once
+    chosen = choose(session, proposed)
+    if not chosen.batch and proposed is not None:  # every proposal a repeat or unusable: say why, once
         retry = payload.model_copy(update={"rejected": _why(payload, proposed, state)})
         again = _propose(session, executor, iteration, retry, 1) or []
-        candidates, batch, rest = _choose(session, state, [*proposed, *again], missing)
-    if not batch:  # nothing new, or the plan call itself failed (a runaway reply): deliver, or write
-        if handover := delivery(session, executor, iteration, missing, context, force=True):
-            candidates, batch = [handover.call], [handover.call]  # nothing new: answer with what is known
-            arithmetic, judged = handover.worked, handover.judged
-        if not batch and (step := coding_step(session, executor, iteration, missing)):
-            candidates, batch, rest = _choose(session, state, step, missing)  # write, or test
-    batch = with_tests(session, batch)
-    session.recorder.record(
-        PlanRecorded(
-            iteration=iteration,
-            candidates=candidates,
-            batch=batch,
-            frontier=rest,
-            worked=arithmetic,
-            judged=judged,
-        )
-    )
-    return batch
+        chosen = choose(session, [*proposed, *again])
+    return chosen
 
 
 def _propose(
@@ -119,10 +94,10 @@ def _propose(
     return list(result.output.candidates)
 
 
-def _choose(
-    session: Session, state: TaskState, proposed: list[Candidate] | None, missing: list[str]
-) -> tuple[list[PlannedCall], list[PlannedCall], list[PlannedCall]]:
-    """(new candidates, the batch, what stays queued): usable proposals merged into the frontier."""
+def choose(session: Session, proposed: list[Candidate] | None) -> NextCalls:
+    """Usable proposals merged into the frontier, and the beam popped from it."""
+    state = session.state
+    missing = missing_checks(session)
     specs = session.toolset().specs()
     usable = [c for c in proposed or [] if not frontier.screen([c], specs, state)]
     done = frontier.done_signatures(state)
@@ -131,7 +106,7 @@ def _choose(
     _, beam = frontier.MODES[state.mode]
     width = min(beam, session.config.beam + (state.mode == "deep") * 2)
     batch, rest = frontier.pop_best(queued, width, done)
-    return candidates, batch, rest
+    return NextCalls(batch=batch, candidates=candidates, frontier=rest)
 
 
 def _why(payload: PlanInput, proposed: list[Candidate], state: TaskState) -> list[str]:
@@ -143,21 +118,21 @@ def _why(payload: PlanInput, proposed: list[Candidate], state: TaskState) -> lis
     return reasons
 
 
-def _opening(session: Session) -> list[PlannedCall]:
+def opening(session: Session) -> list[PlannedCall]:
     """The first iteration's calls when the task has sources: read them whole, or search them."""
     state = session.state
     if state.calls or state.iterations or not state.sources:
         return []
     tools = session.toolset().names()
-    calls = opening_calls(files_on_disk(state, session.recorder.repo.artifacts), state.parts, _words(session))
+    calls = opening_calls(files_on_disk(state, session.artifacts), state.parts, _words(session))
     return [call for call in calls if call.tool in tools]
 
 
-def _sources_read(session: Session) -> bool:
+def sources_read(session: Session) -> bool:
     """Every source file the task can name was read (true when it has none)."""
     state = session.state
     read = {path for call in state.calls if call.tool == "read_file" for path in call.paths}
-    files = files_on_disk(state, session.recorder.repo.artifacts)
+    files = files_on_disk(state, session.artifacts)
     return all(f.path in read for f in files if f.path.startswith("source:"))
 
 

@@ -6,10 +6,11 @@ The iteration flow reads as the algorithm; the bookkeeping of each step lives he
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 from cairn.core import Memory, RunConfig, ToolsConfig
+from cairn.flows.steps.deliverable import deliverable
 from cairn.memory.context.reasoning import context_budget
 from cairn.memory.context.relevant import relevant_context
 from cairn.memory.context.values import TDLambda, ValueTable
@@ -20,9 +21,9 @@ from cairn.memory.log.workspace import TaskRepo
 from cairn.memory.store.protocol import SearchFilter, SearchQuery
 from cairn.tasks.compress import line_counter
 from cairn.tasks.deps import Deps, deps_for
-from cairn.tasks.goal_examples import TEST_FILE
 from cairn.tasks.model.capabilities import context_window
-from cairn.tasks.tools.base import ToolContext, deliverable_file
+from cairn.tasks.task_grounding import FullOutput, full_output_reader
+from cairn.tasks.tools.base import ToolContext
 from cairn.tasks.toolset import Toolset, toolset_for
 
 
@@ -39,6 +40,17 @@ class Session:
     @property
     def task_id(self) -> str:
         return self.recorder.repo.task_id
+
+    @property
+    def artifacts(self) -> Path:
+        """The task's workspace: what its tools write and its deliverable."""
+        return self.recorder.repo.artifacts
+
+    @cached_property
+    def reader(self) -> FullOutput:
+        """A call's whole output, from the task's `outputs/` folder: built once per session (an
+        iteration opens its own)."""
+        return full_output_reader(self.recorder.repo.root)
 
     def toolset(self) -> Toolset:
         """The task's tools in this process, rebuilt from the configuration its history holds."""
@@ -93,7 +105,7 @@ def task_context(repo: TaskRepo, state: TaskState) -> ToolContext:
         artifacts=repo.artifacts,
         sources={name: Path(path) for name, path in state.sources.items()},
         committed=lambda rel: repo.committed(repo.artifacts / rel),
-        deliverable=deliverable_file(state.task_type),
+        deliverable=deliverable(state, repo.artifacts).name,
         tools=state.tools or ToolsConfig(),
     )
 
@@ -115,21 +127,3 @@ def open_session(config: RunConfig, task_id: str) -> Session:
     deps = deps_for(config)
     recorder = TaskRecorder(deps.workspace.task(task_id), deps.store)
     return Session(config=config, deps=deps, recorder=recorder)
-
-
-def deliverable_text(state: TaskState, artifacts: Path) -> str:
-    """The text of the task's deliverable as it is on disk now ("" when there is none)."""
-    path = report_path(state, artifacts)
-    try:
-        return Path(path).read_text(encoding="utf-8", errors="replace") if path else ""
-    except OSError:
-        return ""
-
-
-def report_path(state: TaskState, artifacts: Path) -> str | None:
-    """The last documentation file that cites sources (the report or answer), else the last file
-    the task wrote for its goal (the goal's examples test is Cairn's own, not a deliverable)."""
-    docs = [e.metadata.file_path for e in state.evidence if e.type == "synthesis" and e.metadata.file_path]
-    written = [f.path for f in sorted(state.files.values(), key=lambda f: f.modified_at)]
-    files = docs or [path for path in written if path != TEST_FILE] or written
-    return str(artifacts / files[-1]) if files else None

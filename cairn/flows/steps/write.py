@@ -23,7 +23,7 @@ from cairn.tasks.goal_examples import EXAMPLES_WHY, TEST_FILE, examples_test
 from cairn.tasks.grounding.functions import named_files, named_functions
 from cairn.tasks.messages.prompts import BODY_ASKS
 from cairn.tasks.messages.schemas import Candidate, Excerpt, WriteInput, WriteOutput
-from cairn.tasks.task_grounding import FullOutput, full_output_reader
+from cairn.tasks.task_grounding import FullOutput
 
 TESTS_WHY = "The code changed since the tests last ran."
 KEPT_WHY = "Kept as they were, their examples passing:"
@@ -37,7 +37,7 @@ def coding_step(session: Session, executor: Executor, iteration: int, missing: l
     if state.task_type != "coding_task":
         return []
     names = session.toolset().names()
-    if "write_file" in names and (fixes := import_fixes(state, session.recorder.repo.artifacts)):
+    if "write_file" in names and (fixes := import_fixes(state, session.artifacts)):
         return fixes  # no model needed, and before a test run that would only show the NameError
     if "run_tests" in names and untested(state):
         return [
@@ -68,11 +68,11 @@ def _drafts(session: Session, executor: Executor, iteration: int, missing: list[
     state = session.state
     payload = _write_input(session, missing)
     names = named_functions(state.goal)
-    run = _failing_run(state, full_output_reader(session.recorder.repo.root), limit=None)
+    run = _failing_run(state, session.reader, limit=None)
     keep = redraw.passing(state.goal, run, names)  # a new draft must not take these away
     drawn = redraw.draws(state, iteration)
     plain_only = redraw.plain_only(payload, names, drawn)
-    artifacts = session.recorder.repo.artifacts
+    artifacts = session.artifacts
     full = {} if plain_only else _full(session, executor, iteration, payload)
     # Kept before the redraw's test: a full draft that only rewrote (or stubbed) functions that
     # pass is the code written back unchanged, and the failing ones are drawn again.
@@ -154,7 +154,7 @@ def import_fixes(state: TaskState, artifacts: Path) -> list[Candidate]:
 
 def _write_input(session: Session, missing: list[str]) -> WriteInput:
     state = session.state
-    reader = full_output_reader(session.recorder.repo.root)
+    reader = session.reader
     return WriteInput(
         goal=state.goal,
         excerpts=frontier.excerpts(state, full_output=reader),
@@ -163,7 +163,7 @@ def _write_input(session: Session, missing: list[str]) -> WriteInput:
         missing=missing,
         context=rules_block(state, session.deps.store),
         unmet=state.verdict.unmet if state.verdict else [],
-        current=_current_code(state, session.recorder.repo.artifacts),
+        current=_current_code(state, session.artifacts),
         tests=_failing_run(state, reader),
         wanted=_only_missing_files(state),
     )

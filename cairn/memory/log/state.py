@@ -46,6 +46,7 @@ from cairn.core import (
     PlannedCall,
     PlanRecorded,
     ReviewDecided,
+    StrategyName,
     TaskCreated,
     TaskFinished,
     TaskStatus,
@@ -99,6 +100,7 @@ class TaskState(Frozen):
     task_id: str = ""
     goal: str = ""
     task_type: TaskType = "general_task"
+    strategy: StrategyName | None = None  # as the task's creation recorded it
     sources: dict[str, str] = Field(default_factory=dict)
     model: str = "cairn/offline"
     max_iterations: int = 40
@@ -305,7 +307,7 @@ def _apply_run(
     match e:
         case TaskCreated():
             fields = ("task_id", "goal", "task_type", "sources", "model", "max_iterations", "related")
-            update = {name: getattr(e, name) for name in (*fields, "max_usd", "max_tokens")}
+            update = {name: getattr(e, name) for name in (*fields, "max_usd", "max_tokens", "strategy")}
             return s.model_copy(update=update)
         case BudgetSet():
             return s.model_copy(update={"max_usd": e.max_usd, "max_tokens": e.max_tokens})
