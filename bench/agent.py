@@ -148,6 +148,7 @@ def run_cairn(task: SuiteTask, args: argparse.Namespace, root: Path) -> Outcome:
         tokens=result.tokens,
         seconds=round(seconds, 1),
         stop_reason=result.stop_reason,
+        strategy=result.strategy,
         kind=task.kind,
         stated=grade.stated,
         value=grade.value,

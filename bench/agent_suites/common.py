@@ -80,6 +80,7 @@ class Outcome(BaseModel):
     seconds: float = 0.0
     stop_reason: str | None = None
     kind: str | None = None  # the task's kind, when its suite gives one
+    strategy: str | None = None  # Cairn: how it did the work (question, coverage, coding, general)
     stated: Stated | None = None  # what the answer states (question suites that read it: squad)
     value: str = ""  # the value it gives
 

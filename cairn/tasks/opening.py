@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from cairn.core import Compression, PlannedCall, displayable, main_argument
+from cairn.core import Compression, JsonValue, PlannedCall, displayable, main_argument
 from cairn.tasks.grounding.asked import parse
 from cairn.tasks.grounding.parts import is_question
 from cairn.tasks.grounding.reads import spelled_tables
@@ -66,32 +66,22 @@ def _asked_words(part: str) -> str:
 
 
 def _find(root: str, words: str) -> PlannedCall:
-    return PlannedCall(
-        tool="find_lines",
-        params={"path": root, "words": words},
-        rationale=FIND_WHY,
-        expected_evidence=["synthesis"],
-        extractive=True,
-    )
+    return _opening_call("find_lines", {"path": root, "words": words}, FIND_WHY)
 
 
 def _read(path: str) -> PlannedCall:
-    return PlannedCall(
-        tool="read_file",
-        params={"path": displayable(path)},  # a name that is not UTF-8, as the tools take it
-        rationale=READ_WHY,
-        expected_evidence=["synthesis"],
-        extractive=True,
-    )
+    path = displayable(path)  # a name that is not UTF-8, as the tools take it
+    return _opening_call("read_file", {"path": path}, READ_WHY)
 
 
 def _search(part: str) -> PlannedCall:
+    return _opening_call("search_memory", {"query": part, "k": SEARCH_HITS}, SEARCH_WHY)
+
+
+def _opening_call(tool: str, params: dict[str, JsonValue], rationale: str) -> PlannedCall:
+    """An opening call: its note is the output's own lines (`extractive`), for the answer to use."""
     return PlannedCall(
-        tool="search_memory",
-        params={"query": part, "k": SEARCH_HITS},
-        rationale=SEARCH_WHY,
-        expected_evidence=["synthesis"],
-        extractive=True,
+        tool=tool, params=params, rationale=rationale, expected_evidence=["synthesis"], extractive=True
     )
 
 

@@ -46,6 +46,13 @@ SPEC = (
     "## test_double.py\n\n```python\nfrom double import double\n\n\ndef test_double():\n"
     "    assert double(2) == 4\n```\n"
 )
+# What a step uses, built once per iteration by its session (`cairn.flows.steps.session.Session`).
+SERVICES = (
+    "cairn.tasks.toolset.toolset_for",
+    "cairn.tasks.task_grounding.full_output_reader",
+    "cairn.tasks.model.capabilities.context_window",
+)
+LOOP_ROOMS = ("cairn.flows.loop", "cairn.flows.strategies", "cairn.flows.steps")
 FACT = "The Alder Creek reservoir holds 1,260,000 cubic metres of usable water at full supply level.\n"
 
 
@@ -76,6 +83,8 @@ def test_one_iteration_never_returns_to_a_room_it_left_but_through_the_named_cal
     for path in found["paths"]:  # the task's own strategy chooses every iteration's calls
         assert chosen == [s["function"] for s in path if s["function"].endswith(".next_calls")]
         assert _twice(path) == {}
+        built = _built(path)  # the tools at least: the loop hands them to the calls
+        assert "cairn.tasks.toolset.toolset_for" in built and set(built.values()) == {1}, built
     if strategy == "question":  # one tool call each: read the file, then answer
         assert found["iterations"] == 2 and len(found["paths"]) == 2
         for path in found["paths"]:
@@ -88,6 +97,15 @@ def test_one_iteration_never_returns_to_a_room_it_left_but_through_the_named_cal
     ]
     assert u_turns == []
     assert {entry["into"] for entry in found["reentries"]}  # the seam itself is seen: the check is live
+
+
+def _built(path: list[dict[str, object]]) -> dict[str, int]:
+    """How often the loop's rooms built each service the session holds, in one iteration."""
+    counts: dict[str, int] = {}
+    for step in path:
+        if str(step["caller"]).startswith(LOOP_ROOMS) and step["function"] in SERVICES:
+            counts[str(step["function"])] = counts.get(str(step["function"]), 0) + 1
+    return counts
 
 
 def _twice(path: list[dict[str, object]]) -> dict[str, int]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
@@ -32,6 +33,8 @@ from cairn.tasks.model.capabilities import replay_of
 from cairn.tasks.model.cassette import CassetteError, load_cassette
 from cairn.tasks.toolset import toolset_for
 from cairn.tasks.verify.model import load_verifier
+
+C = TypeVar("C", bound=str)  # an option's choices: a Literal's values
 
 
 class RunArguments(BaseModel):
@@ -111,12 +114,7 @@ def check_workspace(path: Path, write: bool) -> Path:
 
 
 def check_task_type(task_type: str | None) -> TaskType | None:
-    if task_type is None:
-        return None
-    for known in TASK_TYPES:
-        if task_type == known:
-            return known
-    raise UsageError(f"--task-type must be one of {', '.join(TASK_TYPES)}; not {task_type!r}")
+    return one_of(task_type, TASK_TYPES, "--task-type")
 
 
 def check_source(source: Path) -> Path:
@@ -174,11 +172,15 @@ def check_tools(tools: ToolsConfig | None) -> None:
         toolset_for(tools, strict=True)  # kept for the run: each server starts once
 
 
-def one_of(value: str | None, choices: tuple[str, ...], option: str) -> str | None:
-    """`value` if it is one of `choices` (or None), else a `UsageError` naming them."""
-    if value is not None and value not in choices:
-        raise UsageError(f"{option} must be one of {', '.join(choices)}; not {value!r}")
-    return value
+def one_of(value: str | None, choices: tuple[C, ...], option: str, *, before_not: str = ";") -> C | None:
+    """The one of `choices` that `value` is (None stays None), else a `UsageError` naming them
+    (`before_not`: `cairn files --type` has always said "..., not", the others "...; not")."""
+    if value is None:
+        return None
+    for choice in choices:
+        if value == choice:
+            return choice
+    raise UsageError(f"{option} must be one of {', '.join(choices)}{before_not} not {value!r}")
 
 
 def _check_unicode(what: str, path: Path) -> None:

@@ -12,6 +12,7 @@ from typing import get_args
 from rich.console import Console
 
 from cairn.core import FileType, MemoryKind, RunConfig, UsageError
+from cairn.flows.cli.arguments import one_of
 from cairn.flows.console import emit, safe
 from cairn.memory.context import query
 from cairn.memory.index.sources import source_tenants
@@ -102,12 +103,7 @@ def search_tenants(config: RunConfig, task: str | None) -> list[str]:
 
 def _file_type(value: str | None) -> FileType | None:
     kinds: tuple[FileType, ...] = get_args(FileType)
-    if value is None:
-        return None
-    for kind in kinds:
-        if kind == value:
-            return kind
-    raise UsageError(f"--type must be one of {', '.join(kinds)}, not {value!r}")
+    return one_of(value, kinds, "--type", before_not=",")
 
 
 def _state(config: RunConfig, task_id: str) -> TaskState:

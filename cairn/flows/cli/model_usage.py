@@ -3,7 +3,7 @@
 >>> from cairn.core import CallCost, ModelCall
 >>> calls = [ModelCall(key="t/1/0/plan", kind="plan", model="m", cost=CallCost(prompt_tokens=90,
 ...     completion_tokens=10, seconds=2.0)), ModelCall(key="t/1/0/plan", kind="plan", model="m", ok=False)]
->>> [(u.kind, u.calls, u.failed, u.tokens) for u in usage(calls)]
+>>> [(u.kind, u.calls, u.failed, u.cost.tokens) for u in usage(calls)]
 [('plan', 2, 1, 100), ('total', 2, 1, 100)]
 """
 
@@ -23,26 +23,15 @@ class Usage(BaseModel):
     calls: int = 0
     failed: int = 0
     attempts: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    seconds: float = 0.0
-    usd: float = 0.0
-
-    @property
-    def tokens(self) -> int:
-        return self.prompt_tokens + self.completion_tokens
+    cost: CallCost = CallCost()
 
     def add(self, call: ModelCall) -> Usage:
-        cost: CallCost = call.cost
         return self.model_copy(
             update={
                 "calls": self.calls + 1,
                 "failed": self.failed + (not call.ok),
                 "attempts": self.attempts + call.attempts,
-                "prompt_tokens": self.prompt_tokens + cost.prompt_tokens,
-                "completion_tokens": self.completion_tokens + cost.completion_tokens,
-                "seconds": self.seconds + cost.seconds,
-                "usd": self.usd + cost.usd,
+                "cost": self.cost + call.cost,
             }
         )
 
@@ -62,9 +51,9 @@ def usage_line(calls: Sequence[ModelCall]) -> str:
     rows = usage(calls)
     if not rows:
         return "no model calls"
-    t = rows[-1]
+    t, cost = rows[-1], rows[-1].cost
     failed = f" ({t.failed} failed)" if t.failed else ""
-    return f"{t.calls} model calls{failed}, {t.tokens:,} tokens, {t.seconds:.1f} s, ${t.usd:.4f}"
+    return f"{t.calls} model calls{failed}, {cost.tokens:,} tokens, {cost.seconds:.1f} s, ${cost.usd:.4f}"
 
 
 def usage_table(calls: Sequence[ModelCall]) -> Table:
@@ -82,10 +71,10 @@ def usage_table(calls: Sequence[ModelCall]) -> Table:
             str(u.calls),
             str(u.failed),
             str(u.attempts),
-            f"{u.prompt_tokens:,}",
-            f"{u.completion_tokens:,}",
-            f"{u.seconds:.1f}",
-            f"{u.usd:.4f}",
+            f"{u.cost.prompt_tokens:,}",
+            f"{u.cost.completion_tokens:,}",
+            f"{u.cost.seconds:.1f}",
+            f"{u.cost.usd:.4f}",
         )
     return table
 

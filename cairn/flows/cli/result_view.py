@@ -19,7 +19,7 @@ from cairn.core import (
 from cairn.flows.cli.model_usage import usage_table
 from cairn.flows.console import safe
 from cairn.flows.steps.piecewise import progress
-from cairn.flows.strategies import strategy_name
+from cairn.flows.strategies import BY_NAME, strategy_name
 from cairn.memory.log.history import Replay
 from cairn.memory.log.state import Constraint, HotIssue, replay
 from cairn.memory.log.workspace import TaskRepo
@@ -79,6 +79,7 @@ def task_view(repo: TaskRepo, log: Replay, tampering: list[str] | None = None) -
 def print_task(view: TaskView) -> None:
     out.print(f"[bold]{view.task_id}[/] · {view.task_type} · {view.strategy} · [bold]{view.status}[/]")
     out.print(f"goal: {safe(view.goal)}")
+    out.print(f"strategy: {view.strategy}, complete when {BY_NAME[view.strategy].complete_when}")
     if view.history_problems:
         more = f" (and {len(view.history_problems) - 1} more)" if len(view.history_problems) > 1 else ""
         out.print(

@@ -40,7 +40,7 @@ from cairn.flows.steps.session import Session, learner_for
 from cairn.flows.strategies import strategy_name
 from cairn.memory.context.levels import apply_promotions
 from cairn.memory.log.state import TaskState
-from cairn.tasks.task_grounding import checked_for, full_output_reader
+from cairn.tasks.task_grounding import checked_for
 from cairn.tasks.validation import has_tests, validate
 
 Iterate = Callable[[int, IterationMode, bool], object]
@@ -149,7 +149,7 @@ def validate_now(session: Session, iteration: int) -> Verdict:
         has_tests=has_tests(state.files),
         suites_dir=suites,
         iteration=iteration,
-        checked=checked_for(state, text, full_output_reader(repo.root)),
+        checked=checked_for(state, text, session.reader),
     )
     judged = deliverable(state, repo.artifacts).path
     verdict = verdict.model_copy(

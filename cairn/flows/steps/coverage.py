@@ -25,8 +25,6 @@ from cairn.tasks.coverage.goal import CoverageGoal
 from cairn.tasks.coverage.ledger import Ledger
 from cairn.tasks.grounding.reads import passages
 from cairn.tasks.grounding.units import Unit, units_of
-from cairn.tasks.model.capabilities import context_window
-from cairn.tasks.opening import words_budget
 from cairn.tasks.task_grounding import FullOutput, goal_over_items, source_files
 
 MAX_BATCH = 64  # files one iteration reads, whatever the budget
@@ -61,7 +59,7 @@ def next_reads(session: Session) -> list[PlannedCall]:
     roots = {name: Path(folder) for name, folder in state.sources.items()}
     unread = [path for path in source_files(state) if path not in read]
     sizes = [_size(roots, path) for path in unread]
-    budget = words_budget(context_window(session.config.model))
+    budget = session.words
     n = reads_batch(budget, sizes, session.config.read_batch)
     return [
         PlannedCall(

@@ -46,9 +46,8 @@ from cairn.tasks.messages.schemas import (
     JudgeInput,
     JudgeOutput,
 )
-from cairn.tasks.model.capabilities import OFFLINE_PREFIX, context_window, replay_of
+from cairn.tasks.model.capabilities import OFFLINE_PREFIX, replay_of
 from cairn.tasks.model.cassette import records
-from cairn.tasks.opening import words_budget
 from cairn.tasks.task_grounding import (
     given_text,
     lines_to_answer_from,
@@ -248,7 +247,7 @@ def _payload(session: Session, missing: list[str]) -> DeliverInput:
     reader = session.reader
     excerpts = [
         e.model_copy(update={"text": dated_text(e.text)})  # "yesterday" comes with the day it means
-        for e in frontier.excerpts(state, words_budget(context_window(session.config.model)), reader)
+        for e in frontier.excerpts(state, session.words, reader)
     ]
     quoted = {e.source for e in excerpts}
     unmet = state.verdict.unmet if state.verdict else []

@@ -10,7 +10,6 @@ run, the reason for each, once.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -20,15 +19,14 @@ from cairn.flows.steps import frontier
 from cairn.flows.steps.executor import Executor
 from cairn.flows.steps.model_calls import ask
 from cairn.flows.steps.session import Session
+from cairn.memory.index.sources import visible_files
 from cairn.memory.log.state import TaskState
 from cairn.tasks.messages.schemas import Candidate, KnownFile, Plan, PlanInput
-from cairn.tasks.model.capabilities import context_window
-from cairn.tasks.opening import opening_calls, words_budget
+from cairn.tasks.opening import opening_calls
 from cairn.tasks.task_grounding import lines_to_answer_from
 from cairn.tasks.validation import requirements
 
 FILES_PER_ROOT = 60  # files listed per source up front; `list_directory` shows the rest
-_SKIP = {".git", "__pycache__", ".venv", "node_modules", ".pytest_cache"}
 
 
 @dataclass(frozen=True)
@@ -124,7 +122,7 @@ def opening(session: Session) -> list[PlannedCall]:
     if state.calls or state.iterations or not state.sources:
         return []
     tools = session.toolset().names()
-    calls = opening_calls(files_on_disk(state, session.artifacts), state.parts, _words(session))
+    calls = opening_calls(files_on_disk(state, session.artifacts), state.parts, session.words)
     return [call for call in calls if call.tool in tools]
 
 
@@ -134,10 +132,6 @@ def sources_read(session: Session) -> bool:
     read = {path for call in state.calls if call.tool == "read_file" for path in call.paths}
     files = files_on_disk(state, session.artifacts)
     return all(f.path in read for f in files if f.path.startswith("source:"))
-
-
-def _words(session: Session) -> int:
-    return words_budget(context_window(session.config.model))
 
 
 @lru_cache(maxsize=16)
@@ -158,11 +152,4 @@ def files_on_disk(state: TaskState, artifacts: Path) -> list[KnownFile]:
 
 
 def _walk(root: Path) -> list[tuple[str, int]]:
-    files: list[tuple[str, int]] = []
-    for folder, dirs, names in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if d not in _SKIP and not d.startswith("."))
-        for name in sorted(names):
-            path = Path(folder) / name
-            if not name.startswith(".") and path.is_file() and not path.is_symlink():
-                files.append((path.relative_to(root).as_posix(), path.stat().st_size))
-    return files
+    return [(rel, path.stat().st_size) for rel, path in visible_files(root)]

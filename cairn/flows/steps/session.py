@@ -5,7 +5,7 @@ The iteration flow reads as the algorithm; the bookkeeping of each step lives he
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
 
@@ -22,6 +22,7 @@ from cairn.memory.store.protocol import SearchFilter, SearchQuery
 from cairn.tasks.compress import line_counter
 from cairn.tasks.deps import Deps, deps_for
 from cairn.tasks.model.capabilities import context_window
+from cairn.tasks.opening import words_budget
 from cairn.tasks.task_grounding import FullOutput, full_output_reader
 from cairn.tasks.tools.base import ToolContext
 from cairn.tasks.toolset import Toolset, toolset_for
@@ -29,9 +30,14 @@ from cairn.tasks.toolset import Toolset, toolset_for
 
 @dataclass
 class Session:
+    """A task's services in one process: built once per session (a Prefect iteration opens its
+    own), so a step that asks for the tools, the output reader or the model's window twice gets
+    the same object."""
+
     config: RunConfig
     deps: Deps
     recorder: TaskRecorder
+    _tools: tuple[ToolsConfig, Toolset] | None = field(default=None, init=False, repr=False)
 
     @property
     def state(self) -> TaskState:
@@ -48,13 +54,25 @@ class Session:
 
     @cached_property
     def reader(self) -> FullOutput:
-        """A call's whole output, from the task's `outputs/` folder: built once per session (an
-        iteration opens its own)."""
+        """A call's whole output, from the task's `outputs/` folder."""
         return full_output_reader(self.recorder.repo.root)
 
+    @cached_property
+    def window(self) -> int:
+        """The model's context window, in tokens."""
+        return context_window(self.config.model)
+
+    @property
+    def words(self) -> int:
+        """How many words of sources one request may carry (`cairn.tasks.opening.words_budget`)."""
+        return words_budget(self.window)
+
     def toolset(self) -> Toolset:
-        """The task's tools in this process, rebuilt from the configuration its history holds."""
-        return toolset_for(self.state.tools or ToolsConfig())
+        """The task's tools, from the configuration its history holds (again only when that changed)."""
+        wanted = self.state.tools or ToolsConfig()
+        if self._tools is None or self._tools[0] != wanted:
+            self._tools = (wanted, toolset_for(wanted))
+        return self._tools[1]
 
     def tool_context(self) -> ToolContext:
         live: dict[str, object] = {"workspace": self.deps.workspace.root, "search": self.search_lines}
@@ -70,7 +88,7 @@ class Session:
 
     def context(self) -> str:
         """The CONTEXT block; the history budget is RunConfig.context_tokens or 25% of the model's window."""
-        budget = self.config.context_tokens or context_budget(context_window(self.config.model))
+        budget = self.config.context_tokens or context_budget(self.window)
         counter = line_counter(self.config.model)
         ensure_sources(self.deps.store, self.state.sources)  # the snippets search the sources' index
         learner = learner_for(self.deps, self.state)

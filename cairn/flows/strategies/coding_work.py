@@ -17,6 +17,7 @@ from cairn.tasks.messages.schemas import Candidate
 
 class Coding:
     name: StrategyName = "coding"
+    complete_when = "every file the goal names is written and its tests and examples pass"
 
     def next_calls(self, turn: Turn) -> NextCalls:
         session = turn.session

@@ -15,6 +15,7 @@ from cairn.flows.strategies.strategy import Turn
 
 class Coverage:
     name: StrategyName = "coverage"
+    complete_when = "every source is read and each item's every field is proven, or proven absent"
 
     def next_calls(self, turn: Turn) -> NextCalls:
         session, state = turn.session, turn.session.state

@@ -12,3 +12,4 @@ from cairn.flows.strategies.question_work import Question
 
 class General(Question):
     name: StrategyName = "general"
+    complete_when = "the task type's checks pass over its report and the sources it cites"

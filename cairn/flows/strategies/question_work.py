@@ -15,6 +15,7 @@ from cairn.flows.strategies.strategy import Turn
 
 class Question:
     name: StrategyName = "question"
+    complete_when = "each part of its answer is proven by a line read, or proven absent (no line near it)"
 
     def next_calls(self, turn: Turn) -> NextCalls:
         session, state = turn.session, turn.session.state

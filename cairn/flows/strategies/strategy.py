@@ -28,8 +28,11 @@ class Turn:
 
 
 class Strategy(Protocol):
-    """One kind of work: its name (shown by `cairn show`) and how it chooses its next calls."""
+    """One kind of work: its name and when its deliverable is complete (both shown by `cairn
+    show`), and how it chooses its next calls. The deliverable itself has one rule for every
+    kind (`cairn.flows.steps.deliverable`)."""
 
     name: StrategyName
+    complete_when: str
 
     def next_calls(self, turn: Turn) -> NextCalls: ...

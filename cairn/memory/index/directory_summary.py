@@ -20,7 +20,6 @@ skipped, and the listing stops at `max_files`.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from pydantic import Field
@@ -28,11 +27,11 @@ from pydantic import Field
 from cairn.core import CodeReference, Frozen
 from cairn.memory.index.code_docs import document_python
 from cairn.memory.index.file_index import purpose_of, signature
+from cairn.memory.index.sources import decoded, visible_files
 
 MAX_FILES = 200
 MAX_BYTES = 500_000
 KEY_ITEMS = 8  # functions and classes shown per file
-_SKIP_DIRS = {".git", "__pycache__", ".venv", "node_modules", ".pytest_cache", ".mypy_cache"}
 
 
 class FileSummary(Frozen):
@@ -67,7 +66,7 @@ def summarize_directory(path: str | Path, max_files: int = MAX_FILES) -> Directo
     root = Path(path)
     if not root.is_dir():
         raise NotADirectoryError(f"not a directory: {path}")
-    found = _files(root)
+    found = sorted(visible_files(root))
     folders: dict[str, int] = {}
     for rel, _ in found:
         if "/" in rel:
@@ -81,10 +80,9 @@ def summarize_directory(path: str | Path, max_files: int = MAX_FILES) -> Directo
 
 def _summary(rel: str, full: Path) -> FileSummary:
     size = full.stat().st_size
-    data = full.read_bytes()[:MAX_BYTES]
-    if b"\x00" in data[:8192]:
+    text = decoded(full.read_bytes()[:MAX_BYTES])
+    if text is None:
         return FileSummary(path=rel, size=size, purpose="(binary)")
-    text = data.decode("utf-8", errors="replace")
     code = document_python(text, rel) if rel.endswith(".py") else None
     return FileSummary(path=rel, size=size, purpose=purpose_of(text, code), key_items=_key_items(code))
 
@@ -99,14 +97,3 @@ def _key_items(code: CodeReference | None) -> list[str]:
 
 def _public(name: str) -> bool:
     return not name.startswith("_")
-
-
-def _files(root: Path) -> list[tuple[str, Path]]:
-    found: list[tuple[str, Path]] = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS and not d.startswith("."))
-        for name in sorted(filenames):
-            full = Path(dirpath) / name
-            if not name.startswith(".") and not full.is_symlink() and full.is_file():
-                found.append((full.relative_to(root).as_posix(), full))
-    return sorted(found)

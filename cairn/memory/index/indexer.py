@@ -58,29 +58,29 @@ def records_for(state: TaskState, envelope: Envelope, artifacts: Path) -> list[M
     match event:
         case EvidenceRecorded():
             return [
-                _memory(
+                _task_memory(
+                    state,
                     base,
-                    key=f"evidence:{state.task_type}:{ev.evidence_id}",
-                    kind="evidence",
+                    "evidence",
+                    ev.evidence_id,
                     content=ev.content,
                     subtype=ev.type,
                     confidence=ev.confidence,
                     source=ev.source,
                     file_path=ev.metadata.file_path,
-                    domain="evidence",
                 )
                 for ev in event.evidence
             ]
         case ToolCallRecorded():
             call = event.call
-            line = _memory(
+            line = _task_memory(
+                state,
                 base,
-                key=f"iteration:{state.task_type}:{call.call_id}",
-                kind="iteration",
+                "iteration",
+                call.call_id,
                 content=call.one_line(),
                 source=call.call_id,
                 confidence=_RELEVANCE[call.relevance],
-                domain="iteration",
             )
             return [line, *_hot_issue_records(state, update_hot_issues(state.hot_issues, call), base)]
         case FileRecorded():
@@ -116,6 +116,14 @@ def _memory(base: dict[str, object], **fields: object) -> Memory:
     return Memory.model_validate({**base, **fields})
 
 
+def _task_memory(
+    state: TaskState, base: dict[str, object], kind: str, ident: str, **fields: object
+) -> Memory:
+    """A record of the task's own `kind` (evidence, a call, a hot issue): keyed by kind, task type and
+    `ident`, in the domain named after its kind."""
+    return _memory(base, key=f"{kind}:{state.task_type}:{ident}", kind=kind, domain=kind, **fields)
+
+
 _RELEVANCE = {"high": 1.0, "medium": 0.6, "low": 0.3}
 
 
@@ -123,15 +131,15 @@ def _hot_issue_records(state: TaskState, issues: list[HotIssue], base: dict[str,
     before = {(h.check_id, h.active) for h in state.hot_issues}
     changed = [h for h in issues if (h.check_id, h.active) not in before]
     return [
-        _memory(
+        _task_memory(
+            state,
             base,
-            key=f"hot_issue:{state.task_type}:{h.tool}:{h.check_id}",
-            kind="hot_issue",
+            "hot_issue",
+            f"{h.tool}:{h.check_id}",
             content=h.content,
             active=h.active,
             source=h.opened_by,
             level="working",
-            domain="hot_issue",
         )
         for h in changed
     ]

@@ -14,7 +14,7 @@ Within one process `ensure_sources` remembers what it already checked.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from cairn.core import Memory, content_hash, displayable, now
@@ -106,18 +106,27 @@ def _replace_file(store: MemoryStore, tenant: str, path: str, records: list[Memo
 def _text_files(root: Path) -> list[tuple[str, str]]:
     """(relative path, text) of the readable text files under root, hidden and binary ones skipped."""
     found: list[tuple[str, str]] = []
+    for rel, full in visible_files(root):
+        if full.stat().st_size > MAX_FILE_BYTES or len(found) >= MAX_FILES:
+            continue
+        text = decoded(full.read_bytes())
+        if text is not None and text.strip():
+            found.append((rel, text))
+    return found
+
+
+def visible_files(root: Path) -> Iterator[tuple[str, Path]]:
+    """(relative path, path) of the files under `root` a person would look at, folder by folder in
+    name order: hidden files and folders, tool folders and links are skipped."""
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS and not d.startswith("."))
         for name in sorted(filenames):
             full = Path(dirpath) / name
-            if name.startswith(".") or full.is_symlink() or not full.is_file():
-                continue
-            if full.stat().st_size > MAX_FILE_BYTES or len(found) >= MAX_FILES:
-                continue
-            data = full.read_bytes()
-            if b"\x00" in data[:8192]:
-                continue  # binary
-            text = data.decode("utf-8", errors="replace")
-            if text.strip():
-                found.append((full.relative_to(root).as_posix(), text))
-    return found
+            if not name.startswith(".") and not full.is_symlink() and full.is_file():
+                yield full.relative_to(root).as_posix(), full
+
+
+def decoded(data: bytes) -> str | None:
+    """A file's bytes as text, or None for a binary file (a NUL byte in its first 8 KiB: an image,
+    an archive), whose bytes are no words."""
+    return None if b"\x00" in data[:8192] else data.decode("utf-8", errors="replace")

@@ -169,27 +169,23 @@ class ModelClient:
                 if (error := tries.invalid(reply, why_invalid(exc), asked)) is not None:
                     return self._failed(tries, error, attempt)
                 continue
-            return LLMResult[Any](
-                kind=kind,
-                model=self.model,
-                output=output,
-                ok=True,
-                attempts=attempt,
-                cost=tries.cost,
-                raw=tries.raw,
-                errors=tries.errors,
-            )
+            return self._ended(tries, attempt, output=output, ok=True)
         return self._failed(tries, tries.exhausted(attempt), attempt)
 
     def _failed(self, tries: Attempts, error: str, attempts: int) -> LLMResult[Any]:
+        return self._ended(tries, attempts, error=error)
+
+    def _ended(self, tries: Attempts, attempts: int, **outcome: Any) -> LLMResult[Any]:
+        """The result after `attempts` tries: how it ended (`output`, or `error`) and what the tries
+        cost and said, whichever way it ended."""
         return LLMResult[Any](
             kind=tries.kind,
             model=self.model,
-            error=error,
             attempts=attempts,
             cost=tries.cost,
             raw=tries.raw,
             errors=tries.errors,
+            **outcome,
         )
 
     def _complete(

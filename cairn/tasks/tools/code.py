@@ -20,11 +20,14 @@ Tools never raise for what the agent got wrong (a bad path, tests that crash); t
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import ParamSpec, TypeVar
 from xml.etree import ElementTree
 
 from pydantic import Field
@@ -42,6 +45,8 @@ _PYTEST_CONFIGS = ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "se
 _RUFF_CONFIGS = ("ruff.toml", ".ruff.toml", "pyproject.toml")
 _SKIP_DIRS = frozenset({"__pycache__", "node_modules", "venv", "site-packages", "dist", "build", "_build"})
 _QUIET = {"PYTHONDONTWRITEBYTECODE": "1"}  # no __pycache__ littering the workspace's artifacts
+P = ParamSpec("P")
+R = TypeVar("R", bound="ToolResult")
 
 
 class ToolResult(Frozen):
@@ -81,6 +86,24 @@ class PythonResult(ToolResult):
     output_truncated: bool = False
 
 
+def _refusing(refused: Callable[[str], R]) -> Callable[[Callable[P, R]], Callable[P, R]]:
+    """A tool that answers a target outside the workspace with `refused(why)`: tools never raise
+    for a path the agent got wrong."""
+
+    def wrap(tool: Callable[P, R]) -> Callable[P, R]:
+        @functools.wraps(tool)
+        def refusing(*args: P.args, **kwargs: P.kwargs) -> R:
+            try:
+                return tool(*args, **kwargs)
+            except PathError as exc:
+                return refused(str(exc))
+
+        return refusing
+
+    return wrap
+
+
+@_refusing(lambda why: PytestResult(outcome="error", summary=f"cannot run tests: {why}"))
 def run_tests(
     ws_dir: Path, target: str = ".", *, timeout_s: float = 300.0, plugins: bool = True
 ) -> PytestResult:
@@ -91,10 +114,7 @@ def run_tests(
     >>> run_tests(Path("/tmp"), "../etc").summary
     "cannot run tests: '..' is not allowed in a path: '../etc'"
     """
-    try:
-        ws, rel = _workspace_target(ws_dir, target)
-    except PathError as exc:
-        return PytestResult(outcome="error", summary=f"cannot run tests: {exc}")
+    ws, rel = _workspace_target(ws_dir, target)
     with tempfile.TemporaryDirectory(prefix="cairn-pytest-") as tmp:
         xml = Path(tmp) / "junit.xml"
         argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={xml}"]
@@ -237,16 +257,14 @@ def _collection_reason(problem: ElementTree.Element) -> str:
     return lines[-1][1:].strip() if lines else problem.get("message", "collection failure")
 
 
+@_refusing(lambda why: LintResult(outcome="error", summary=f"cannot lint: {why}"))
 def lint(ws_dir: Path, target: str = ".", *, timeout_s: float = 120.0) -> LintResult:
     """Run ruff on `target`; one finding per diagnostic and one check per file (see module doc).
 
     >>> lint(Path("/tmp"), "/etc").outcome
     'error'
     """
-    try:
-        ws, rel = _workspace_target(ws_dir, target)
-    except PathError as exc:
-        return LintResult(outcome="error", summary=f"cannot lint: {exc}")
+    ws, rel = _workspace_target(ws_dir, target)
     isolated = [] if any((ws / name).is_file() for name in _RUFF_CONFIGS) else ["--isolated"]
     argv = [sys.executable, "-m", "ruff", "check", "--output-format", "json", "--no-cache", *isolated]
     argv.append(str(ws / rel))  # absolute: a file named like an option must stay a path
@@ -311,6 +329,7 @@ def _python_files(ws: Path, target: Path) -> list[str]:
     return found
 
 
+@_refusing(lambda why: PythonResult(outcome="error", summary=f"cannot run: {why}", exit_code=-1))
 def run_python(
     ws_dir: Path, code: str | None = None, path: str | None = None, *, timeout_s: float = 60.0
 ) -> PythonResult:
@@ -323,10 +342,7 @@ def run_python(
         return PythonResult(outcome="error", summary="give exactly one of code or path", exit_code=-1)
     if code is not None and len(code.encode("utf-8", "surrogatepass")) > MAX_SNIPPET_BYTES:
         return PythonResult(outcome="error", summary="snippet too long: write it to a file", exit_code=-1)
-    try:
-        ws, rel = _workspace_target(ws_dir, path or ".")
-    except PathError as exc:
-        return PythonResult(outcome="error", summary=f"cannot run: {exc}", exit_code=-1)
+    ws, rel = _workspace_target(ws_dir, path or ".")
     argv = [sys.executable, "-c", code] if code is not None else [sys.executable, str(ws / rel)]
     proc = _run(argv, ws, timeout_s, OUTPUT_CAP, _QUIET)
     return _python_result(proc, rel if path else None)

@@ -21,6 +21,7 @@ import os
 from pathlib import Path
 
 from cairn.core import JsonValue
+from cairn.memory.index.sources import decoded, visible_files
 from cairn.tasks.messages.elision import elision_in
 from cairn.tasks.tools.base import ToolContext, ToolOutput, WrittenFile, failure
 from cairn.tasks.tools.paths import PathError, resolve_path
@@ -28,25 +29,35 @@ from cairn.tasks.tools.paths import PathError, resolve_path
 MAX_READ_CHARS = 200_000
 MAX_WRITE_CHARS = 2_000_000
 MAX_LISTED = 500
-_SKIP_DIRS = {".git", "__pycache__", ".venv", "node_modules", ".pytest_cache"}
 
 
 def read_file(ctx: ToolContext, path: str) -> ToolOutput:
-    try:
-        target = resolve_path(ctx.artifacts, path, readonly_roots=ctx.sources, for_write=False)
-    except PathError as exc:
-        return failure(str(exc))
+    target = readable(ctx, path)
+    if isinstance(target, ToolOutput):
+        return target
     if not target.is_file():
         return failure(f"no such file: {path}")
-    data = target.read_bytes()[: MAX_READ_CHARS * 4]
-    if b"\x00" in data[:8192]:  # an image, an archive: its bytes are no words to quote
+    text = read_text(target)
+    if text is None:
         size = target.stat().st_size
         text = f"{path} is a binary file ({size:,} bytes): it holds no text to read"
         return ToolOutput(text=text, paths=[path])
-    text = data.decode("utf-8", errors="replace")
     if len(text) > MAX_READ_CHARS:
         text = text[:MAX_READ_CHARS] + f"\n[... truncated at {MAX_READ_CHARS} characters]"
     return ToolOutput(text=text, paths=[path])
+
+
+def readable(ctx: ToolContext, path: str) -> Path | ToolOutput:
+    """The file or folder `path` names, in the workspace or a source; a refusal is a failed output."""
+    try:
+        return resolve_path(ctx.artifacts, path, readonly_roots=ctx.sources, for_write=False)
+    except PathError as exc:
+        return failure(str(exc))
+
+
+def read_text(file: Path) -> str | None:
+    """What the tools read of a file: the text of its first bytes, or None for a binary file."""
+    return decoded(file.read_bytes()[: MAX_READ_CHARS * 4])
 
 
 def write_file(ctx: ToolContext, path: str, content: str) -> ToolOutput:
@@ -178,14 +189,4 @@ def list_directory(ctx: ToolContext, path: str = ".") -> ToolOutput:
 
 
 def _walk(base: Path) -> list[tuple[str, int]]:
-    found: list[tuple[str, int]] = []
-    for dirpath, dirnames, filenames in os.walk(base):
-        dirnames[:] = [d for d in dirnames if d not in _SKIP_DIRS and not d.startswith(".")]
-        for name in filenames:
-            if name.startswith("."):
-                continue
-            full = Path(dirpath) / name
-            if full.is_symlink() or not full.is_file():
-                continue
-            found.append((full.relative_to(base).as_posix(), full.stat().st_size))
-    return found
+    return [(rel, full.stat().st_size) for rel, full in visible_files(base)]

@@ -21,8 +21,7 @@ from cairn.tasks.grounding.lemmas import content_terms, forms
 from cairn.tasks.grounding.reads import found_line
 from cairn.tasks.grounding.units import Unit, units_of
 from cairn.tasks.tools.base import ToolContext, ToolOutput, failure
-from cairn.tasks.tools.file_tools import MAX_READ_CHARS
-from cairn.tasks.tools.paths import PathError, resolve_path
+from cairn.tasks.tools.file_tools import read_text, readable
 
 MAX_LINES = 60
 MAX_FILES = 2_000
@@ -34,10 +33,9 @@ def find_lines(ctx: ToolContext, path: str, words: str) -> ToolOutput:
     wanted = content_terms(words)
     if not wanted:
         return failure(f"no words to find in {words!r}: give the content words a line must hold")
-    try:
-        target = resolve_path(ctx.artifacts, path, readonly_roots=ctx.sources, for_write=False)
-    except PathError as exc:
-        return failure(str(exc))
+    target = readable(ctx, path)
+    if isinstance(target, ToolOutput):
+        return target
     if not target.exists():
         return failure(f"no such file or folder: {path}")
     found = [entry for file, name in _files(target, path) for entry in _matches(file, name, wanted)]
@@ -61,10 +59,10 @@ def _files(target: Path, path: str) -> Iterator[tuple[Path, str]]:
 
 
 def _matches(file: Path, name: str, wanted: set[str]) -> Iterator[tuple[str, str]]:
-    data = file.read_bytes()[: MAX_READ_CHARS * 4]
-    if b"\x00" in data[:8192]:
+    text = read_text(file)
+    if text is None:
         return
-    units = units_of(name, data.decode("utf-8", errors="replace"))
+    units = units_of(name, text)
     for n, unit in enumerate(units):
         if wanted <= unit.forms | forms(unit.context):
             group = _pointed_to(units, n)

@@ -32,12 +32,16 @@ KINDS: dict[StrategyName, tuple[TaskType, str, str]] = {
 
 
 def _show(workspace: Path, task_id: str) -> dict[str, object]:
+    shown: dict[str, object] = json.loads(_cairn_show(workspace, task_id, "--json"))
+    return shown
+
+
+def _cairn_show(workspace: Path, task_id: str, *options: str) -> str:
     env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
-    args = [str(BIN / "cairn"), "show", task_id, "--workspace", str(workspace), "--json"]
+    args = [str(BIN / "cairn"), "show", task_id, "--workspace", str(workspace), *options]
     proc = subprocess.run(args, capture_output=True, text=True, timeout=120, env=env)
     assert proc.returncode == 0, proc.stderr
-    shown: dict[str, object] = json.loads(proc.stdout)
-    return shown
+    return proc.stdout
 
 
 @pytest.fixture(scope="module")
@@ -72,6 +76,8 @@ def test_a_task_created_before_strategies_were_recorded_gets_one_from_its_type_a
     repo.append(UserMessage(text="For each dataset, who is its steward?", role="goal"))
     assert replay(repo.history.read().events).strategy is None  # nothing recorded: chosen on read
     assert _show(tmp_path / "ws", "old")["strategy"] == "coverage"
+    said = " ".join(_cairn_show(tmp_path / "ws", "old").split())  # as a person reads it
+    assert "strategy: coverage, complete when every source is read and each item's every field" in said
 
 
 def test_one_place_in_cairn_records_a_plan() -> None:
