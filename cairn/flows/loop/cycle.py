@@ -35,7 +35,7 @@ from cairn.core import (
 )
 from cairn.flows.loop.policy import Decision, LoopPolicy, decide
 from cairn.flows.loop.unverified import ANSWER_KEPT, keep_best_answer
-from cairn.flows.steps.deliverable import deliverable, deliverable_text
+from cairn.flows.steps.deliverable import deliverable_text, judged_file
 from cairn.flows.steps.session import Session, learner_for
 from cairn.flows.strategies import strategy_name
 from cairn.memory.context.levels import apply_promotions
@@ -151,7 +151,7 @@ def validate_now(session: Session, iteration: int) -> Verdict:
         iteration=iteration,
         checked=checked_for(state, text, session.reader),
     )
-    judged = deliverable(state, repo.artifacts).path
+    judged = judged_file(state, repo.artifacts)
     verdict = verdict.model_copy(
         update={
             "deliverable": Path(judged).relative_to(repo.artifacts).as_posix() if judged else "",
@@ -175,7 +175,7 @@ def finish(session: Session, reason: str | None) -> TaskResult:
     marked unverified (`cairn.flows.loop.unverified`)."""
     state = session.state
     complete = bool(state.verdict and state.verdict.complete)
-    report = deliverable(state, session.artifacts).path
+    report = judged_file(state, session.artifacts)
     if state.status == "running" or state.stop_reason != reason:
         status: TaskStatus = "complete" if complete else "incomplete"
         kept = [] if complete else keep_best_answer(session, reason or "")

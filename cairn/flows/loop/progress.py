@@ -11,7 +11,7 @@ from __future__ import annotations
 from cairn.core import CallCost, CallKey, Compression, Coverage, CoverageRecorded, LedgerRow, PlannedCall
 from cairn.flows.loop.results import record_call
 from cairn.flows.steps.coverage import kept_ledger, read_sources, spec_of
-from cairn.flows.steps.deliverable import deliverable
+from cairn.flows.steps.deliverable import deliverable_name
 from cairn.flows.steps.session import Session
 from cairn.memory.log.state import TaskState
 from cairn.tasks.coverage.goal import CoverageGoal
@@ -68,7 +68,7 @@ def _write_report(session: Session, iteration: int, spec: CoverageGoal, coverage
     """The report as the ledger stands, written and committed, recorded as Cairn's own write."""
     state = session.state
     text = ledger_report(state.goal, spec, list(state.ledger.values()), coverage)
-    report = deliverable(state, session.artifacts).name
+    report = deliverable_name(state)
     target = session.artifacts / report
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(text, encoding="utf-8")

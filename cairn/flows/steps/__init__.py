@@ -4,21 +4,21 @@ write and deliver, the task's `Session`, the `Executor` that runs calls, and mod
 
 from __future__ import annotations
 
-from cairn.flows.steps.deliverable import Deliverable, deliverable, deliverable_text
+from cairn.flows.steps.deliverable import deliverable_name, deliverable_text, judged_file
 from cairn.flows.steps.executor import Executor, InProcessExecutor, ToolResult, ToolRun
 from cairn.flows.steps.model_calls import ask, record_model_call
 from cairn.flows.steps.session import Session, learner_for, open_session
 
 __all__ = [
-    "Deliverable",
     "Executor",
     "InProcessExecutor",
     "Session",
     "ToolResult",
     "ToolRun",
     "ask",
-    "deliverable",
+    "deliverable_name",
     "deliverable_text",
+    "judged_file",
     "learner_for",
     "open_session",
     "record_model_call",

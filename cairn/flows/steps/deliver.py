@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from cairn.core import CallKey, ModelJudgement, PartCheck, PlannedCall
 from cairn.flows.steps import frontier
-from cairn.flows.steps.deliverable import deliverable, deliverable_text
+from cairn.flows.steps.deliverable import deliverable_name, deliverable_text
 from cairn.flows.steps.executor import Executor
 from cairn.flows.steps.model_calls import ask
 from cairn.flows.steps.session import Session
@@ -255,7 +255,7 @@ def _payload(session: Session, missing: list[str]) -> DeliverInput:
     return DeliverInput(
         goal=state.goal,
         task_type=state.task_type,
-        deliverable=deliverable(state, artifacts).name,
+        deliverable=deliverable_name(state),
         # A file's own words beat a small model's paraphrase of them, which may describe the
         # file instead of stating its facts, or pin the goal's answer on the wrong file.
         notes=[n for n in frontier.notes(state) if n.source not in quoted],

@@ -6,41 +6,35 @@ tool, the offline planner and a coverage goal's ledger report write there). The 
 the last documentation file that cites sources (the answer or report), else the last file the
 task wrote for its goal: a coding task's code (the goal's examples test is Cairn's own).
 
->>> Deliverable(name="answer.md", path=None).written
-False
+>>> deliverable_name(TaskState(task_type="simple_question"))
+'answer.md'
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from cairn.core import Frozen
 from cairn.memory.log.state import TaskState
 from cairn.tasks.goal_examples import TEST_FILE
 from cairn.tasks.tools.base import deliverable_file
 
 
-class Deliverable(Frozen):
-    name: str  # where the answer or report is written, relative to the task's artifacts
-    path: str | None  # the file judged and shown; None while the task wrote nothing
-
-    @property
-    def written(self) -> bool:
-        return self.path is not None
+def deliverable_name(state: TaskState) -> str:
+    """Where the task's answer or report is written, relative to its artifacts."""
+    return deliverable_file(state.task_type)
 
 
-def deliverable(state: TaskState, artifacts: Path) -> Deliverable:
-    """The task's deliverable as its history stands now."""
+def judged_file(state: TaskState, artifacts: Path) -> str | None:
+    """The file judged and shown as the task's history stands now; None while it wrote nothing."""
     docs = [e.metadata.file_path for e in state.evidence if e.type == "synthesis" and e.metadata.file_path]
     written = [f.path for f in sorted(state.files.values(), key=lambda f: f.modified_at)]
     files = docs or [path for path in written if path != TEST_FILE] or written
-    path = str(artifacts / files[-1]) if files else None
-    return Deliverable(name=deliverable_file(state.task_type), path=path)
+    return str(artifacts / files[-1]) if files else None
 
 
 def deliverable_text(state: TaskState, artifacts: Path) -> str:
     """The text of the file judged as it is on disk now ("" when there is none)."""
-    path = deliverable(state, artifacts).path
+    path = judged_file(state, artifacts)
     try:
         return Path(path).read_text(encoding="utf-8", errors="replace") if path else ""
     except OSError:

@@ -10,7 +10,7 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 
 from cairn.core import Memory, RunConfig, ToolsConfig
-from cairn.flows.steps.deliverable import deliverable
+from cairn.flows.steps.deliverable import deliverable_name
 from cairn.memory.context.reasoning import context_budget
 from cairn.memory.context.relevant import relevant_context
 from cairn.memory.context.values import TDLambda, ValueTable
@@ -123,7 +123,7 @@ def task_context(repo: TaskRepo, state: TaskState) -> ToolContext:
         artifacts=repo.artifacts,
         sources={name: Path(path) for name, path in state.sources.items()},
         committed=lambda rel: repo.committed(repo.artifacts / rel),
-        deliverable=deliverable(state, repo.artifacts).name,
+        deliverable=deliverable_name(state),
         tools=state.tools or ToolsConfig(),
     )
 
