@@ -76,6 +76,7 @@ class PartCheck(Frozen):
     quotes: list[QuotedLine] = Field(default_factory=list)
     not_stated: bool = False
     score: float | None = None  # the verifier's probability that `value`, so quoted, answers it
+    judge: str = ""  # who decided its status (`cairn.tasks.verifier`): Cairn's judge or a user's verifier
 
     @property
     def status(self) -> PartStatus:

@@ -21,8 +21,9 @@ from pathlib import Path, PurePosixPath
 from cairn.core import CodeReference, Coverage, FunctionCheck, PartCheck, ToolCall
 from cairn.memory.log.state import TaskState
 from cairn.tasks.coverage.goal import CoverageGoal, coverage_goal, ranges_over
+from cairn.tasks.exact import lines_holding
 from cairn.tasks.grounding import ReadIndex, split_goal
-from cairn.tasks.grounding.answer_text import terms
+from cairn.tasks.grounding.answer_text import answer_body, terms
 from cairn.tasks.grounding.asked import parse
 from cairn.tasks.grounding.functions import check_files, check_functions, named_files, named_functions
 from cairn.tasks.grounding.lemmas import content_terms
@@ -32,7 +33,8 @@ from cairn.tasks.grounding.reads import Read, passages
 from cairn.tasks.pieces import pieces_of
 from cairn.tasks.tools.builtins import BUILTIN_NAMES
 from cairn.tasks.validation import Checked
-from cairn.tasks.verify import ModelKind, check_answer
+from cairn.tasks.verifier import CairnJudge, PartToVerify, Verifier, VerifyRequest, verified
+from cairn.tasks.verify import Grounding, ModelKind, check_answer
 
 FullOutput = Callable[[ToolCall], str]  # a call's whole output (its record keeps only the start)
 _SOURCE_TOOLS = frozenset({"read_file", "list_directory", "summarize_directory"})
@@ -123,8 +125,11 @@ def _every_match(output: str) -> bool:
     return tail is not None and tail["shown"] == tail["all"]
 
 
-def checked_for(state: TaskState, deliverable: str, full_output: FullOutput) -> Checked:
-    """The claim, part and function rows of the task's deliverable (its Markdown text)."""
+def checked_for(
+    state: TaskState, deliverable: str, full_output: FullOutput, verifier: Verifier | None = None
+) -> Checked:
+    """The claim, part and function rows of the task's deliverable (its Markdown text); its parts
+    as `verifier` judges them (Cairn's own judge when None), once."""
     if state.task_type == "coding_task":
         defined = {name for code in state.code.values() for name in _defined(code)}
         given = {piece.name for piece in pieces_of(state.goal) if piece.given}  # code the goal wrote itself
@@ -134,20 +139,39 @@ def checked_for(state: TaskState, deliverable: str, full_output: FullOutput) -> 
     parts = state.parts or split_goal(state.goal)
     if (spec := goal_over_items(state)) is not None and state.coverage is not None:
         return Checked(parts=[_covered(part, spec, state) for part in parts])  # each cell proven as read
-    reads = ReadIndex(task_reads(state, full_output))
+    read = task_reads(state, full_output)
     exhausted = sources_exhausted(state, full_output)
-    ranging = _ranging(state)
+    kind = model_kind(state)
     found = check_answer(
         deliverable,
         parts,
-        reads,
+        ReadIndex(read),
         given_text(state),
         state.worked,
         exhausted=exhausted,
-        kind=model_kind(state),
+        kind=kind,
         judged=state.judged,
     )
-    return Checked(claims=found.claims, parts=found.parts + ranging)
+    request = verify_request(state.goal, deliverable, found, read, exhausted, f"cairn ({kind})")
+    judged = verified(request, verifier or CairnJudge())
+    return Checked(claims=found.claims, parts=judged + _ranging(state))
+
+
+def verify_request(
+    goal: str, answer: str, found: Grounding, read: list[Read], exhausted: bool, judge: str
+) -> VerifyRequest:
+    """What a `Verifier` is asked of one answer: each part's value with the lines read that hold
+    it (Cairn's exact check), beside Cairn's own judge's word (`judge`: its name)."""
+    parts = [
+        PartToVerify(
+            part=check.part,
+            value=check.value,
+            quotes=lines_holding(check.value, read) if check.value else [],
+            cairn=check.model_copy(update={"judge": judge}),
+        )
+        for check in found.parts
+    ]
+    return VerifyRequest(goal=goal, answer=answer_body(answer), parts=parts, every_source_read=exhausted)
 
 
 def _seconded(function: FunctionCheck, state: TaskState) -> FunctionCheck:

@@ -149,7 +149,7 @@ def validate_now(session: Session, iteration: int) -> Verdict:
         has_tests=has_tests(state.files),
         suites_dir=suites,
         iteration=iteration,
-        checked=checked_for(state, text, session.reader),
+        checked=checked_for(state, text, session.reader, session.verifier),
     )
     judged = judged_file(state, repo.artifacts)
     verdict = verdict.model_copy(

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import Field
+
 from cairn.core import Frozen, RunConfig, TaskType, ToolsConfig
 from cairn.memory.log.workspace import new_task_id
 
@@ -47,6 +49,9 @@ class TaskRequest(Frozen):
     related: tuple[str, ...] = ()  # earlier tasks whose evidence this one's searches include
     tools: ToolsConfig | None = None  # None: the tools the task's history records
     checked: Checked | None = None  # the checks a command made before the flow (see `Checked`)
+    # A user's own `cairn.tasks.verifier.Verifier` object (None: Cairn's judge). Live, in this
+    # process only: a run replayed from its stored parameters judges with Cairn's.
+    verifier: Any = Field(default=None, exclude=True)
 
     @classmethod
     def new(
@@ -60,6 +65,7 @@ class TaskRequest(Frozen):
         task_type: TaskType | None = None,
         related: tuple[str, ...] | list[str] = (),
         tools: ToolsConfig | None = None,
+        verifier: Any = None,
     ) -> TaskRequest:
         return cls(
             goal=goal,
@@ -69,6 +75,7 @@ class TaskRequest(Frozen):
             task_type=task_type,
             related=tuple(related),
             tools=tools,
+            verifier=verifier,
         )
 
     @classmethod
@@ -85,6 +92,7 @@ class TaskRequest(Frozen):
             task_type=parameters.get("task_type"),
             related=parameters.get("related") or (),
             tools=ToolsConfig.model_validate(tools) if isinstance(tools, dict) else tools,
+            verifier=parameters.get("verifier"),
         ).vouched(parameters.get("checked"))
 
     def vouched(self, checked: Checked | dict[str, Any] | None) -> TaskRequest:
@@ -105,4 +113,4 @@ class TaskRequest(Frozen):
             "task_type": self.task_type,
             "related": list(self.related) or None,
             "tools": tools,
-        } | ({} if stored else {"checked": self.checked})
+        } | ({} if stored else {"checked": self.checked, "verifier": self.verifier})

@@ -92,7 +92,7 @@ def start_task(request: TaskRequest, executor: Executor, checked: bool = False) 
     use_verifier(config.verifier)  # every check and the offline model judge by these weights
     deps = deps_for(config)
     if task_id in deps.workspace.task_ids():
-        return _reopened(config, task_id, executor, checked)
+        return _judged_by(_reopened(config, task_id, executor, checked), request)
     related_ids = check_related(deps, list(request.related))  # before any model call: a typo fails fast
     detection = None
     if task_type is None:
@@ -116,6 +116,13 @@ def start_task(request: TaskRequest, executor: Executor, checked: bool = False) 
     if detection is not None:  # the first model call, recorded once the task has a history
         record_model_call(session, _detect_key(task_id), detection)
     record_goal(session, executor)
+    return _judged_by(session, request)
+
+
+def _judged_by(session: Session, request: TaskRequest) -> Session:
+    """The session judging answers with the request's verifier (a user's own), if it has one."""
+    if request.verifier is not None:
+        session.verifier = request.verifier
     return session
 
 

@@ -26,6 +26,7 @@ from cairn.tasks.opening import words_budget
 from cairn.tasks.task_grounding import FullOutput, full_output_reader
 from cairn.tasks.tools.base import ToolContext
 from cairn.tasks.toolset import Toolset, toolset_for
+from cairn.tasks.verifier import CairnJudge, Verifier
 
 
 @dataclass
@@ -37,6 +38,7 @@ class Session:
     config: RunConfig
     deps: Deps
     recorder: TaskRecorder
+    verifier: Verifier = field(default_factory=CairnJudge)  # who judges each answer's parts
     _tools: tuple[ToolsConfig, Toolset] | None = field(default=None, init=False, repr=False)
 
     @property

@@ -1,0 +1,100 @@
+"""What Cairn checks exactly of an answer: which lines of what the task read hold a value.
+
+A line holds a value when, both normalised alike, the value occurs in it as whole words: Unicode
+compatibility forms folded (NFKC) and case folded, emphasis marks and table bars dropped, white
+space made one, and thousands separators taken out of numbers (`1,260,000` is `1260000`). A
+figure with a unit (`180 ms`) is also held by a line that gives the figure where the line or the
+headings it stands under name the unit (a table's `budget (ms)` column). Nothing here decides what
+a line means: that is the judge's (`cairn.tasks.verifier`).
+
+>>> reads = [Read("source:d/w.md", "The centre is Śródmieście.\\nIt holds 1,260,000 m³.", about="Warsaw")]
+>>> [q.line for q in lines_holding("ŚRÓDMIEŚCIE", reads)], [q.line for q in lines_holding("1260000", reads)]
+([1], [2])
+>>> lines_holding("ródmieście", reads)  # a part of a word is not the word
+[]
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterator, Sequence
+
+from cairn.core import QuotedLine
+from cairn.tasks.grounding.reads import Read
+
+MAX_QUOTES = 3  # lines quoted for one value: the proof, not a concordance
+_MARKS = re.compile(r"\*+|__|`+|\|")
+_SEPARATOR = re.compile(r"(?<=\d)[,\u202f\u2009\u00a0'](?=\d{3}(?!\d))")
+_FIGURE_UNIT = re.compile(r"^(?P<figure>[-+]?\d+(?:\.\d+)?)\s*(?P<unit>[^\W\d][\w%/³²]*|%)$")
+
+
+def normalised(text: str) -> str:
+    """`text` as lines and values are compared: NFKC, case folded, one space, no marks or separators.
+
+    >>> normalised("  **Team  FALCON** | 1,260,000 ")
+    'team falcon 1260000'
+    """
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    return " ".join(_SEPARATOR.sub("", _MARKS.sub(" ", folded)).split())
+
+
+def holds(line: str, value: str, context: str = "") -> bool:
+    """Whether `line` holds `value` as whole words (see the module docstring); `context`: the
+    headings or column names the line stands under.
+
+    >>> holds("| billing | 180 | 99.95% |", "180 ms", context="p95 latency budget (ms)")
+    True
+    >>> holds("| billing | 180 | 99.95% |", "18 ms", context="p95 latency budget (ms)")
+    False
+    """
+    wanted = normalised(value)
+    if not wanted:
+        return False
+    text = normalised(line)
+    if _occurs(wanted, text):
+        return True
+    figure = _FIGURE_UNIT.match(wanted)
+    return bool(
+        figure
+        and _occurs(figure["figure"], text)
+        and _occurs(figure["unit"], f"{text} {normalised(context)}")
+    )
+
+
+def lines_holding(value: str, reads: Sequence[Read]) -> list[QuotedLine]:
+    """The lines of what was read that hold `value`, as quotes (at most `MAX_QUOTES`, in reading
+    order, each once)."""
+    found: dict[tuple[str, int], QuotedLine] = {}
+    for quote in _lines(reads):
+        if len(found) >= MAX_QUOTES:
+            break
+        if (quote.source, quote.line) not in found and holds(quote.text, value, quote.context):
+            found[(quote.source, quote.line)] = quote
+    return list(found.values())
+
+
+def _lines(reads: Sequence[Read]) -> Iterator[QuotedLine]:
+    """Every non-empty line read, with the Markdown heading (or what the read answers) above it
+    and, for a table row, the table's header."""
+    for read in reads:
+        heading, header = read.about, ""
+        for n, line in enumerate(read.text.splitlines()):
+            stripped = line.strip()
+            if not stripped:
+                header = ""
+                continue
+            if stripped.startswith("#"):
+                heading = stripped.lstrip("#").strip()
+                continue
+            if stripped.startswith("|") and not header:
+                header = stripped
+            context = " ".join(part for part in (heading, header if stripped != header else "") if part)
+            yield QuotedLine(source=read.source, line=read.line + n, text=stripped, context=context)
+
+
+def _occurs(wanted: str, text: str) -> bool:
+    return re.search(rf"(?<!\w){re.escape(wanted)}(?!\w)", text) is not None
+
+
+__all__ = ["MAX_QUOTES", "holds", "lines_holding", "normalised"]

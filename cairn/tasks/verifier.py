@@ -1,0 +1,139 @@
+"""The `Verifier` seam: who judges, once per answer, whether each part of the goal is proven.
+
+The validation step asks one `Verifier` about a whole answer: for each part of the goal, the
+answer's value for it, the lines read that hold that value (Cairn finds them itself:
+`cairn.tasks.exact`) and what Cairn's own judge says. The verifier answers each part `proven`,
+`unverified` or `absent`, with a score and who decided. Cairn keeps what it can check exactly:
+a part is proven only when its value is on a line the task read, and absent only when every
+source was read; a verdict that claims more is given as `unverified`, saying why. Cairn's own
+judge (`CairnJudge`, the default) is one verifier among others: pass your own as an object.
+
+>>> from cairn.core import QuotedLine
+>>> quote = QuotedLine(source="source:d/teams.md", line=4, text="Team Falcon owns billing.")
+>>> part = PartToVerify(part="Which team owns billing?", value="Team Falcon", quotes=[quote],
+...                     cairn=PartCheck(part="Which team owns billing?", answered=False, value="Team Falcon"))
+>>> request = VerifyRequest(goal="Which team owns billing?", answer="Team Falcon.", parts=[part])
+>>> class Trusting:
+...     def verify(self, request: VerifyRequest) -> list[PartVerdict]:
+...         return [PartVerdict(status="proven", score=1.0) for _ in request.parts]
+>>> [(c.status, c.judge) for c in verified(request, Trusting())]
+[('proven', 'Trusting')]
+>>> bare = part.model_copy(update={"quotes": []})  # no line read holds the value
+>>> [(c.status, c.why) for c in verified(request.model_copy(update={"parts": [bare]}), Trusting())]
+[('unverified', 'no line read holds Team Falcon')]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal, Protocol, runtime_checkable
+
+from pydantic import Field
+
+from cairn.core import Frozen, PartCheck, QuotedLine
+
+Status = Literal["proven", "unverified", "absent"]
+
+
+class PartToVerify(Frozen):
+    """One part of the goal as the verifier is asked it."""
+
+    part: str
+    value: str = ""  # the answer's value for it, as the answer writes it ("" when it gives none)
+    quotes: list[QuotedLine] = Field(default_factory=list)  # the lines read that hold `value`
+    cairn: PartCheck  # what Cairn's own judge says of it (its status, score, quotes and why)
+
+
+class VerifyRequest(Frozen):
+    """One answer to verify: the goal, the answer's text, and each part of the goal."""
+
+    goal: str
+    answer: str
+    parts: list[PartToVerify]
+    every_source_read: bool = False  # every source was read whole, or searched for each part's words
+
+
+class PartVerdict(Frozen):
+    """A verifier's word on one part."""
+
+    status: Status
+    score: float | None = None  # how sure the judge is that the value, so quoted, answers the part
+    why: str = ""  # what is missing, when not proven
+    judge: str = ""  # who decided ("" : the verifier's class name)
+
+
+@runtime_checkable
+class Verifier(Protocol):
+    """Judges every part of one answer; called once per answer by the validation step."""
+
+    def verify(self, request: VerifyRequest) -> Sequence[PartVerdict]:
+        """One verdict per part of `request`, in its order."""
+        ...
+
+
+class CairnJudge:
+    """Cairn's own judge, the default: the fitted verifier over the lines read (offline), with a
+    served model's yes/no among its inputs when there is one."""
+
+    def verify(self, request: VerifyRequest) -> list[PartVerdict]:
+        return [_own(part.cairn) for part in request.parts]
+
+
+class VerifierError(RuntimeError):
+    """A verifier answered with the wrong number of verdicts."""
+
+
+def verified(request: VerifyRequest, verifier: Verifier) -> list[PartCheck]:
+    """Each part's check as `verifier` decides it, within what Cairn checks exactly."""
+    verdicts = list(verifier.verify(request))
+    if len(verdicts) != len(request.parts):
+        name = _name(verifier)
+        raise VerifierError(f"verifier {name} gave {len(verdicts)} verdicts for {len(request.parts)} parts")
+    return [_checked(p, v, request, _name(verifier)) for p, v in zip(request.parts, verdicts, strict=True)]
+
+
+def _checked(part: PartToVerify, verdict: PartVerdict, request: VerifyRequest, name: str) -> PartCheck:
+    judge = verdict.judge or name
+    base = part.cairn.model_copy(update={"value": part.value or part.cairn.value, "judge": judge})
+    if verdict.status == "proven":
+        if not part.value or not part.quotes:
+            why = f"no line read holds {part.value}" if part.value else "the answer gives no value for it"
+            return base.model_copy(update={"answered": False, "not_stated": False, "why": why})
+        quotes = part.cairn.quotes if part.cairn.answered and part.cairn.quotes else part.quotes
+        update = {"answered": True, "not_stated": False, "why": "", "quotes": quotes, "score": verdict.score}
+        return base.model_copy(update=update)
+    if verdict.status == "absent" and request.every_source_read:
+        update = {
+            "answered": False,
+            "not_stated": True,
+            "why": verdict.why or part.cairn.why,
+            "score": verdict.score,
+        }
+        return base.model_copy(update=update)
+    why = verdict.why or part.cairn.why
+    if verdict.status == "absent":
+        why = f"{judge} says absent, but not every source was read" + (f" ({why})" if why else "")
+    quotes = part.cairn.quotes or part.quotes
+    update = {"answered": False, "not_stated": False, "why": why, "quotes": quotes, "score": verdict.score}
+    return base.model_copy(update=update)
+
+
+def _own(check: PartCheck) -> PartVerdict:
+    status: Status = "proven" if check.answered else "absent" if check.not_stated else "unverified"
+    return PartVerdict(status=status, score=check.score, why=check.why, judge=check.judge or "cairn")
+
+
+def _name(verifier: Verifier) -> str:
+    return type(verifier).__name__
+
+
+__all__ = [
+    "CairnJudge",
+    "PartToVerify",
+    "PartVerdict",
+    "Status",
+    "Verifier",
+    "VerifierError",
+    "VerifyRequest",
+    "verified",
+]

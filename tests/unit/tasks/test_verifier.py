@@ -1,0 +1,80 @@
+"""The verifier seam's guard (`cairn.tasks.verifier.verified`): whatever a verifier says, a part is
+proven only with its value on a line read, and absent only once every source was read."""
+
+from __future__ import annotations
+
+import pytest
+
+from cairn.core import PartCheck, QuotedLine
+from cairn.tasks.exact import holds, lines_holding
+from cairn.tasks.grounding import Read
+from cairn.tasks.verifier import (
+    CairnJudge,
+    PartToVerify,
+    PartVerdict,
+    Status,
+    VerifierError,
+    VerifyRequest,
+    verified,
+)
+
+QUOTE = QuotedLine(source="source:d/teams.md", line=4, text="Team Falcon owns billing.")
+
+
+def _request(
+    *, quotes: list[QuotedLine], read_all: bool = False, cairn: PartCheck | None = None
+) -> VerifyRequest:
+    own = cairn or PartCheck(part="Which team owns billing?", answered=False, value="Team Falcon", why="0.5")
+    part = PartToVerify(part=own.part, value="Team Falcon", quotes=quotes, cairn=own)
+    return VerifyRequest(goal=own.part, answer="Team Falcon.", parts=[part], every_source_read=read_all)
+
+
+class Says:
+    def __init__(self, status: Status, n: int = 1) -> None:
+        self.status, self.n = status, n
+
+    def verify(self, request: VerifyRequest) -> list[PartVerdict]:
+        return [PartVerdict(status=self.status, score=0.9) for _ in range(self.n)]
+
+
+def test_proven_needs_the_value_on_a_line_read() -> None:
+    assert verified(_request(quotes=[QUOTE]), Says("proven"))[0].status == "proven"
+    found = verified(_request(quotes=[]), Says("proven"))[0]
+    assert (found.status, found.value, found.why) == (
+        "unverified",
+        "Team Falcon",
+        "no line read holds Team Falcon",
+    )
+
+
+def test_absent_needs_every_source_read() -> None:
+    assert verified(_request(quotes=[], read_all=True), Says("absent"))[0].status == "absent"
+    early = verified(_request(quotes=[]), Says("absent"))[0]
+    assert early.status == "unverified"
+    assert "not every source was read" in early.why
+
+
+def test_the_default_is_cairns_own_judge() -> None:
+    own = PartCheck(
+        part="Which team owns billing?",
+        answered=True,
+        value="Team Falcon",
+        quotes=[QUOTE],
+        judge="cairn (offline)",
+    )
+    found = verified(_request(quotes=[QUOTE], cairn=own), CairnJudge())[0]
+    assert (found.status, found.judge) == ("proven", "cairn (offline)")
+
+
+def test_a_verifier_must_answer_every_part() -> None:
+    with pytest.raises(VerifierError, match="gave 2 verdicts for 1 parts"):
+        verified(_request(quotes=[QUOTE]), Says("proven", n=2))
+
+
+def test_the_exact_check_normalises_case_unicode_and_numbers_only() -> None:
+    reads = [Read("source:d/w.md", "Its centre is Śródmieście.\n| billing | 1,260,000 |", about="Warsaw")]
+    assert [q.line for q in lines_holding("śródmieście", reads)] == [1]
+    assert lines_holding("ródmieście", reads) == []  # a cut word is no word of the line
+    assert [q.line for q in lines_holding("1260000", reads)] == [2]
+    assert holds("The budget is 180 ms.", "180 ms") and not holds("The budget is 1800 ms.", "180 ms")
+    assert holds("Ｔｅａｍ　Ｆａｌｃｏｎ", "team falcon")  # full-width forms fold (NFKC)
