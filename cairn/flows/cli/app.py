@@ -19,6 +19,7 @@ except ImportError:  # pragma: no cover
     from click import exceptions as click_errors  # type: ignore[no-redef]
 
 from cairn.core import CairnError, ToolsConfig
+from cairn.flows.cli.calibrate_command import calibrate_command
 from cairn.flows.cli.commands import (
     demo_command,
     feedback_command,
@@ -41,7 +42,7 @@ from cairn.flows.cli.server_commands import (
 from cairn.flows.cli.tools_commands import call_command, list_command, tools_from_options
 from cairn.flows.console import printable, save_traceback
 from cairn.flows.runtime import protect_secrets
-from cairn.flows.settings import Settings, tool_list
+from cairn.flows.settings import Settings, cairn_home, tool_list
 from cairn.redact import redact
 from cairn.tasks.deps import close_all
 from cairn.tasks.model.failures import one_line
@@ -316,6 +317,29 @@ def verify(task_id: str, workspace: WorkspaceOpt = None, as_json: JsonOpt = Fals
     Exit code 0 if intact, 1 if a line was changed, removed or reordered."""
 
     verify_command(settings(workspace).run_config(), task_id, as_json)
+
+
+@app.command()
+def calibrate(
+    model: Annotated[
+        str | None, typer.Option("--model", help="Any litellm model, replay:PATH, or cairn/offline")
+    ] = None,
+    questions: Annotated[
+        Path | None, typer.Option("--questions", help="Labelled items, JSONL (default: the shipped set)")
+    ] = None,
+    png: Annotated[
+        Path | None, typer.Option("--png", help="Where to draw the precision-recall curve (PNG)")
+    ] = None,
+    record: Annotated[
+        Path | None, typer.Option("--record", help="Write every model response to a cassette")
+    ] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Measure how far a model's yes/no on a quoted line can be trusted, and store its thresholds
+    under CAIRN_HOME/calibration/."""
+
+    conf = settings(None).run_config(model=model, record=str(record.resolve()) if record else None)
+    calibrate_command(conf, questions, png, cairn_home(), as_json)
 
 
 server_app = typer.Typer(no_args_is_help=True, help="A local Prefect server for UI and schedules.")
