@@ -59,7 +59,7 @@ from cairn.core.frozen import Frozen, JsonScalar, JsonValue, content_hash, now
 from cairn.core.fsnames import displayable, displayable_data, from_displayable, has_surrogates
 from cairn.core.memories import Memory, MemoryKind, MemoryLevel, memory_key
 from cairn.core.run_config import ResponseFormat, RunConfig, RunSettings
-from cairn.core.task_kinds import STRATEGIES, TASK_TYPES, StrategyName, TaskStatus, TaskType
+from cairn.core.task_kinds import STRATEGIES, TASK_TYPES, SourceSkip, StrategyName, TaskStatus, TaskType
 from cairn.core.tool_calls import (
     RERUN_AFTER_WRITE,
     CheckOutcome,
@@ -156,6 +156,7 @@ __all__ = [
     "ReviewDecided",
     "RunConfig",
     "RunSettings",
+    "SourceSkip",
     "StrategyName",
     "TaskCreated",
     "TaskFinished",

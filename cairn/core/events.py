@@ -14,7 +14,7 @@ from cairn.core.artifacts import CodeReference, FileReference
 from cairn.core.coverage_ledger import Coverage, LedgerRow
 from cairn.core.evidence_record import Evidence
 from cairn.core.frozen import Frozen
-from cairn.core.task_kinds import StrategyName, TaskStatus, TaskType
+from cairn.core.task_kinds import SourceSkip, StrategyName, TaskStatus, TaskType
 from cairn.core.tool_calls import IterationMode, IterationRecord, PlannedCall, ToolCall
 from cairn.core.tool_config import ToolsConfig
 from cairn.core.usage import ModelCall, ModelProbe
@@ -33,6 +33,7 @@ class TaskCreated(Frozen):
     max_usd: float | None = None  # budget for the task's model calls, counted from this log
     max_tokens: int | None = None
     strategy: StrategyName | None = None  # None: written before 0.5, chosen again from type and goal
+    skipped_sources: dict[str, SourceSkip] = Field(default_factory=dict)  # `source:NAME/path` -> why not read
 
 
 class BudgetSet(Frozen):

@@ -18,3 +18,6 @@ TaskStatus = Literal["running", "complete", "incomplete", "stopped", "failed"]
 # coding goal writes code until its tests pass, a general task follows its planner.
 StrategyName = Literal["question", "coverage", "coding", "general"]
 STRATEGIES: tuple[StrategyName, ...] = ("question", "coverage", "coding", "general")
+# Why a source file is not read as text (`cairn.memory.index.sources.skipped`): no words in it
+# (an image, a PDF, a video), or too many to read (a data dump).
+SourceSkip = Literal["binary", "too large"]

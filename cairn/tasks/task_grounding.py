@@ -13,12 +13,12 @@ False
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path, PurePosixPath
 
 from cairn.core import CodeReference, Coverage, FunctionCheck, PartCheck, ToolCall
+from cairn.memory.index.sources import text_files
 from cairn.memory.log.state import TaskState
 from cairn.tasks.coverage.goal import CoverageGoal, coverage_goal, ranges_over
 from cairn.tasks.exact import lines_holding
@@ -38,7 +38,6 @@ from cairn.tasks.verify import Grounding, ModelKind, check_answer
 
 FullOutput = Callable[[ToolCall], str]  # a call's whole output (its record keeps only the start)
 _SOURCE_TOOLS = frozenset({"read_file", "list_directory", "summarize_directory"})
-_SKIP = frozenset({"__pycache__", "node_modules"})
 _SHOWN = re.compile(r"\((?P<shown>\d+) of (?P<all>\d+) matching lines\)\s*$")
 _FRAME_TERMS = terms(" ".join(sorted(QUESTION_FRAME)))
 
@@ -109,14 +108,11 @@ def sources_exhausted(state: TaskState, full_output: FullOutput) -> bool:
 
 
 def source_files(state: TaskState) -> list[str]:
-    """Every file of the task's sources, as the tools name it (`source:NAME/path`), in order."""
+    """Every file of the task's sources that the tools read, as they name it (`source:NAME/path`),
+    in order: binary files and files too large to read are none (`TaskState.skipped_sources`)."""
     found = []
     for name, folder in sorted(state.sources.items()):
-        for top, dirs, files in os.walk(folder):
-            dirs[:] = [d for d in dirs if not d.startswith(".") and d not in _SKIP]
-            rel = os.path.relpath(top, folder)
-            prefix = "" if rel == "." else f"{rel.replace(os.sep, '/')}/"
-            found += [f"source:{name}/{prefix}{f}" for f in files if not f.startswith(".")]
+        found += [f"source:{name}/{rel}" for rel, _ in text_files(Path(folder))]
     return sorted(found)
 
 

@@ -12,6 +12,7 @@ from cairn.core import (
     IterationRecord,
     ModelCall,
     PartCheck,
+    SourceSkip,
     StrategyName,
     ToolCall,
     Verdict,
@@ -45,6 +46,7 @@ class TaskView(BaseModel):
     hot_issues: list[HotIssue]
     verdict: Verdict | None
     coverage: Coverage | None = None  # how far it got: sources read; a coverage goal's items
+    skipped_sources: dict[str, SourceSkip] = {}  # source files not read (binary, too large), and why
     pieces: str | None = None  # a goal of several functions: how many its examples verified
     model_calls: list[ModelCall] = []
     history_warning: str | None = None  # a torn last line (a crash while appending)
@@ -69,6 +71,7 @@ def task_view(repo: TaskRepo, log: Replay, tampering: list[str] | None = None) -
         hot_issues=state.hot_issues,
         verdict=state.verdict,
         coverage=state.coverage,
+        skipped_sources=state.skipped_sources,
         pieces=progress(state, full_output_reader(repo.root)),
         model_calls=state.model_calls,
         history_warning=log.torn_tail,
@@ -104,6 +107,8 @@ def print_task(view: TaskView) -> None:
         out.print(usage_table(view.model_calls))
     if view.coverage:
         out.print(f"coverage: {safe(view.coverage.line())}")
+    if view.skipped_sources:
+        out.print(f"skipped: {safe(skipped_line(view.skipped_sources))}", highlight=False)
     if view.pieces:
         out.print(f"pieces: {safe(view.pieces)}")
     if view.verdict:
@@ -112,6 +117,22 @@ def print_task(view: TaskView) -> None:
         out.print(f"stopped: {safe(view.stop_reason)}")
     if view.report_path:
         out.print(f"report: {safe(view.report_path)}")
+
+
+def skipped_line(skipped: dict[str, SourceSkip], named: int = 5) -> str:
+    """The source files a task did not read, counted by why, the first few of each named.
+
+    >>> skipped_line({"source:r/a.pdf": "binary", "source:r/b.png": "binary", "source:r/d.json": "too large"})
+    '2 binary source files (r/a.pdf, r/b.png); 1 too large (r/d.json)'
+    """
+    groups: list[str] = []
+    for why in ("binary", "too large"):
+        paths = [path.removeprefix("source:") for path, reason in skipped.items() if reason == why]
+        if paths:
+            shown = ", ".join(paths[:named]) + (", ..." if len(paths) > named else "")
+            what = f"binary source file{'s' * (len(paths) != 1)}" if why == "binary" else why
+            groups.append(f"{len(paths)} {what} ({shown})")
+    return "; ".join(groups)
 
 
 def _calls_table(title: str, calls: list[ToolCall]) -> Table:

@@ -38,6 +38,7 @@ from cairn.flows.loop.uncertain import check_before_run
 from cairn.flows.steps.executor import Executor
 from cairn.flows.steps.model_calls import ask, record_model_call
 from cairn.flows.steps.session import Session, open_session
+from cairn.memory.index.sources import skipped_sources
 from cairn.tasks.deps import Deps, deps_for
 from cairn.tasks.grounding import split_goal
 from cairn.tasks.messages.schemas import (
@@ -99,11 +100,13 @@ def start_task(request: TaskRequest, executor: Executor, checked: bool = False) 
         task_type, detection = detect_task_type(executor, task_id, goal)
     else:
         log.info("task type: %s (given)", task_type)
+    sources = name_sources([Path(source) for source in request.sources])
     created = TaskCreated(
         task_id=task_id,
         goal=goal,
         task_type=task_type,
-        sources=name_sources([Path(source) for source in request.sources]),
+        sources=sources,
+        skipped_sources=skipped_sources(sources),
         model=config.model,
         max_iterations=config.max_iterations,
         related=related_ids,

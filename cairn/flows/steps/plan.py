@@ -19,7 +19,7 @@ from cairn.flows.steps import frontier
 from cairn.flows.steps.executor import Executor
 from cairn.flows.steps.model_calls import ask
 from cairn.flows.steps.session import Session
-from cairn.memory.index.sources import visible_files
+from cairn.memory.index.sources import text_files
 from cairn.memory.log.state import TaskState
 from cairn.tasks.messages.schemas import Candidate, KnownFile, Plan, PlanInput
 from cairn.tasks.opening import opening_calls
@@ -140,7 +140,7 @@ def requirements_for(task_type: str, suites_dir: str | None) -> list[str]:
 
 
 def files_on_disk(state: TaskState, artifacts: Path) -> list[KnownFile]:
-    """The files the tools can name: every source's (up to FILES_PER_ROOT each) and the
+    """The files the tools can read: every source's (up to FILES_PER_ROOT each) and the
     workspace's that the log records. A file of the workspace the log does not know is what an
     interrupted attempt left: listing it would give a resumed plan another input than the first."""
     found: list[KnownFile] = []
@@ -152,4 +152,4 @@ def files_on_disk(state: TaskState, artifacts: Path) -> list[KnownFile]:
 
 
 def _walk(root: Path) -> list[tuple[str, int]]:
-    return [(rel, path.stat().st_size) for rel, path in visible_files(root)]
+    return [(rel, path.stat().st_size) for rel, path in text_files(root)]  # binary files are none to read

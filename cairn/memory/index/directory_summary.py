@@ -4,7 +4,8 @@ can orient itself in a tree it has never seen.
 For each text file: its size, its purpose (a module docstring's first line, else the first
 Markdown heading or first line) and, for Python, its public functions and classes with the first
 line of their docstrings. Folders are listed with their file counts; hidden and tool folders are
-skipped, and the listing stops at `max_files`.
+skipped, binary files and files too large to read are counted (`cairn.memory.index.sources.skipped`),
+and the listing stops at `max_files`.
 
 >>> import tempfile, pathlib
 >>> root = pathlib.Path(tempfile.mkdtemp())
@@ -27,7 +28,7 @@ from pydantic import Field
 from cairn.core import CodeReference, Frozen
 from cairn.memory.index.code_docs import document_python
 from cairn.memory.index.file_index import purpose_of, signature
-from cairn.memory.index.sources import decoded, visible_files
+from cairn.memory.index.sources import decoded, skipped, visible_files
 
 MAX_FILES = 200
 MAX_BYTES = 500_000
@@ -46,6 +47,7 @@ class DirectorySummary(Frozen):
     files: list[FileSummary] = Field(default_factory=list)
     folders: dict[str, int] = Field(default_factory=dict)  # sub-folder -> files under it
     truncated: int = 0  # files not summarized (over max_files)
+    skipped: int = 0  # binary files and files too large to read: no words to summarize
 
     def render(self, title: str | None = None) -> str:
         """Markdown: the folder's outline, then one section per file."""
@@ -58,6 +60,8 @@ class DirectorySummary(Frozen):
             lines += ["", f"## {f.path}{purpose} ({f.size} bytes)", *(f"- {item}" for item in f.key_items)]
         if self.truncated:
             lines += ["", f"[... {self.truncated} more files not summarized]"]
+        if self.skipped:
+            lines += ["", f"[skipped {self.skipped} binary or too large file{'s' * (self.skipped != 1)}]"]
         return "\n".join(lines)
 
 
@@ -66,21 +70,28 @@ def summarize_directory(path: str | Path, max_files: int = MAX_FILES) -> Directo
     root = Path(path)
     if not root.is_dir():
         raise NotADirectoryError(f"not a directory: {path}")
-    found = sorted(visible_files(root))
+    walked = sorted(visible_files(root))
+    found = [(rel, full) for rel, full in walked if skipped(full) is None]
     folders: dict[str, int] = {}
     for rel, _ in found:
         if "/" in rel:
             top = rel.split("/", 1)[0]
             folders[top] = folders.get(top, 0) + 1
     summaries = [_summary(rel, full) for rel, full in found[:max_files]]
+    truncated = max(0, len(found) - max_files)
     return DirectorySummary(
-        root=str(path), files=summaries, folders=folders, truncated=max(0, len(found) - max_files)
+        root=str(path),
+        files=summaries,
+        folders=folders,
+        truncated=truncated,
+        skipped=len(walked) - len(found),
     )
 
 
 def _summary(rel: str, full: Path) -> FileSummary:
     size = full.stat().st_size
-    text = decoded(full.read_bytes()[:MAX_BYTES])
+    with full.open("rb") as handle:
+        text = decoded(handle.read(MAX_BYTES))
     if text is None:
         return FileSummary(path=rel, size=size, purpose="(binary)")
     code = document_python(text, rel) if rel.endswith(".py") else None

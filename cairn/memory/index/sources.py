@@ -15,16 +15,21 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Mapping
+from functools import lru_cache
 from pathlib import Path
 
-from cairn.core import Memory, content_hash, displayable, now
+from cairn.core import Memory, SourceSkip, content_hash, displayable, now
 from cairn.memory.index.file_index import file_records
 from cairn.memory.index.transcript import transcript_records
 from cairn.memory.store.protocol import MemoryStore, SearchFilter
 from cairn.redact import redact
 
 MAX_FILES = 2000
-MAX_FILE_BYTES = 1_000_000
+MAX_FILE_BYTES = (
+    1_000_000  # a larger file is searched and read, not indexed (its chunks would swamp the index)
+)
+MAX_TEXT_BYTES = 16_000_000  # a larger file is not read at all: too large (a data dump, a model)
+HEAD_BYTES = 8192  # what tells a binary file from a text one
 _SKIP_DIRS = {".git", "__pycache__", ".venv", "node_modules", ".pytest_cache"}
 _checked: set[tuple[int, str]] = set()  # (id(store), tenant) checked by this process
 
@@ -106,7 +111,7 @@ def _replace_file(store: MemoryStore, tenant: str, path: str, records: list[Memo
 def _text_files(root: Path) -> list[tuple[str, str]]:
     """(relative path, text) of the readable text files under root, hidden and binary ones skipped."""
     found: list[tuple[str, str]] = []
-    for rel, full in visible_files(root):
+    for rel, full in text_files(root):
         if full.stat().st_size > MAX_FILE_BYTES or len(found) >= MAX_FILES:
             continue
         text = decoded(full.read_bytes())
@@ -126,7 +131,72 @@ def visible_files(root: Path) -> Iterator[tuple[str, Path]]:
                 yield full.relative_to(root).as_posix(), full
 
 
+def text_files(root: Path) -> Iterator[tuple[str, Path]]:
+    """The visible files under `root` that Cairn reads: those `skipped` gives no reason for."""
+    return ((rel, full) for rel, full in visible_files(root) if skipped(full) is None)
+
+
+def skipped_files(root: Path) -> dict[str, SourceSkip]:
+    """The visible files under `root` that Cairn does not read, each with why (the first MAX_FILES)."""
+    found: dict[str, SourceSkip] = {}
+    for rel, full in visible_files(root) if root.is_dir() else ():
+        if (why := skipped(full)) is not None and len(found) < MAX_FILES:
+            found[rel] = why
+    return found
+
+
+def skipped_sources(sources: Mapping[str, str]) -> dict[str, SourceSkip]:
+    """The files of a task's sources (name -> folder) that Cairn does not read, as the tools name
+    them (`source:NAME/path`), each with why: what the task records (`TaskCreated.skipped_sources`)."""
+    return {
+        f"source:{name}/{rel}": why
+        for name, folder in sorted(sources.items())
+        for rel, why in skipped_files(Path(folder)).items()
+    }
+
+
+def skipped(file: Path) -> SourceSkip | None:
+    """Why a file is not read as text: `binary` (see `is_binary`), `too large` (over
+    MAX_TEXT_BYTES); None for a text file. Looks at its first 8 KiB only."""
+    try:
+        stat = file.stat()
+    except OSError:
+        return "binary"  # gone or unreadable: no words to read either
+    return _skipped(str(file), stat.st_size, stat.st_mtime_ns)
+
+
+@lru_cache(maxsize=8192)
+def _skipped(file: str, size: int, mtime_ns: int) -> SourceSkip | None:
+    if size > MAX_TEXT_BYTES:
+        return "too large"
+    try:
+        with open(file, "rb") as handle:
+            head = handle.read(HEAD_BYTES)
+    except OSError:
+        return "binary"
+    return "binary" if is_binary(head) else None
+
+
+def is_binary(head: bytes) -> bool:
+    """Whether a file's first bytes are no text: a NUL byte (an image, an archive, a video), or
+    bytes that are not UTF-8 (a PDF's marker line); a character cut at the end is no failure.
+
+    >>> is_binary(b"%PDF-1.4\\n%\\xe2\\xe3\\xcf\\xd3\\n"), is_binary(b"\\x89PNG\\r\\n\\x1a\\n\\x00")
+    (True, True)
+    >>> is_binary("Café notes".encode()), is_binary("é".encode()[:1])
+    (False, False)
+    """
+    head = head[:HEAD_BYTES]
+    if b"\x00" in head:
+        return True
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return exc.reason != "unexpected end of data"
+    return False
+
+
 def decoded(data: bytes) -> str | None:
-    """A file's bytes as text, or None for a binary file (a NUL byte in its first 8 KiB: an image,
-    an archive), whose bytes are no words."""
-    return None if b"\x00" in data[:8192] else data.decode("utf-8", errors="replace")
+    """A file's bytes as text, or None for a binary file (`is_binary` of its first 8 KiB), whose
+    bytes are no words."""
+    return None if is_binary(data[:HEAD_BYTES]) else data.decode("utf-8", errors="replace")

@@ -46,6 +46,7 @@ from cairn.core import (
     PlannedCall,
     PlanRecorded,
     ReviewDecided,
+    SourceSkip,
     StrategyName,
     TaskCreated,
     TaskFinished,
@@ -102,6 +103,7 @@ class TaskState(Frozen):
     task_type: TaskType = "general_task"
     strategy: StrategyName | None = None  # as the task's creation recorded it
     sources: dict[str, str] = Field(default_factory=dict)
+    skipped_sources: dict[str, SourceSkip] = Field(default_factory=dict)  # source files not read, and why
     model: str = "cairn/offline"
     max_iterations: int = 40
     related: list[str] = Field(default_factory=list)
@@ -306,7 +308,16 @@ def _apply_run(
     """The events about the task as a whole: its settings, its model calls, how a run ended."""
     match e:
         case TaskCreated():
-            fields = ("task_id", "goal", "task_type", "sources", "model", "max_iterations", "related")
+            fields = (
+                "task_id",
+                "goal",
+                "task_type",
+                "sources",
+                "skipped_sources",
+                "model",
+                "max_iterations",
+                "related",
+            )
             update = {name: getattr(e, name) for name in (*fields, "max_usd", "max_tokens", "strategy")}
             return s.model_copy(update=update)
         case BudgetSet():

@@ -75,7 +75,8 @@ def _failure(inp: CompressInput, target: str) -> CompressOutput:
 
 
 def _listing(inp: CompressInput, target: str) -> CompressOutput:
-    entries = [_SIZE.sub("", line.strip().lstrip("-* ")) for line in inp.output.splitlines() if line.strip()]
+    lines = [line.strip() for line in inp.output.splitlines()]
+    entries = [_SIZE.sub("", line.lstrip("-* ")) for line in lines if line and not line.startswith("[")]
     if not entries:
         return CompressOutput(
             insights=f"{target} is empty.",

@@ -20,8 +20,8 @@ import ast
 import os
 from pathlib import Path
 
-from cairn.core import JsonValue
-from cairn.memory.index.sources import decoded, visible_files
+from cairn.core import JsonValue, SourceSkip
+from cairn.memory.index.sources import MAX_TEXT_BYTES, decoded, skipped, visible_files
 from cairn.tasks.messages.elision import elision_in
 from cairn.tasks.tools.base import ToolContext, ToolOutput, WrittenFile, failure
 from cairn.tasks.tools.paths import PathError, resolve_path
@@ -40,7 +40,10 @@ def read_file(ctx: ToolContext, path: str) -> ToolOutput:
     text = read_text(target)
     if text is None:
         size = target.stat().st_size
-        text = f"{path} is a binary file ({size:,} bytes): it holds no text to read"
+        if skipped(target) == "too large":
+            text = f"{path} is too large to read ({size:,} bytes, over {MAX_TEXT_BYTES:,})"
+        else:
+            text = f"{path} is a binary file ({size:,} bytes): it holds no text to read"
         return ToolOutput(text=text, paths=[path])
     if len(text) > MAX_READ_CHARS:
         text = text[:MAX_READ_CHARS] + f"\n[... truncated at {MAX_READ_CHARS} characters]"
@@ -56,8 +59,12 @@ def readable(ctx: ToolContext, path: str) -> Path | ToolOutput:
 
 
 def read_text(file: Path) -> str | None:
-    """What the tools read of a file: the text of its first bytes, or None for a binary file."""
-    return decoded(file.read_bytes()[: MAX_READ_CHARS * 4])
+    """What the tools read of a file: the text of its first bytes, or None for a binary file or
+    one too large to read (`cairn.memory.index.sources.skipped`)."""
+    if skipped(file) is not None:
+        return None
+    with file.open("rb") as handle:
+        return decoded(handle.read(MAX_READ_CHARS * 4))
 
 
 def write_file(ctx: ToolContext, path: str, content: str) -> ToolOutput:
@@ -178,15 +185,29 @@ def list_directory(ctx: ToolContext, path: str = ".") -> ToolOutput:
     except PathError as exc:
         return failure(str(exc))
     prefix = "" if path in (".", "") else path.rstrip("/") + "/"
-    entries = sorted(_walk(base))
+    walked = sorted(_walk(base))
+    entries = [(rel, size) for rel, size, why in walked if why is None]
     shown = [(f"{prefix}{rel}", size) for rel, size in entries[:MAX_LISTED]]
     lines = [f"{rel}\t{size} bytes" for rel, size in shown]
     if len(entries) > MAX_LISTED:
         lines.append(f"[... {len(entries) - MAX_LISTED} more files]")
+    if passed := [f"{prefix}{rel}" for rel, _, why in walked if why is not None]:
+        lines.append(skipped_line(passed))
     if not path.startswith("source:") and path in (".", ""):
         lines += [f"source:{name}/\t(read-only source)" for name in sorted(ctx.sources)]
     return ToolOutput(text="\n".join(lines) or "(empty)", paths=[rel for rel, _ in shown])
 
 
-def _walk(base: Path) -> list[tuple[str, int]]:
-    return [(rel, full.stat().st_size) for rel, full in visible_files(base)]
+def _walk(base: Path) -> list[tuple[str, int, SourceSkip | None]]:
+    return [(rel, full.stat().st_size, skipped(full)) for rel, full in visible_files(base)]
+
+
+def skipped_line(names: list[str], named: int = 8) -> str:
+    """What a listing or a search says of the files it did not read: `[skipped 2 binary or too
+    large files: a.png, b.mp4]` (the first `named` of them named).
+
+    >>> skipped_line(["a.png", "b.mp4", "c.pdf"], named=2)
+    '[skipped 3 binary or too large files: a.png, b.mp4, ...]'
+    """
+    shown = ", ".join(names[:named]) + (", ..." if len(names) > named else "")
+    return f"[skipped {len(names)} binary or too large file{'s' * (len(names) != 1)}: {shown}]"

@@ -40,10 +40,10 @@ def _tree(root: Path) -> Path:
 def test_summary_lists_files_purposes_and_key_functions(tmp_path: Path) -> None:
     summary = summarize_directory(_tree(tmp_path))
     by_path = {f.path: f for f in summary.files}
-    assert set(by_path) == {"README.md", "logo.png", "src/api/services.py", "src/notes.txt"}  # .git skipped
+    assert set(by_path) == {"README.md", "src/api/services.py", "src/notes.txt"}  # .git skipped
+    assert summary.skipped == 1  # logo.png: binary, counted, not summarized
     assert by_path["README.md"].purpose == "Shop"
     assert by_path["src/notes.txt"].purpose == "Todo: add invoices."
-    assert by_path["logo.png"].purpose == "(binary)"
     service = by_path["src/api/services.py"]
     assert service.purpose == "Payment services: charges and refunds."
     assert service.key_items == [
@@ -52,8 +52,9 @@ def test_summary_lists_files_purposes_and_key_functions(tmp_path: Path) -> None:
     ]
     assert summary.folders == {"src": 2}
     text = summary.render(title="shop")
-    assert text.startswith("# shop (virtual README)\n4 files") and "## src/api/services.py — Payment" in text
-    assert summarize_directory(tmp_path, max_files=1).truncated == 3
+    assert text.startswith("# shop (virtual README)\n3 files") and "## src/api/services.py — Payment" in text
+    assert text.endswith("[skipped 1 binary or too large file]")
+    assert summarize_directory(tmp_path, max_files=1).truncated == 2
 
 
 def test_the_tool_is_registered_and_reads_sources_but_not_outside(tmp_path: Path) -> None:
