@@ -76,6 +76,7 @@ SLOW_STEPS = {
     "deliver": "Asking the model for the answer, from the files' own words",
     "calculate": "Asking the model for the calculation the goal's number needs",
     "write": "Asking the model to write the files",
+    "docstring": "Asking the model for a function's docstring",
 }
 
 

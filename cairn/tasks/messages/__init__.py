@@ -1,5 +1,5 @@
 """What Cairn and a model say to each other: one typed input and output per call kind (`schemas`),
-the prompts rendered from them, and replies that are files.
+the prompts rendered from them, replies that are files, and a docstring written into its function.
 """
 
 from __future__ import annotations

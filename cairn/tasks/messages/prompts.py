@@ -7,10 +7,11 @@ Every prompt has the same shape, so any model (and `cairn.tasks.offline`) can te
 - a user message holding the input as one fenced JSON block, labelled as data: file text and tool
   output travel inside it and must never be obeyed as instructions.
 
-Three kinds are asked as a user asks the model without Cairn, and read back from their words: a
+Four kinds are asked as a user asks the model without Cairn, and read back from their words: a
 piece's `write` (the function alone, with no system message at all, as the bare model is asked;
 or its redraw: the ask, then the code, its sample on the header line), an `ask` (the files, then
-the question), and a `judge` (a line, a question, an answer).
+the question), a `judge` (a line, a question, an answer), and a `docstring` (one line of ask, then
+the function).
 
 >>> from cairn.tasks.messages.schemas import DetectTaskTypeInput
 >>> messages = render("detect_task_type", DetectTaskTypeInput(goal="Fix the failing test"))
@@ -36,6 +37,7 @@ from cairn.tasks.messages.schemas import (
     OUTPUTS,
     AskInput,
     CallKind,
+    DocstringInput,
     Excerpt,
     JudgeInput,
     Schema,
@@ -55,6 +57,7 @@ FILE_REPLIES: Final = frozenset(
 )  # kinds answered with files, not JSON (`cairn.tasks.messages.file_reply`)
 YES_NO: Final = frozenset({"judge"})  # kinds answered with one word, its first token's odds read
 PLAIN_REPLIES: Final = frozenset({"ask"})  # kinds answered in the model's own words, read as written
+DOCSTRINGS: Final = frozenset({"docstring"})  # kinds answered with a docstring, in code or in words
 WORDS_HEAD: Final = "The files' own words:"
 _FILE_MARK: Final = "=== file"  # a file pasted whole into an `ask`: `=== file source:a.md ===`
 CODE_HEAD: Final = "The code as written now:"
@@ -77,6 +80,7 @@ TOOLS_NOTE: Final = (
 INSTRUCTIONS: Final[dict[CallKind, str]] = {
     "ask": "Answer the question from the files. If the files do not state it, say so.",
     "judge": "You check an answer against one line of a file. Reply with one word: yes or no.",
+    "docstring": "Write the docstring of the Python function the user gives.",
     "detect_task_type": (
         "Classify the user's goal as one task type: `coding_task` (write, fix, test or refactor "
         "code), `research_task` (gather, compare or summarise information across sources into a "
@@ -166,6 +170,8 @@ def render(kind: CallKind, payload: Schema) -> list[Message]:
         return _judge(payload)
     if isinstance(payload, AskInput):
         return _ask(payload)
+    if isinstance(payload, DocstringInput):
+        return _docstring(payload)
     system = f"{HEADER} {kind}\n{INSTRUCTIONS[kind]}\n\n{reply_format(kind)}"
     words = kind in PLAIN_WORDS
     # A goal holding code is given once, as it is written: the 1.5B, shown it escaped in the JSON
@@ -205,6 +211,35 @@ def _judge(payload: JudgeInput) -> list[Message]:
         {"role": "system", "content": f"{HEADER} judge\n{INSTRUCTIONS['judge']}"},
         {"role": "user", "content": user},
     ]
+
+
+DOCSTRING_ASK: Final = (
+    "Write the docstring for function `{name}` in {path}: what it does, with its parameters and what "
+    "it returns, in one or two sentences. Reply with the docstring alone, in triple quotes."
+)
+_DOCSTRING_ASKED: Final = re.compile(
+    re.escape(DOCSTRING_ASK).replace(r"\{name\}", r"(\w+)").replace(r"\{path\}", r"(\S+?)")
+    + r"\n\n```python\n(.*)\n```",
+    re.S,
+)
+
+
+def _docstring(payload: DocstringInput) -> list[Message]:
+    """One function's docstring, asked as a user asks for it: one line, then the function (the
+    task's own code: no data label). The 1.5B, left to the planner to document its code, never did."""
+    ask = DOCSTRING_ASK.format(name=payload.name, path=payload.path)
+    return [
+        {"role": "system", "content": f"{HEADER} docstring\n{INSTRUCTIONS['docstring']}"},
+        {"role": "user", "content": f"{ask}\n\n```python\n{payload.code.rstrip()}\n```"},
+    ]
+
+
+def _docstring_asked(messages: list[Message]) -> DocstringInput:
+    """A `docstring` request read back (`_docstring` wrote it)."""
+    found = _DOCSTRING_ASKED.fullmatch(_user(messages))
+    if found is None:
+        raise PromptError("a docstring request without its function")
+    return DocstringInput(name=found.group(1), path=found.group(2), code=found.group(3) + "\n")
 
 
 def reply_format(kind: CallKind) -> str:
@@ -360,11 +395,12 @@ def body_ask(bodies: list[str], phrasing: int) -> str:
 
 def retry_message(error: str, kind: CallKind | None = None) -> Message:
     """The follow-up user message after an invalid reply: the error, and the request again."""
-    again = (
-        f"Reply again: {FILES_FORMAT[0].lower()}{FILES_FORMAT[1:]}"
-        if kind in FILE_REPLIES
-        else "Reply again with only the corrected JSON object, valid against the schema."
-    )
+    if kind in FILE_REPLIES:
+        again = f"Reply again: {FILES_FORMAT[0].lower()}{FILES_FORMAT[1:]}"
+    elif kind in DOCSTRINGS:
+        again = "Reply again with the docstring alone, in triple quotes."
+    else:
+        again = "Reply again with only the corrected JSON object, valid against the schema."
     return {"role": "user", "content": f"Your reply was invalid: {error}\n{again}"}
 
 
@@ -390,6 +426,8 @@ def parse_request(messages: list[Message]) -> tuple[CallKind, Schema]:
         return kind, _judged(messages)
     if kind in PLAIN_REPLIES:
         return kind, _asked(messages)
+    if kind in DOCSTRINGS:
+        return kind, _docstring_asked(messages)
     if kind == "write" and (function := _function_asked(messages)) is not None:
         return kind, function
     if kind == "write" and (redrawn := _redraw_asked(messages)) is not None:

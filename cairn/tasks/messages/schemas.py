@@ -26,6 +26,7 @@ CallKind = Literal[
     "write",
     "judge",
     "ask",
+    "docstring",
 ]
 
 
@@ -230,6 +231,15 @@ class WriteInput(Schema):
     reply: Literal["file", "lines", "function"] = "file"
 
 
+class DocstringInput(Schema):
+    """The docstring of one function, asked for alone: a coding task whose code passed its tests
+    but not its suite's documentation requirement (`cairn.flows.steps.docstring`)."""
+
+    path: str  # the file that defines it
+    name: str
+    code: str  # the function as written, its decorators included
+
+
 class ExtractConstraintInput(Schema):
     message: str
 
@@ -297,6 +307,10 @@ class WriteOutput(Schema):
     files: list[FileDraft] = Field(default_factory=list)
 
 
+class DocstringOutput(Schema):
+    docstring: str  # its text, without quotes or indentation (`cairn.tasks.messages.docstrings`)
+
+
 class ExtractConstraintOutput(Schema):
     rule: str  # one imperative sentence, or "N/A"
 
@@ -347,6 +361,7 @@ OUTPUTS: dict[CallKind, type[Schema]] = {
     "write": WriteOutput,
     "judge": JudgeOutput,
     "ask": AskOutput,
+    "docstring": DocstringOutput,
 }
 INPUTS: dict[CallKind, type[Schema]] = {
     "plan": PlanInput,
@@ -360,4 +375,5 @@ INPUTS: dict[CallKind, type[Schema]] = {
     "write": WriteInput,
     "judge": JudgeInput,
     "ask": AskInput,
+    "docstring": DocstringInput,
 }

@@ -20,7 +20,7 @@ def response_format_for(model: str, kind: CallKind, mode: ResponseFormat) -> dic
     if (
         not served(model)
         or mode == "none"
-        or kind in prompts.FILE_REPLIES | prompts.YES_NO | prompts.PLAIN_REPLIES
+        or kind in prompts.FILE_REPLIES | prompts.YES_NO | prompts.PLAIN_REPLIES | prompts.DOCSTRINGS
     ):
         return None
     if mode == "auto":

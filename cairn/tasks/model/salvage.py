@@ -16,11 +16,13 @@ from typing import Any
 from pydantic import ValidationError
 
 from cairn.tasks.messages import prompts
+from cairn.tasks.messages.docstrings import docstring_in
 from cairn.tasks.messages.file_reply import file_list
 from cairn.tasks.messages.schemas import (
     OUTPUTS,
     AskOutput,
     CallKind,
+    DocstringOutput,
     FileDraft,
     JudgeOutput,
     Schema,
@@ -42,6 +44,10 @@ def read_output(kind: CallKind, reply: Reply) -> Schema:
         if not reply.text.strip():
             raise ModelOutputError("an answer was asked for, the reply was empty")
         return AskOutput(answer=reply.text.strip())
+    if kind in prompts.DOCSTRINGS:
+        if not (docstring := docstring_in(reply.text)):
+            raise ModelOutputError("a docstring was asked for, the reply held none")
+        return DocstringOutput(docstring=docstring)
     try:
         data = parse_model_json(reply.text)
     except ModelOutputError as exc:

@@ -1,10 +1,10 @@
 """`cairn/offline`: a deterministic, extractive model, reached through litellm as provider `cairn`.
 
 It reads the request back with `cairn.tasks.messages.prompts.parse_request` and fulfils the call's
-schema with extractive logic (`classifier`, `planner`, `reading`, `spec_code`), so a research or
-question task over local files completes with no model at all. `litellm_provider` registers it
-in litellm; it is the only module here that imports litellm (seconds), loaded only by a client of
-the offline model.
+schema with extractive logic (`classifier`, `planner`, `reading`, `spec_code`,
+`docstring_line`), so a research or question task over local files completes with no model at
+all. `litellm_provider` registers it in litellm; it is the only module here that imports litellm
+(seconds), loaded only by a client of the offline model.
 
 >>> from cairn.tasks.messages.prompts import render
 >>> from cairn.tasks.messages.schemas import DetectTaskTypeInput
@@ -24,6 +24,7 @@ from cairn.tasks.messages.schemas import (
     CompressInput,
     DeliverInput,
     DetectTaskTypeInput,
+    DocstringInput,
     ExtractConstraintInput,
     JudgeInput,
     PlanInput,
@@ -33,6 +34,7 @@ from cairn.tasks.messages.schemas import (
 )
 from cairn.tasks.offline.answers import deliver
 from cairn.tasks.offline.classifier import rule_by_words, task_type_by_words
+from cairn.tasks.offline.docstring_line import docstring
 from cairn.tasks.offline.planner import plan
 from cairn.tasks.offline.reading import compress, compress_batch, synthesize
 from cairn.tasks.offline.spec_code import write
@@ -52,6 +54,8 @@ def respond(messages: list[dict[str, str]]) -> str:
         asked = DeliverInput(goal=payload.question, task_type="simple_question", deliverable="answer.md",
                              notes=[], excerpts=payload.files)  # fmt: skip
         return deliver(asked).answer
+    if isinstance(payload, DocstringInput):  # words in triple quotes, as a model writes one
+        return f'"""{docstring(payload)}"""'
     output: Schema
     if isinstance(payload, PlanInput):
         output = plan(payload)
