@@ -358,7 +358,8 @@ def answer_offline(question: str, folder: Path) -> tuple[str, bool]:
     from cairn.tasks.grounding import Read, ReadIndex
     from cairn.tasks.messages.schemas import DeliverInput, Excerpt
     from cairn.tasks.offline.answers import deliver
-    from cairn.tasks.verify import check_answer
+    from cairn.tasks.task_grounding import judged_by
+    from cairn.tasks.verify import Grounding, check_answer
     from cairn.tasks.verify.model import use_verifier
 
     use_verifier(os.environ.get(VERIFIER))
@@ -371,10 +372,16 @@ def answer_offline(question: str, folder: Path) -> tuple[str, bool]:
     )
     answer = deliver(inp).answer
     reads = ReadIndex([Read(e.source, e.text) for e in excerpts])
-    found = check_answer(answer, [question], reads, question, exhausted=True)
+    read = list(reads.reads)
+
+    def checked(text: str) -> Grounding:
+        found = check_answer(text, [question], reads, question, exhausted=True)
+        return judged_by(None, question, text, found, read, exhausted=True, kind="offline")
+
+    found = checked(answer)
     composed = proven_answer(answer, [question], found.parts)
     if composed is not None:
-        answer, found = composed, check_answer(composed, [question], reads, question, exhausted=True)
+        answer, found = composed, checked(composed)
     complete = all(p.answered for p in found.parts) and all(c.supported for c in found.claims)
     return answer if composed is not None else f"{question} {answer}", complete
 

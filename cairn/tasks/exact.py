@@ -24,6 +24,7 @@ from cairn.core import QuotedLine
 from cairn.tasks.grounding.reads import Read
 
 MAX_QUOTES = 3  # lines quoted for one value: the proof, not a concordance
+HEADER = " ‖ "  # between a quote's heading and, for a table row, its table's header
 _MARKS = re.compile(r"\*+|__|`+|\|")
 _SEPARATOR = re.compile(r"(?<=\d)[,\u202f\u2009\u00a0'](?=\d{3}(?!\d))")
 _FIGURE_UNIT = re.compile(r"^(?P<figure>[-+]?\d+(?:\.\d+)?)\s*(?P<unit>[^\W\d][\w%/³²]*|%)$")
@@ -62,14 +63,20 @@ def holds(line: str, value: str, context: str = "") -> bool:
     )
 
 
+def quoted_in(quote: QuotedLine, value: str) -> bool:
+    """Whether the quote holds `value`: on its line, or as the heading it stands under."""
+    heading = quote.context.partition(HEADER)[0]
+    return holds(quote.text, value, quote.context) or normalised(heading) == normalised(value) != ""
+
+
 def lines_holding(value: str, reads: Sequence[Read]) -> list[QuotedLine]:
-    """The lines of what was read that hold `value`, as quotes (at most `MAX_QUOTES`, in reading
-    order, each once)."""
+    """The lines of what was read that hold `value`, or stand under a heading that is `value`,
+    as quotes (at most `MAX_QUOTES`, in reading order, each once)."""
     found: dict[tuple[str, int], QuotedLine] = {}
     for quote in _lines(reads):
         if len(found) >= MAX_QUOTES:
             break
-        if (quote.source, quote.line) not in found and holds(quote.text, value, quote.context):
+        if (quote.source, quote.line) not in found and quoted_in(quote, value):
             found[(quote.source, quote.line)] = quote
     return list(found.values())
 
@@ -87,9 +94,15 @@ def _lines(reads: Sequence[Read]) -> Iterator[QuotedLine]:
             if stripped.startswith("#"):
                 heading = stripped.lstrip("#").strip()
                 continue
-            if stripped.startswith("|") and not header:
+            if not stripped.startswith("|"):
+                header = ""
+            elif set(stripped) <= set("|-: "):
+                continue  # the row under a header
+            elif not header:
                 header = stripped
-            context = " ".join(part for part in (heading, header if stripped != header else "") if part)
+                yield QuotedLine(source=read.source, line=read.line + n, text=stripped, context=heading)
+                continue
+            context = f"{heading}{HEADER}{header}" if header else heading
             yield QuotedLine(source=read.source, line=read.line + n, text=stripped, context=context)
 
 
@@ -97,4 +110,4 @@ def _occurs(wanted: str, text: str) -> bool:
     return re.search(rf"(?<!\w){re.escape(wanted)}(?!\w)", text) is not None
 
 
-__all__ = ["MAX_QUOTES", "holds", "lines_holding", "normalised"]
+__all__ = ["HEADER", "MAX_QUOTES", "holds", "lines_holding", "normalised", "quoted_in"]

@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable, Iterator
 from pathlib import Path, PurePosixPath
 
-from cairn.core import CodeReference, Coverage, FunctionCheck, PartCheck, ToolCall
+from cairn.core import CodeReference, Coverage, FunctionCheck, PartCheck, QuotedLine, ToolCall
 from cairn.memory.index.sources import text_files
 from cairn.memory.log.state import TaskState
 from cairn.tasks.coverage.goal import CoverageGoal, coverage_goal, ranges_over
@@ -148,26 +148,49 @@ def checked_for(
         kind=kind,
         judged=state.judged,
     )
-    request = verify_request(state.goal, deliverable, found, read, exhausted, f"cairn ({kind})")
-    judged = verified(request, verifier or CairnJudge())
-    return Checked(claims=found.claims, parts=judged + _ranging(state))
+    judged = judged_by(verifier, state.goal, deliverable, found, read, exhausted=exhausted, kind=kind)
+    return Checked(claims=found.claims, parts=judged.parts + _ranging(state))
+
+
+def judged_by(
+    verifier: Verifier | None,
+    goal: str,
+    answer: str,
+    found: Grounding,
+    read: list[Read],
+    *,
+    exhausted: bool,
+    kind: ModelKind,
+) -> Grounding:
+    """The answer's checked parts as `verifier` (Cairn's own judge when None) decides them."""
+    request = verify_request(goal, answer, found, read, exhausted, f"cairn ({kind})")
+    return Grounding(claims=found.claims, parts=verified(request, verifier or CairnJudge()))
 
 
 def verify_request(
     goal: str, answer: str, found: Grounding, read: list[Read], exhausted: bool, judge: str
 ) -> VerifyRequest:
     """What a `Verifier` is asked of one answer: each part's value with the lines read that hold
-    it (Cairn's exact check), beside Cairn's own judge's word (`judge`: its name)."""
+    it (Cairn's exact check; for a figure Cairn worked out, the lines of its operands), beside
+    Cairn's own judge's word (`judge`: its name)."""
     parts = [
         PartToVerify(
             part=check.part,
             value=check.value,
-            quotes=lines_holding(check.value, read) if check.value else [],
+            quotes=_holding(check, read),
             cairn=check.model_copy(update={"judge": judge}),
         )
         for check in found.parts
     ]
     return VerifyRequest(goal=goal, answer=answer_body(answer), parts=parts, every_source_read=exhausted)
+
+
+def _holding(check: PartCheck, read: list[Read]) -> list[QuotedLine]:
+    if not check.value:
+        return []
+    if check.answered and check.quotes and " = " in check.value:
+        return check.quotes  # Cairn's arithmetic (`150 days (1260000 / 8400 = 150)`): its operands' lines
+    return lines_holding(check.value, read)
 
 
 def _seconded(function: FunctionCheck, state: TaskState) -> FunctionCheck:

@@ -31,6 +31,7 @@ from typing import Literal, Protocol, runtime_checkable
 from pydantic import Field
 
 from cairn.core import Frozen, PartCheck, QuotedLine
+from cairn.tasks.structural import proves
 
 Status = Literal["proven", "unverified", "absent"]
 
@@ -60,6 +61,7 @@ class PartVerdict(Frozen):
     score: float | None = None  # how sure the judge is that the value, so quoted, answers the part
     why: str = ""  # what is missing, when not proven
     judge: str = ""  # who decided ("" : the verifier's class name)
+    quotes: list[QuotedLine] = Field(default_factory=list)  # which of the part's quotes prove it (none: all)
 
 
 @runtime_checkable
@@ -72,11 +74,13 @@ class Verifier(Protocol):
 
 
 class CairnJudge:
-    """Cairn's own judge, the default: the fitted verifier over the lines read (offline), with a
-    served model's yes/no among its inputs when there is one."""
+    """Cairn's own judge, the default: the fitted verifier over the lines read, with a served
+    model's yes/no among its inputs when there is one; and where that proves nothing, the
+    structure of a line holding the value (a table's cell, a `Label: value` line:
+    `cairn.tasks.structural`)."""
 
     def verify(self, request: VerifyRequest) -> list[PartVerdict]:
-        return [_own(part.cairn) for part in request.parts]
+        return [_own(part, request.goal) for part in request.parts]
 
 
 class VerifierError(RuntimeError):
@@ -99,7 +103,9 @@ def _checked(part: PartToVerify, verdict: PartVerdict, request: VerifyRequest, n
         if not part.value or not part.quotes:
             why = f"no line read holds {part.value}" if part.value else "the answer gives no value for it"
             return base.model_copy(update={"answered": False, "not_stated": False, "why": why})
-        quotes = part.cairn.quotes if part.cairn.answered and part.cairn.quotes else part.quotes
+        quotes = [q for q in verdict.quotes if q in part.quotes] or (
+            part.cairn.quotes if part.cairn.answered and part.cairn.quotes else part.quotes
+        )
         update = {"answered": True, "not_stated": False, "why": "", "quotes": quotes, "score": verdict.score}
         return base.model_copy(update=update)
     if verdict.status == "absent" and request.every_source_read:
@@ -118,7 +124,11 @@ def _checked(part: PartToVerify, verdict: PartVerdict, request: VerifyRequest, n
     return base.model_copy(update=update)
 
 
-def _own(check: PartCheck) -> PartVerdict:
+def _own(part: PartToVerify, goal: str) -> PartVerdict:
+    check = part.cairn
+    shaped = [q for q in part.quotes if proves(part.part, part.value, q, goal)]
+    if not check.answered and shaped:
+        return PartVerdict(status="proven", quotes=shaped[:1], judge="cairn (structure)")
     status: Status = "proven" if check.answered else "absent" if check.not_stated else "unverified"
     return PartVerdict(status=status, score=check.score, why=check.why, judge=check.judge or "cairn")
 

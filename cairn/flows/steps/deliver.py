@@ -50,11 +50,12 @@ from cairn.tasks.model.capabilities import OFFLINE_PREFIX, replay_of
 from cairn.tasks.model.cassette import records
 from cairn.tasks.task_grounding import (
     given_text,
+    judged_by,
     lines_to_answer_from,
     sources_exhausted,
     task_reads,
 )
-from cairn.tasks.verify import Corpus, Grounding, check_answer
+from cairn.tasks.verify import Corpus, Grounding, ModelKind, check_answer
 from cairn.tasks.verify.questions import to_judge
 
 READS = ("read_file", "search_memory", "run_python", "summarize_directory")
@@ -102,15 +103,15 @@ def delivery(
         answer = _answer(session, executor, key, again, f"{name}-worked") or answer
         done.append(sum_)
     judged = [*state.judged, *_judgements(session, executor, key, answer, reads)]
-    found = _check(state, answer, reads, done, exhausted, judged)
+    found = _check(session, answer, reads, done, exhausted, judged)
     if (plain := _plainly(session, executor, key, payload, found)) is not None:
         plain_key = key.model_copy(update={"index": 4 + key.index})
         plain_judged = [*judged, *_judgements(session, executor, plain_key, plain, reads)]
-        plain_found = _check(state, plain, reads, done, exhausted, plain_judged)
+        plain_found = _check(session, plain, reads, done, exhausted, plain_judged)
         if _proven_parts(plain_found) >= _proven_parts(found):  # the model's own, unless Cairn's proves more
             answer, found, judged = plain, plain_found, plain_judged
     if (composed := proven_answer(answer, _parts(state), found.parts)) is not None:
-        answer, found = composed, _check(state, composed, reads, done, exhausted, judged)
+        answer, found = composed, _check(session, composed, reads, done, exhausted, judged)
     questions = [p for p, part in zip(found.parts, _parts(state), strict=True) if is_question(part)]
     proven = f"{answer}\n\n{proof_markdown(questions)}" if questions else answer
     call = PlannedCall(
@@ -287,7 +288,7 @@ def _arithmetic(
     model names a calculation over figures the files state; else None (no call when none is
     needed)."""
     state = session.state
-    found = _check(state, answer, reads, [], exhausted)
+    found = _check(session, answer, reads, [], exhausted)
     if not any(not p.answered and _asks_number(p.part) for p in found.parts):
         return None
     ask_key = key.model_copy(update={"kind": "calculate"})
@@ -320,24 +321,31 @@ def _parts(state: TaskState) -> list[str]:
 
 
 def _check(
-    state: TaskState,
+    session: Session,
     answer: str,
     reads: ReadIndex,
     done: list[str],
     exhausted: bool,
     judged: list[ModelJudgement] | None = None,
 ) -> Grounding:
+    """The draft checked as the validation step will check it: Cairn's checks, then the session's
+    verifier on its parts."""
+    state = session.state
     worked = [*state.worked, *done]
     said = state.judged if judged is None else judged
-    return check_answer(
+    kind: ModelKind = "served" if said else "offline"
+    found = check_answer(
         answer,
         _parts(state),
         reads,
         given_text(state),
         worked,
         exhausted=exhausted,
-        kind="served" if said else "offline",
+        kind=kind,
         judged=said,
+    )
+    return judged_by(
+        session.verifier, state.goal, answer, found, list(reads.reads), exhausted=exhausted, kind=kind
     )
 
 

@@ -131,34 +131,40 @@ TEAM_DOCS = ROOT / "bench" / "agent_tasks" / "billing-owner" / "docs"
 
 
 @pytest.mark.parametrize(
-    ("name", "goal", "given"),
+    ("name", "goal", "complete", "given"),
     [
         (
             "billing-owner",
             "Which team owns the billing service, and what is its p95 latency budget?",
+            True,
             [
-                "- Which team owns the billing service? Unverified: Team Falcon.",
-                "- What is its p95 latency budget? Unverified: 180 ms.",
+                "- Which team owns the billing service? Team Falcon.",
+                "- What is its p95 latency budget? 180 ms.",
             ],
         ),
         (
             "incident-lead",
             "Which team owns the service whose latency budget was exceeded on March 21, and who leads it?",
+            False,
             ["- Who leads it? Unverified: Tomas Berg."],
         ),
     ],
 )
 def test_the_real_models_team_answers_are_judged_by_what_it_read(
-    tmp_path: Path, name: str, goal: str, given: list[str]
+    tmp_path: Path, name: str, goal: str, complete: bool, given: list[str]
 ) -> None:
     """The local model's recorded replies (tests/data/real-model/README.md), replayed. Recorded
-    before the model judged answers, they are weighed by the offline verifier, which proves none
-    on its own: the task ends after one answer, each part given as the model gave it, marked
-    unverified, with the line it is quoted from."""
+    before the model judged answers, they are weighed offline: the structural judge proves the
+    billing team (`## Team Falcon` over `Owns the billing service`) and its budget (a cell under
+    `p95 latency budget (ms)` in billing's row); a `Lead:` line proves nothing of `who leads it?`,
+    which names no subject, so the incident's lead stays unverified, with the line it is quoted
+    from. Either way the task ends after one answer."""
     cassette = REAL.parent / f"{name}.cassette.jsonl"
     config = RunConfig(workspace=str(tmp_path), model=f"replay:{cassette}?match=kind", max_iterations=4)
     result = run_whole_task(config, name, goal, [TEAM_DOCS])
-    assert not result.complete and str(result.stop_reason).startswith("unverified")
+    assert result.complete is complete
+    if not complete:
+        assert str(result.stop_reason).startswith("unverified")
     answer = Path(str(result.report_path)).read_text(encoding="utf-8")
     assert all(line in answer.splitlines() for line in given)
     assert "## Proof" in answer and "source:docs/teams.md:" in answer
