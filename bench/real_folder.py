@@ -17,6 +17,7 @@ import argparse
 import json
 import os
 import random
+import resource
 import struct
 import subprocess
 import sys
@@ -145,9 +146,10 @@ def measure(folder: Path, question: str, work: Path, timeout: float) -> dict[str
     """Time one offline `cairn run` over `folder`; what it answered and what it skipped."""
     workspace, env = work / "workspace", _env(work)
     cmd = [str(CAIRN), "run", question, "--source", str(folder), "--workspace", str(workspace), "--json"]
-    started = time.perf_counter()
+    before, started = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
-    seconds = time.perf_counter() - started
+    seconds, after = time.perf_counter() - started, resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     result = _last_json(proc.stdout)
     task_id, report = result.get("task_id"), result.get("report_path")
     shown: dict[str, object] = {}
@@ -157,6 +159,7 @@ def measure(folder: Path, question: str, work: Path, timeout: float) -> dict[str
     skipped = shown.get("skipped_sources") or {}
     return {
         "seconds": round(seconds, 1),
+        "cpu_s": round(cpu, 1),  # the run's own CPU (user + system), which other load does not inflate
         "exit_code": proc.returncode,
         "answer": _first_line(Path(report) if isinstance(report, str) else None),
         "skipped": len(skipped) if isinstance(skipped, dict) else 0,
@@ -174,11 +177,11 @@ def _last_json(stdout: str) -> dict[str, object]:
 
 
 def _first_line(report: Path | None) -> str:
-    """The report's first line of prose (its headings aside)."""
+    """The report's first line of prose (its headings and an `Unverified` banner aside)."""
     if report is None or not report.is_file():
         return ""
     lines = report.read_text(encoding="utf-8", errors="replace").splitlines()
-    return next((line.strip() for line in lines if line.strip() and not line.startswith("#")), "")
+    return next((line.strip() for line in lines if line.strip() and not line.startswith(("#", ">"))), "")
 
 
 def main() -> None:
@@ -196,13 +199,17 @@ def main() -> None:
             if opts.folder is None
             else sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
         )
-        row = {"folder": "generated" if opts.folder is None else str(folder), "mb": round(size / 1e6, 1)}
+        row: dict[str, object] = {"folder": "generated" if opts.folder is None else str(folder)}
+        row["mb"] = round(size / 1e6, 1)
         row |= {"question": opts.question, **measure(folder, opts.question, work, opts.timeout)}
+        row["load"] = round(os.getloadavg()[0], 1)
     if opts.json:
         print(json.dumps(row))
         return
     print(f"{row['folder']} ({row['mb']} MB): {row['question']}")
-    print(f"  {row['seconds']} s, exit {row['exit_code']}, {row['skipped']} source files skipped")
+    print(f"  {row['seconds']} s ({row['cpu_s']} s CPU, load {row['load']}), exit {row['exit_code']}")
+    named = row["skipped_files"]
+    print(f"  {row['skipped']} source files skipped: {', '.join(named) if isinstance(named, list) else ''}")
     print(f"  answer: {row['answer']}")
     if row["stderr_tail"]:
         print(f"  stderr: {row['stderr_tail']}")
