@@ -16,7 +16,8 @@ from cairn.tasks.calibration.measure import Measured
 
 Colour = tuple[int, int, int]
 SIZE = (640, 480)
-LEFT, RIGHT, TOP, BOTTOM = 70, 610, 60, 420  # the plot's box, in pixels
+LEFT, RIGHT, TOP, BOTTOM = 70, 610, 60, 350  # the plot's box, in pixels; the legend under it
+LEGEND = (408, 430, 452)  # its lines' tops
 INK, GREY, BLUE, RED, GREEN = (20, 20, 20), (170, 170, 170), (30, 90, 200), (210, 40, 40), (20, 150, 60)
 PALE = (150, 185, 235)  # precision's lower bound
 TICKS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
@@ -74,7 +75,7 @@ def write_chart(measured: Measured, path: Path) -> Path:
     canvas.text(10, 10, f"PRECISION-RECALL: {found.model}"[:52])
     _axes(canvas)
     canvas.line(_at(0.0, found.target), _at(1.0, found.target), GREY, 1, dash=6)
-    canvas.text(LEFT + 8, _at(0, found.target)[1] + 6, f"TARGET {found.target:.2f}", GREY)
+    canvas.text(RIGHT - 136, _at(0, found.target)[1] + 6, f"TARGET {found.target:.2f}", GREY)
     _curve(canvas, [(p.recall, p.lower) for p in measured.curve if p.lower is not None], PALE, dots=False)
     _curve(canvas, [(p.recall, p.precision) for p in measured.curve if p.precision is not None], BLUE)
     _legend(canvas, measured)
@@ -92,7 +93,7 @@ def _axes(canvas: Canvas) -> None:
         canvas.text(x - 16, BOTTOM + 12, f"{tick:.1f}")
         canvas.line((LEFT - 6, y), (LEFT, y), INK)
         canvas.text(LEFT - 44, y - 6, f"{tick:.1f}")
-    canvas.text((LEFT + RIGHT) // 2 - 36, BOTTOM + 36, "RECALL")
+    canvas.text((LEFT + RIGHT) // 2 - 36, BOTTOM + 32, "RECALL")
     canvas.text(LEFT - 60, TOP - 22, "PRECISION")
 
 
@@ -111,19 +112,20 @@ def _legend(canvas: Canvas, measured: Measured) -> None:
     if chosen is not None and chosen.precision is not None:
         x, y = _at(chosen.recall, chosen.precision)
         canvas.dot(x - 5, y - 5, RED, 11)
-        canvas.text(LEFT + 20, BOTTOM - 60, f"PROVEN AT P >= {found.proven:.4f}", RED)
+        canvas.text(LEFT, LEGEND[1], f"PROVEN AT P(YES) >= {found.proven:.4f}", RED)
     else:
-        canvas.text(LEFT + 20, BOTTOM - 60, "NO THRESHOLD REACHES THE TARGET", RED)
+        canvas.text(LEFT, LEGEND[1], "PROVEN: NO THRESHOLD REACHES THE TARGET", RED)
     if found.held_out_precision is not None and found.held_out_lower is not None:
         x, y = _at(found.held_out_recall, found.held_out_precision)
         canvas.line((x - 7, y - 7), (x + 7, y + 7), GREEN, 3)
         canvas.line((x - 7, y + 7), (x + 7, y - 7), GREEN, 3)
         precision, lower = found.held_out_precision, found.held_out_lower
         held = f"HELD OUT: P {precision:.2f} (>= {lower:.2f}) R {found.held_out_recall:.2f}"
-        canvas.text(LEFT + 20, BOTTOM - 36, held, GREEN)
+        canvas.text(LEFT, LEGEND[2], held, GREEN)
     else:
-        canvas.text(LEFT + 20, BOTTOM - 36, "HELD OUT: NOTHING PROVEN", GREEN)
-    canvas.text(LEFT + 20, BOTTOM - 84, "LOWER BOUND (95%)", PALE)
+        canvas.text(LEFT, LEGEND[2], "HELD OUT: NOTHING PROVEN", GREEN)
+    canvas.text(LEFT, LEGEND[0], "PRECISION", BLUE)
+    canvas.text(LEFT + 130, LEGEND[0], "ITS LOWER BOUND (95%)", PALE)
 
 
 def _at(recall: float, precision: float) -> tuple[int, int]:
