@@ -14,14 +14,13 @@ False
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path, PurePosixPath
 
-from cairn.core import CodeReference, Coverage, FunctionCheck, PartCheck, QuotedLine, ToolCall
+from cairn.core import CodeReference, Coverage, FunctionCheck, ModelJudgement, PartCheck, QuotedLine, ToolCall
 from cairn.memory.index.sources import text_files
 from cairn.memory.log.state import TaskState
 from cairn.tasks.coverage.goal import CoverageGoal, coverage_goal, ranges_over
-from cairn.tasks.exact import lines_holding
 from cairn.tasks.grounding import ReadIndex, split_goal
 from cairn.tasks.grounding.answer_text import answer_body, terms
 from cairn.tasks.grounding.asked import parse
@@ -34,6 +33,7 @@ from cairn.tasks.pieces import pieces_of
 from cairn.tasks.tools.builtins import BUILTIN_NAMES
 from cairn.tasks.validation import Checked
 from cairn.tasks.verifier import CairnJudge, PartToVerify, Verifier, VerifyRequest, verified
+from cairn.tasks.verifier.exact import lines_holding, normalised
 from cairn.tasks.verify import Grounding, ModelKind, check_answer
 
 FullOutput = Callable[[ToolCall], str]  # a call's whole output (its record keeps only the start)
@@ -148,7 +148,9 @@ def checked_for(
         kind=kind,
         judged=state.judged,
     )
-    judged = judged_by(verifier, state.goal, deliverable, found, read, exhausted=exhausted, kind=kind)
+    judged = judged_by(
+        verifier, state.goal, deliverable, found, read, exhausted=exhausted, kind=kind, said=state.judged
+    )
     return Checked(claims=found.claims, parts=judged.parts + _ranging(state))
 
 
@@ -161,14 +163,22 @@ def judged_by(
     *,
     exhausted: bool,
     kind: ModelKind,
+    said: Sequence[ModelJudgement] = (),
 ) -> Grounding:
-    """The answer's checked parts as `verifier` (Cairn's own judge when None) decides them."""
-    request = verify_request(goal, answer, found, read, exhausted, f"cairn ({kind})")
+    """The answer's checked parts as `verifier` (Cairn's own judge when None) decides them;
+    `said`: a served model's yes/no on values and their lines."""
+    request = verify_request(goal, answer, found, read, exhausted, f"cairn ({kind})", said)
     return Grounding(claims=found.claims, parts=verified(request, verifier or CairnJudge()))
 
 
 def verify_request(
-    goal: str, answer: str, found: Grounding, read: list[Read], exhausted: bool, judge: str
+    goal: str,
+    answer: str,
+    found: Grounding,
+    read: list[Read],
+    exhausted: bool,
+    judge: str,
+    said: Sequence[ModelJudgement] = (),
 ) -> VerifyRequest:
     """What a `Verifier` is asked of one answer: each part's value with the lines read that hold
     it (Cairn's exact check; for a figure Cairn worked out, the lines of its operands), beside
@@ -179,10 +189,21 @@ def verify_request(
             value=check.value,
             quotes=_holding(check, read),
             cairn=check.model_copy(update={"judge": judge}),
+            p_yes=_model_says(check, said),
         )
         for check in found.parts
     ]
     return VerifyRequest(goal=goal, answer=answer_body(answer), parts=parts, every_source_read=exhausted)
+
+
+def _model_says(check: PartCheck, said: Sequence[ModelJudgement]) -> float | None:
+    """The served model's P(yes) on the part's value (the most it gave on any line), or None."""
+    found = [
+        j.p_yes
+        for j in said
+        if j.part == check.part and check.value and normalised(j.value) == normalised(check.value)
+    ]
+    return max(found, default=None)
 
 
 def _holding(check: PartCheck, read: list[Read]) -> list[QuotedLine]:

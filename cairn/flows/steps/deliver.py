@@ -344,8 +344,9 @@ def _check(
         kind=kind,
         judged=said,
     )
+    read = list(reads.reads)
     return judged_by(
-        session.verifier, state.goal, answer, found, list(reads.reads), exhausted=exhausted, kind=kind
+        session.verifier, state.goal, answer, found, read, exhausted=exhausted, kind=kind, said=said
     )
 
 

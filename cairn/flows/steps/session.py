@@ -10,6 +10,7 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 
 from cairn.core import Memory, RunConfig, ToolsConfig
+from cairn.flows.settings import cairn_home
 from cairn.flows.steps.deliverable import deliverable_name
 from cairn.memory.context.reasoning import context_budget
 from cairn.memory.context.relevant import relevant_context
@@ -19,6 +20,7 @@ from cairn.memory.index.sources import ensure_sources
 from cairn.memory.log.state import TaskState
 from cairn.memory.log.workspace import TaskRepo
 from cairn.memory.store.protocol import SearchFilter, SearchQuery
+from cairn.tasks.calibration.store import load_calibration
 from cairn.tasks.compress import line_counter
 from cairn.tasks.deps import Deps, deps_for
 from cairn.tasks.model.capabilities import context_window
@@ -146,4 +148,9 @@ def _where(path: str | None) -> str:
 def open_session(config: RunConfig, task_id: str) -> Session:
     deps = deps_for(config)
     recorder = TaskRecorder(deps.workspace.task(task_id), deps.store)
-    return Session(config=config, deps=deps, recorder=recorder)
+    return Session(config=config, deps=deps, recorder=recorder, verifier=cairn_judge(config.model))
+
+
+def cairn_judge(model: str) -> CairnJudge:
+    """Cairn's own judge for `model`, with the calibration `cairn calibrate` stored for it."""
+    return CairnJudge(load_calibration(model, cairn_home()), model)

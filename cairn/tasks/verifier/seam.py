@@ -2,7 +2,7 @@
 
 The validation step asks one `Verifier` about a whole answer: for each part of the goal, the
 answer's value for it, the lines read that hold that value (Cairn finds them itself:
-`cairn.tasks.exact`) and what Cairn's own judge says. The verifier answers each part `proven`,
+`cairn.tasks.verifier.exact`) and what Cairn's own judge says. The verifier answers each part `proven`,
 `unverified` or `absent`, with a score and who decided. Cairn keeps what it can check exactly:
 a part is proven only when its value is on a line the task read, and absent only when every
 source was read; a verdict that claims more is given as `unverified`, saying why. Cairn's own
@@ -31,9 +31,14 @@ from typing import Literal, Protocol, runtime_checkable
 from pydantic import Field
 
 from cairn.core import Frozen, PartCheck, QuotedLine
-from cairn.tasks.structural import proves
+from cairn.tasks.calibration.store import Calibration
+from cairn.tasks.verifier.structural import proves
 
 Status = Literal["proven", "unverified", "absent"]
+# The P(yes) a served model's word must reach before `cairn calibrate` measured it: none does (a
+# bare `yes` of a server without logprobs reads as 1.0, and a small model says yes to a line that
+# merely holds the value's words).
+UNCALIBRATED: float | None = None
 
 
 class PartToVerify(Frozen):
@@ -43,6 +48,7 @@ class PartToVerify(Frozen):
     value: str = ""  # the answer's value for it, as the answer writes it ("" when it gives none)
     quotes: list[QuotedLine] = Field(default_factory=list)  # the lines read that hold `value`
     cairn: PartCheck  # what Cairn's own judge says of it (its status, score, quotes and why)
+    p_yes: float | None = None  # a served model's P(yes) that a line read states `value` as the answer
 
 
 class VerifyRequest(Frozen):
@@ -74,13 +80,45 @@ class Verifier(Protocol):
 
 
 class CairnJudge:
-    """Cairn's own judge, the default: the fitted verifier over the lines read, with a served
-    model's yes/no among its inputs when there is one; and where that proves nothing, the
-    structure of a line holding the value (a table's cell, a `Label: value` line:
-    `cairn.tasks.structural`)."""
+    """Cairn's own judge, the default. A part is proven by the first of: the fitted verifier over
+    the lines read; the structure of a line holding the value (a table's cell, a `Label: value`
+    line: `cairn.tasks.verifier.structural`); a served model's own yes/no, where its P(yes) reaches the
+    `proven` threshold `cairn calibrate` measured for that model (`calibration`); a model never
+    calibrated proves nothing on its word alone (`UNCALIBRATED`), and its parts say so.
+
+    >>> judge = CairnJudge(model="openai/m")
+    >>> judge.threshold, judge.uncalibrated
+    (None, 'uncalibrated: `cairn calibrate --model openai/m`')
+    """
+
+    def __init__(self, calibration: Calibration | None = None, model: str = "") -> None:
+        self.calibration, self.model = calibration, model
+
+    @property
+    def threshold(self) -> float | None:
+        """The P(yes) at or above which the model's word proves (None: it never does)."""
+        return UNCALIBRATED if self.calibration is None else self.calibration.proven
+
+    @property
+    def uncalibrated(self) -> str:
+        """What to say of a model never calibrated ("" once it is)."""
+        return f"uncalibrated: `cairn calibrate --model {self.model}`" if self.calibration is None else ""
 
     def verify(self, request: VerifyRequest) -> list[PartVerdict]:
-        return [_own(part, request.goal) for part in request.parts]
+        return [self._part(part, request.goal) for part in request.parts]
+
+    def _part(self, part: PartToVerify, goal: str) -> PartVerdict:
+        own = _own(part, goal)
+        if own.status == "proven" or part.p_yes is None or not part.quotes:
+            return own
+        if self.threshold is not None and part.p_yes >= self.threshold:
+            how = "calibrated" if self.calibration is not None else self.uncalibrated
+            return PartVerdict(status="proven", score=part.p_yes, judge=f"{self.model} ({how})")
+        bar = "never proves on its word" if self.threshold is None else f"proves at {self.threshold:.3f}"
+        why = f"{self.model} gives P(yes) {part.p_yes:.3f}, {bar}" + (
+            f"; {self.uncalibrated}" if self.uncalibrated else ""
+        )
+        return own.model_copy(update={"why": f"{own.why}; {why}" if own.why else why})
 
 
 class VerifierError(RuntimeError):
@@ -138,6 +176,7 @@ def _name(verifier: Verifier) -> str:
 
 
 __all__ = [
+    "UNCALIBRATED",
     "CairnJudge",
     "PartToVerify",
     "PartVerdict",

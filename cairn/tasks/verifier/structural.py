@@ -1,7 +1,7 @@
 """The offline judge of meaning, from structure alone: where the shape of a line says what its
 value is, a value on it answers a part without any model's say-so.
 
-Three shapes say it (each quote as `cairn.tasks.exact` gives it, with the heading and, for a
+Three shapes say it (each quote as `cairn.tasks.verifier.exact` gives it, with the heading and, for a
 table row, the header it stands under):
 - a table's cell: the value fills one cell, and the part's content words are all in the row's
   other cells, the header or the heading, with the value's own column among them and the row
@@ -36,8 +36,8 @@ from __future__ import annotations
 import re
 
 from cairn.core import QuotedLine
-from cairn.tasks.exact import HEADER, holds, normalised, quoted_in
 from cairn.tasks.grounding.lemmas import content_terms, forms
+from cairn.tasks.verifier.exact import HEADER, holds, normalised, quoted_in
 
 _LABEL = re.compile(r"^(?:[-*+]\s+)?(?P<label>[^:|]{1,60}?):\s+(?P<rest>\S.*)$")
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import pytest
 
 from cairn.core import PartCheck, QuotedLine
-from cairn.tasks.exact import holds, lines_holding
 from cairn.tasks.grounding import Read
 from cairn.tasks.verifier import (
     CairnJudge,
@@ -17,6 +16,7 @@ from cairn.tasks.verifier import (
     VerifyRequest,
     verified,
 )
+from cairn.tasks.verifier.exact import holds, lines_holding
 
 QUOTE = QuotedLine(source="source:d/teams.md", line=4, text="Team Falcon owns billing.")
 
