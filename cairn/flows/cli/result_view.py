@@ -20,6 +20,7 @@ from cairn.core import (
 from cairn.flows.cli.model_usage import usage_table
 from cairn.flows.console import safe
 from cairn.flows.steps.piecewise import progress
+from cairn.flows.steps.session import judge_line
 from cairn.flows.strategies import BY_NAME, strategy_name
 from cairn.memory.log.history import Replay
 from cairn.memory.log.state import Constraint, HotIssue, replay
@@ -48,6 +49,7 @@ class TaskView(BaseModel):
     coverage: Coverage | None = None  # how far it got: sources read; a coverage goal's items
     skipped_sources: dict[str, SourceSkip] = {}  # source files not read (binary, too large), and why
     pieces: str | None = None  # a goal of several functions: how many its examples verified
+    judge: str = ""  # who judges its answers, and how far the model's word is trusted (calibration)
     model_calls: list[ModelCall] = []
     history_warning: str | None = None  # a torn last line (a crash while appending)
     history_problems: list[str] = []  # lines changed, removed or reordered (`cairn verify`)
@@ -73,6 +75,7 @@ def task_view(repo: TaskRepo, log: Replay, tampering: list[str] | None = None) -
         coverage=state.coverage,
         skipped_sources=state.skipped_sources,
         pieces=progress(state, full_output_reader(repo.root)),
+        judge=judge_line(state.model),
         model_calls=state.model_calls,
         history_warning=log.torn_tail,
         history_problems=tampering or [],
@@ -83,6 +86,7 @@ def print_task(view: TaskView) -> None:
     out.print(f"[bold]{view.task_id}[/] · {view.task_type} · {view.strategy} · [bold]{view.status}[/]")
     out.print(f"goal: {safe(view.goal)}")
     out.print(f"strategy: {view.strategy}, complete when {BY_NAME[view.strategy].complete_when}")
+    out.print(f"judge: {safe(view.judge)}")
     if view.history_problems:
         more = f" (and {len(view.history_problems) - 1} more)" if len(view.history_problems) > 1 else ""
         out.print(

@@ -16,6 +16,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from cairn.core import IterationRecord, Verdict
+from cairn.flows.steps.session import judge_line
 from cairn.memory.log.state import TaskState
 
 REPORT_CHARS = 4000  # what the result page shows of the report; the file holds the rest
@@ -93,6 +94,8 @@ def result_markdown(state: TaskState, run: RunTotals, report: str | None, artifa
         f"**Goal:** {state.goal}",
         "",
         f"**Stopped because:** {state.stop_reason or 'still running'}",
+        "",
+        f"**Judged by:** {judge_line(state.model)}",
         "",
         "## Answer" if state.task_type == "simple_question" else "## Report",
         "",

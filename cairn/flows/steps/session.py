@@ -23,7 +23,7 @@ from cairn.memory.store.protocol import SearchFilter, SearchQuery
 from cairn.tasks.calibration.store import load_calibration
 from cairn.tasks.compress import line_counter
 from cairn.tasks.deps import Deps, deps_for
-from cairn.tasks.model.capabilities import context_window
+from cairn.tasks.model.capabilities import OFFLINE_PREFIX, context_window, replay_of
 from cairn.tasks.opening import words_budget
 from cairn.tasks.task_grounding import FullOutput, full_output_reader
 from cairn.tasks.tools.base import ToolContext
@@ -154,3 +154,15 @@ def open_session(config: RunConfig, task_id: str) -> Session:
 def cairn_judge(model: str) -> CairnJudge:
     """Cairn's own judge for `model`, with the calibration `cairn calibrate` stored for it."""
     return CairnJudge(load_calibration(model, cairn_home()), model)
+
+
+def judge_line(model: str) -> str:
+    """Who judges a task's answers, as `cairn show`, `--json` and the result page say it."""
+    if model.startswith(OFFLINE_PREFIX) or replay_of(model) is not None:
+        return "Cairn's own judge (the fitted verifier and the structure of the lines read)"
+    judge = cairn_judge(model)
+    if judge.calibration is None:
+        return f"{model}, {judge.uncalibrated}: its word alone proves nothing"
+    if judge.threshold is None:
+        return f"{model}, calibrated: no threshold reached precision's bound, its word alone proves nothing"
+    return f"{model}, calibrated: its word proves at P(yes) >= {judge.threshold:.3f}"

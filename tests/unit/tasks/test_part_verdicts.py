@@ -3,9 +3,13 @@ proven only with its value on a line read, and absent only once every source was
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from cairn.core import PartCheck, QuotedLine
+from cairn.flows.steps.session import judge_line
+from cairn.tasks.calibration import Calibration, save_calibration
 from cairn.tasks.grounding import Read
 from cairn.tasks.verifier import (
     CairnJudge,
@@ -78,3 +82,43 @@ def test_the_exact_check_normalises_case_unicode_and_numbers_only() -> None:
     assert [q.line for q in lines_holding("1260000", reads)] == [2]
     assert holds("The budget is 180 ms.", "180 ms") and not holds("The budget is 1800 ms.", "180 ms")
     assert holds("Ｔｅａｍ　Ｆａｌｃｏｎ", "team falcon")  # full-width forms fold (NFKC)
+
+
+def _calibration(model: str, proven: float | None) -> Calibration:
+    fields: dict[str, object] = {"model": model, "proven": proven, "absent": 0.4, "target": 0.95}
+    fields |= {"held_out_precision": None, "held_out_lower": None, "held_out_recall": 0.0}
+    fields |= {"held_out_proven": 0, "fold_thresholds": [], "precision": None, "lower": None}
+    fields |= {"recall": 0.0, "absent_positives": None, "absent_negatives": None, "n": 10}
+    fields |= {
+        "positives": 5,
+        "failed": 0,
+        "graded": True,
+        "labelled_set": "shipped",
+        "measured": "2026-12-01",
+    }
+    return Calibration.model_validate(fields)
+
+
+def test_a_served_models_word_proves_only_at_its_calibrated_threshold() -> None:
+    said = _request(quotes=[QUOTE])
+    said = said.model_copy(update={"parts": [said.parts[0].model_copy(update={"p_yes": 0.93})]})
+    uncalibrated = verified(said, CairnJudge(model="openai/m"))[0]
+    assert (
+        uncalibrated.status == "unverified"
+        and "uncalibrated: `cairn calibrate --model openai/m`" in uncalibrated.why
+    )
+    assert verified(said, CairnJudge(_calibration("openai/m", None), "openai/m"))[0].status == "unverified"
+    strict = verified(said, CairnJudge(_calibration("openai/m", 0.95), "openai/m"))[0]
+    assert strict.status == "unverified" and "proves at 0.950" in strict.why
+    trusted = verified(said, CairnJudge(_calibration("openai/m", 0.9), "openai/m"))[0]
+    assert (trusted.status, trusted.score, trusted.judge) == ("proven", 0.93, "openai/m (calibrated)")
+
+
+def test_show_and_the_result_page_say_how_far_the_models_word_is_trusted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CAIRN_HOME", str(tmp_path))
+    assert "own judge" in judge_line("cairn/offline")
+    assert "uncalibrated: `cairn calibrate --model openai/m`" in judge_line("openai/m")
+    save_calibration(_calibration("openai/m", 0.9), tmp_path)
+    assert judge_line("openai/m").endswith("its word proves at P(yes) >= 0.900")
