@@ -39,10 +39,11 @@ def interrupted(prefect_server: str, tmp_path_factory: pytest.TempPathFactory) -
     env = {**os.environ, "PREFECT_API_URL": prefect_server}
     args = ["run", QUESTION, "--source", str(CORPUS), "--workspace", str(ws), "--task-id", TASK]
     count = ["--count", str(counter)]
-    # Six results reach iteration 1 (its first attempt stops at the fault before any does), so the
-    # 7th is iteration 2's one call, `answer`: killed once the deliverable is written and the call's
-    # result is in Prefect, before the iteration records it.
-    first = with_faults([*count, "--fail-call", "1/2", "--kill-after-results", "7"], args, env)
+    # Seven results reach iteration 1: its first attempt gets 1/1's, then stops at the fault in 1/2
+    # (a batch is recorded only once all its calls finished: nothing is); its retry reads the five
+    # others back from Prefect and runs 1/2. So the 8th is iteration 2's one call, `answer`: killed
+    # once the deliverable is written and the call's result is in Prefect, before it is recorded.
+    first = with_faults([*count, "--fail-call", "1/2", "--kill-after-results", "8"], args, env)
     assert (ws / "tasks" / TASK).is_dir(), first.stderr[-3000:]
     before = Workspace(ws).task(TASK).state()
     states = _wait_crashed(TASK)

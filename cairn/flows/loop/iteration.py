@@ -5,15 +5,21 @@ compress, record, synthesize.
 (`cairn.flows.steps.executor`): the task's flow hands it one that makes each call a cached Prefect task
 run (`cairn.flows.prefect.durable`), tests and benchmarks one that calls in process.
 
+A batch's calls see the task as it was before the batch: its results are recorded, in call order,
+only once every call of it has finished, so a `search_memory` beside a `find_lines` never finds
+the other's result, whichever finished first.
+
 Resume is part of the algorithm: finished calls are read back from `history.jsonl`, so an
 iteration that runs again (a Prefect retry, `cairn resume`, Retry in the UI) continues from its
-first unfinished call; a call whose tool finished but whose record was not written finds its
-result in Prefect's cache under its call key.
+first unfinished call; a call whose tool finished but whose record was not written (its batch had
+not finished) finds its result in Prefect's cache under its call key, and does not run again.
 
 >>> summary = run_iteration(session, 1, "fast", False, InProcessExecutor(client))  # doctest: +SKIP
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterable
 
 from pydantic import BaseModel
 
@@ -31,8 +37,8 @@ from cairn.core import (
 from cairn.flows.loop.progress import record_coverage
 from cairn.flows.loop.results import record_call
 from cairn.flows.loop.uncertain import in_call_order, settle_calls
-from cairn.flows.steps.compression import compress_batch, compress_call
-from cairn.flows.steps.executor import Executor
+from cairn.flows.steps.compression import Recordable, compress_batch, compress_call
+from cairn.flows.steps.executor import Executor, ToolResult
 from cairn.flows.steps.model_calls import ask
 from cairn.flows.steps.session import Session
 from cairn.flows.strategies import Turn, strategy_of
@@ -66,14 +72,24 @@ def run_iteration(
     ]
     runs, found = settle_calls(session, executor, runs)  # side effects: at most once across crashes
     results = in_call_order(found, executor.run_tools(runs, session.tool_context()))
-    if session.config.compress == "each":  # each result compressed and recorded as it arrives
-        for key, call, output in results:
-            record_call(session, key, call, output, *compress_call(session, executor, key, call, output))
-    else:  # the loop gathers the results: the compression step never pulls them through the loop
-        for key, call, output, compression, cost in compress_batch(session, executor, list(results)):
-            record_call(session, key, call, output, compression, cost)
+    # The whole batch finishes before its first result is recorded (and indexed), then each is
+    # recorded in call order: a call sees what was recorded before its batch, never a sibling's
+    # result, however the executor scheduled them.
+    for key, call, output, compression, cost in compress_results(session, executor, results):
+        record_call(session, key, call, output, compression, cost)
     record_coverage(session, iteration)  # how far it got; a coverage goal's ledger and report
     return synthesize(session, executor, iteration, mode, evidence_before)
+
+
+def compress_results(session: Session, executor: Executor, results: Iterable[ToolResult]) -> list[Recordable]:
+    """The batch's results, compressed in call order once every call has finished: with `each`,
+    each as it arrives (later calls may still be running); with `batch`, all of them in one request."""
+    if session.config.compress == "batch":
+        return compress_batch(session, executor, list(results))
+    return [
+        (key, call, output, *compress_call(session, executor, key, call, output))
+        for key, call, output in results
+    ]
 
 
 def plan(turn: Turn) -> list[PlannedCall]:

@@ -45,6 +45,7 @@ from cairn.tasks.opening import extractive
 from cairn.tasks.tools.base import ToolOutput
 
 Ask = Callable[[CallKey, CallKind, Schema, str], LLMResult[Any]]  # one recorded model call
+Recordable = tuple[CallKey, PlannedCall, ToolOutput, Compression, CallCost]  # a result, compressed
 
 
 def compress_items(goal: str, items: Sequence[Finished], context: str, asking: Ask) -> list[Compressed]:
@@ -94,9 +95,7 @@ def compress_call(
     ]
 
 
-def compress_batch(
-    session: Session, executor: Executor, finished: Sequence[ToolResult]
-) -> list[tuple[CallKey, PlannedCall, ToolOutput, Compression, CallCost]]:
+def compress_batch(session: Session, executor: Executor, finished: Sequence[ToolResult]) -> list[Recordable]:
     """The `batch` compression step: the results of an iteration's calls, all finished (the loop
     gathers them: this step never pulls a result through the loop), in one model call."""
     state = session.state
@@ -129,4 +128,4 @@ def failed_reply(kind: CallKind) -> LLMResult[Any]:
     return LLMResult[Any](kind=kind, model="none", ok=False, error="no model")
 
 
-__all__ = ["Ask", "compress_batch", "compress_call", "compress_items", "failed_reply"]
+__all__ = ["Ask", "Recordable", "compress_batch", "compress_call", "compress_items", "failed_reply"]
