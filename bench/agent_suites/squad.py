@@ -376,7 +376,7 @@ def answer_offline(question: str, folder: Path) -> tuple[str, bool]:
 
     def checked(text: str) -> Grounding:
         found = check_answer(text, [question], reads, question, exhausted=True)
-        return judged_by(None, question, text, found, read, exhausted=True, kind="offline")
+        return judged_by(None, question, text, found, read, exhausted=True)
 
     found = checked(answer)
     composed = proven_answer(answer, [question], found.parts)

@@ -34,7 +34,7 @@ from cairn.tasks.tools.builtins import BUILTIN_NAMES
 from cairn.tasks.validation import Checked
 from cairn.tasks.verifier import CairnJudge, PartToVerify, Verifier, VerifyRequest, verified
 from cairn.tasks.verifier.exact import lines_holding, normalised
-from cairn.tasks.verify import Grounding, ModelKind, check_answer
+from cairn.tasks.verify import Grounding, check_answer
 
 FullOutput = Callable[[ToolCall], str]  # a call's whole output (its record keeps only the start)
 _SOURCE_TOOLS = frozenset({"read_file", "list_directory", "summarize_directory"})
@@ -137,20 +137,10 @@ def checked_for(
         return Checked(parts=[_covered(part, spec, state) for part in parts])  # each cell proven as read
     read = task_reads(state, full_output)
     exhausted = sources_exhausted(state, full_output)
-    kind = model_kind(state)
     found = check_answer(
-        deliverable,
-        parts,
-        ReadIndex(read),
-        given_text(state),
-        state.worked,
-        exhausted=exhausted,
-        kind=kind,
-        judged=state.judged,
+        deliverable, parts, ReadIndex(read), given_text(state), state.worked, exhausted=exhausted
     )
-    judged = judged_by(
-        verifier, state.goal, deliverable, found, read, exhausted=exhausted, kind=kind, said=state.judged
-    )
+    judged = judged_by(verifier, state.goal, deliverable, found, read, exhausted=exhausted, said=state.judged)
     return Checked(claims=found.claims, parts=judged.parts + _ranging(state))
 
 
@@ -162,12 +152,12 @@ def judged_by(
     read: list[Read],
     *,
     exhausted: bool,
-    kind: ModelKind,
     said: Sequence[ModelJudgement] = (),
 ) -> Grounding:
-    """The answer's checked parts as `verifier` (Cairn's own judge when None) decides them;
-    `said`: a served model's yes/no on values and their lines."""
-    request = verify_request(goal, answer, found, read, exhausted, f"cairn ({kind})", said)
+    """The answer's checked parts (`found`, by the fitted verifier over the lines read alone) as
+    `verifier` (Cairn's own judge when None) decides them; `said`: a served model's yes/no on
+    values and their lines."""
+    request = verify_request(goal, answer, found, read, exhausted, "cairn (fitted verifier)", said)
     return Grounding(claims=found.claims, parts=verified(request, verifier or CairnJudge()))
 
 
@@ -256,16 +246,6 @@ def _ranging(state: TaskState) -> list[PartCheck]:
         return [PartCheck(part=part, answered=True, value=f"every source read ({coverage.line()})")]
     why = f"the goal may range over every {kind}, and not every source was read: {coverage.line()}"
     return [PartCheck(part=part, answered=False, why=why)]
-
-
-def model_kind(state: TaskState) -> ModelKind:
-    """The verifier's kind for a task: `served` once a model gave its yes/no on an answer (one of
-    the verifier's inputs), else `offline` (the offline model, or a model whose judgements failed).
-
-    >>> model_kind(TaskState(goal="g"))
-    'offline'
-    """
-    return "served" if state.judged else "offline"
 
 
 def _covered(part: str, spec: CoverageGoal, state: TaskState) -> PartCheck:

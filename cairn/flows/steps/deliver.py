@@ -1,16 +1,20 @@
-"""The deliver step: the answer written from the files' own words, checked before it is delivered.
+"""The deliver step: the answer, asked of the model, checked before it is delivered.
 
-Once the task has read something, the model is asked one focused question (`deliver`): the goal,
-the words of the files read (plain text, not a JSON string: escaping doubled the prompt and the
-1.5B reasoned worse through it) and its one reply field, the answer. Small models answered
-multi-part questions right this way where a reply of several fields (figures, arithmetic,
-sources, a judgement) made them copy schema examples and drop a part.
+Once the task has read something, the model is asked for the answer. A served model is asked a
+goal of questions as a user would ask it, the files pasted and then the question (`ask`), and
+nothing more: one call, what the bare model costs, and its answer is given as it wrote it, its
+proof below. Otherwise (the offline model, a goal that instructs, a replay recorded before plain
+asks) it is asked one focused question (`deliver`): the goal, the words of the files read (plain
+text, not a JSON string: escaping doubled the prompt and the 1.5B reasoned worse through it) and
+its one reply field, the answer.
 
-Cairn then checks the draft against what the task read (`cairn.tasks.grounding`): when a part
-asks for a number the answer does not ground, the model is asked for the calculation alone
-(`calculate`); Cairn works it out over the files' figures only, and asks for the answer again with
-the result in `worked`. The answer's Sources are the files that state its claims: citations come
-from the check, not from the model's say-so.
+Cairn then checks the draft against what the task read (`cairn.tasks.grounding`) and judges its
+parts through the session's verifier (`cairn.tasks.verifier`): when a part asks for a number the
+answer does not ground, the model is asked for the calculation alone (`calculate`); Cairn works it
+out over the files' figures only, and asks for the answer again with the result in `worked`. A
+served model is asked for its yes/no on each value (`judge`) only where its word can prove
+(`cairn calibrate` found it a threshold). The answer's Sources are the files that state its
+claims: citations come from the check, not from the model's say-so.
 """
 
 from __future__ import annotations
@@ -55,7 +59,8 @@ from cairn.tasks.task_grounding import (
     sources_exhausted,
     task_reads,
 )
-from cairn.tasks.verify import Corpus, Grounding, ModelKind, check_answer
+from cairn.tasks.verifier import CairnJudge, Verifier
+from cairn.tasks.verify import Corpus, Grounding, check_answer
 from cairn.tasks.verify.questions import to_judge
 
 READS = ("read_file", "search_memory", "run_python", "summarize_directory")
@@ -90,7 +95,10 @@ def delivery(
     payload = _payload(session, missing)
     name = f"deliver-{iteration}" + ("-after-plan" if force else "")
     key = CallKey(task_id=session.task_id, iteration=iteration, index=int(force), kind="deliver")
-    answer = _answer(session, executor, key, payload, name)
+    plainly = _plainly_first(session, payload)
+    answer = (_ask(session, executor, key, payload) if plainly else "") or _answer(
+        session, executor, key, payload, name
+    )
     if not answer:
         return None
     reader = session.reader
@@ -104,13 +112,16 @@ def delivery(
         done.append(sum_)
     judged = [*state.judged, *_judgements(session, executor, key, answer, reads)]
     found = _check(session, answer, reads, done, exhausted, judged)
-    if (plain := _plainly(session, executor, key, payload, found)) is not None:
+    if not plainly and (plain := _plainly(session, executor, key, payload, found)) is not None:
         plain_key = key.model_copy(update={"index": 4 + key.index})
         plain_judged = [*judged, *_judgements(session, executor, plain_key, plain, reads)]
         plain_found = _check(session, plain, reads, done, exhausted, plain_judged)
         if _proven_parts(plain_found) >= _proven_parts(found):  # the model's own, unless Cairn's proves more
             answer, found, judged = plain, plain_found, plain_judged
-    if (composed := proven_answer(answer, _parts(state), found.parts)) is not None:
+    # Only the offline model's answer is Cairn's to compose (its lines are the parts' values); a
+    # served model's is given as it wrote it, its proof below.
+    composes = session.config.model.startswith(OFFLINE_PREFIX)
+    if composes and (composed := proven_answer(answer, _parts(state), found.parts)) is not None:
         answer, found = composed, _check(session, composed, reads, done, exhausted, judged)
     questions = [p for p, part in zip(found.parts, _parts(state), strict=True) if is_question(part)]
     proven = f"{answer}\n\n{proof_markdown(questions)}" if questions else answer
@@ -186,7 +197,7 @@ def _judgements(
     """A served model's yes/no on each question's answer and the files' best candidate, one
     request each (one input of the verifier); none for the offline model."""
     state = session.state
-    if not reads or not _judges(session.config.model):
+    if not reads or not _judges(session.config.model) or not _heard(session.verifier):
         return []
     questions = [p for p in _parts(state) if is_question(p)]
     found: list[ModelJudgement] = []
@@ -201,6 +212,23 @@ def _judgements(
                 )
             )
     return found
+
+
+def _plainly_first(session: Session, payload: DeliverInput) -> bool:
+    """A served model is asked a goal of questions as a user would ask it (the files pasted, then
+    the question) and nothing else: it answered that way right more often than through the deliver
+    prompt, and one call is what the bare model costs."""
+    parts = _parts(session.state)
+    return bool(payload.excerpts) and _asks(session.config.model, "ask") and all(map(is_question, parts))
+
+
+def _ask(session: Session, executor: Executor, key: CallKey, payload: DeliverInput) -> str:
+    request = AskInput(question=session.state.goal, files=payload.excerpts)
+    result = ask(
+        session, executor, key.model_copy(update={"kind": "ask"}), "ask", request, f"ask-{key.iteration}"
+    )
+    out = result.output if result.ok and isinstance(result.output, AskOutput) else None
+    return out.answer.strip() if out else ""
 
 
 def _plainly(
@@ -222,6 +250,12 @@ def _plainly(
     result = ask(session, executor, ask_key, "ask", request, f"ask-{key.iteration}")
     out = result.output if result.ok and isinstance(result.output, AskOutput) else None
     return out.answer if out and out.answer.strip() else None
+
+
+def _heard(verifier: Verifier) -> bool:
+    """Whether the model's yes/no can change a verdict: not for Cairn's own judge of a model whose
+    word proves nothing (never calibrated, or no threshold reached precision's bound)."""
+    return not isinstance(verifier, CairnJudge) or verifier.threshold is not None
 
 
 def _proven_parts(found: Grounding) -> int:
@@ -333,21 +367,9 @@ def _check(
     state = session.state
     worked = [*state.worked, *done]
     said = state.judged if judged is None else judged
-    kind: ModelKind = "served" if said else "offline"
-    found = check_answer(
-        answer,
-        _parts(state),
-        reads,
-        given_text(state),
-        worked,
-        exhausted=exhausted,
-        kind=kind,
-        judged=said,
-    )
+    found = check_answer(answer, _parts(state), reads, given_text(state), worked, exhausted=exhausted)
     read = list(reads.reads)
-    return judged_by(
-        session.verifier, state.goal, answer, found, read, exhausted=exhausted, kind=kind, said=said
-    )
+    return judged_by(session.verifier, state.goal, answer, found, read, exhausted=exhausted, said=said)
 
 
 def _sources(found: Grounding, reads: ReadIndex, answer: str, goal: str) -> list[str]:

@@ -3,9 +3,11 @@ files read give, or that the files read do not say it.
 
 For each question of the goal it takes the reader's candidates and the verifier's scores
 (`cairn.tasks.verify`, the same weights Cairn then judges by): the best one when the verifier
-proves it; else a figure of the asked unit worked out from a stock and a daily rate
-(`report.derived`), when there is one; else the best candidate all the same (Cairn marks it
-unverified); "The files read do not say" only when no line shares the question's words. A goal
+proves it; else the one value the structure of the lines read states (a table's cell under its
+column, a `Label: value` line, a heading that is the value: `cairn.tasks.verifier.structural`),
+as a reader of tables and labels would; else a figure of the asked unit worked out from a stock
+and a daily rate (`report.derived`), when there is one; else the best candidate all the same
+(Cairn marks it unverified); "The files read do not say" only when no line shares the question's words. A goal
 that only instructs (`Summarise the notes`) gets no answer here: the offline planner writes its
 cited report itself.
 
@@ -24,6 +26,7 @@ from cairn.tasks.grounding.reads import Read, ReadIndex, passages
 from cairn.tasks.messages.schemas import DeliverInput, DeliverOutput, Excerpt
 from cairn.tasks.offline import text
 from cairn.tasks.offline.report import derived
+from cairn.tasks.verifier.structural import stated
 from cairn.tasks.verify import Corpus, load_verifier, read_question
 from cairn.tasks.verify.decision import scored
 
@@ -37,7 +40,7 @@ def deliver(inp: DeliverInput) -> DeliverOutput:
         return DeliverOutput()
     reads = ReadIndex(read for excerpt in inp.excerpts for read in _reads(excerpt))
     read = Corpus(reads.units)
-    said = [_said(question, read, inp) for question in questions]
+    said = [_said(question, read, reads.reads, inp) for question in questions]
     if len(said) == 1:
         return DeliverOutput(answer=said[0])
     return DeliverOutput(
@@ -51,10 +54,12 @@ def _reads(excerpt: Excerpt) -> list[Read]:
     return found or [Read(excerpt.source, excerpt.text)]
 
 
-def _said(question: str, read: Corpus, inp: DeliverInput) -> str:
+def _said(question: str, read: Corpus, lines: list[Read], inp: DeliverInput) -> str:
     found, thresholds = scored(read_question(question), read, load_verifier())
     if found and found[0].probability >= thresholds.complete:
         return f"{found[0].candidate.text}."
+    if (structured := stated(question, inp.goal, lines)) is not None:
+        return f"{structured[0]}."
     if worked := derived(inp.goal, _sentences(inp)):
         return worked[0].removeprefix("- ")
     if found:

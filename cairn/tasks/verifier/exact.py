@@ -73,7 +73,7 @@ def lines_holding(value: str, reads: Sequence[Read]) -> list[QuotedLine]:
     """The lines of what was read that hold `value`, or stand under a heading that is `value`,
     as quotes (at most `MAX_QUOTES`, in reading order, each once)."""
     found: dict[tuple[str, int], QuotedLine] = {}
-    for quote in _lines(reads):
+    for quote in every_line(reads):
         if len(found) >= MAX_QUOTES:
             break
         if (quote.source, quote.line) not in found and quoted_in(quote, value):
@@ -81,7 +81,7 @@ def lines_holding(value: str, reads: Sequence[Read]) -> list[QuotedLine]:
     return list(found.values())
 
 
-def _lines(reads: Sequence[Read]) -> Iterator[QuotedLine]:
+def every_line(reads: Sequence[Read]) -> Iterator[QuotedLine]:
     """Every non-empty line read, with the Markdown heading (or what the read answers) above it
     and, for a table row, the table's header."""
     for read in reads:
@@ -110,4 +110,4 @@ def _occurs(wanted: str, text: str) -> bool:
     return re.search(rf"(?<!\w){re.escape(wanted)}(?!\w)", text) is not None
 
 
-__all__ = ["HEADER", "MAX_QUOTES", "holds", "lines_holding", "normalised", "quoted_in"]
+__all__ = ["HEADER", "MAX_QUOTES", "every_line", "holds", "lines_holding", "normalised", "quoted_in"]

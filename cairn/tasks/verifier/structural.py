@@ -10,8 +10,9 @@ table row, the header it stands under):
 - a `Label: value` line: the value follows the label, and the part's content words are all in
   the label, the heading or the value, the label among them and the part's subject beside it
   (`Who leads it?` names none: any `Lead:` line would do);
-- a heading that is the value, over a line that holds the part's other content words (`## Team
-  Falcon` over `Owns the billing service.` answers which team owns it).
+- a heading that is the value and holds a word of the part, over a line that holds the part's
+  other content words (`## Team Falcon` over `Owns the billing service.` answers which team owns
+  it; `## Service level objectives` over a line about budgets answers nothing).
 Other prose proves nothing here: whether a sentence states a value as the answer is a judgement of
 meaning, a served model's to make (`cairn.tasks.verifier`). Words are compared as lemmas.
 
@@ -29,25 +30,30 @@ False
 >>> owns = QuotedLine(source="s", line=2, text="Owns the billing service.", context="Team Falcon")
 >>> proves("Which team owns the billing service?", "Team Falcon", owns)
 True
+>>> proves("Which service does Team Falcon own?", "Team Falcon", owns)
+False
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from cairn.core import QuotedLine
 from cairn.tasks.grounding.lemmas import content_terms, forms
-from cairn.tasks.verifier.exact import HEADER, holds, normalised, quoted_in
+from cairn.tasks.grounding.reads import Read
+from cairn.tasks.verifier.exact import HEADER, every_line, holds, normalised, quoted_in
 
 _LABEL = re.compile(r"^(?:[-*+]\s+)?(?P<label>[^:|]{1,60}?):\s+(?P<rest>\S.*)$")
+_SENTENCE_END = re.compile(r"(?<=[^\s.])\.\s+|;\s*")
 
 
 def proves(part: str, value: str, quote: QuotedLine, goal: str = "") -> bool:
     """Whether the quote's structure states `value` as the answer to `part`, a part of `goal`
     (the module docstring)."""
     asked = content_terms(part)
-    if not asked or not value.strip() or not quoted_in(quote, value):
-        return False
+    if not asked or not value.strip() or holds(part, value) or not quoted_in(quote, value):
+        return False  # a value the part itself says (`Team Falcon` for who leads it) answers nothing
     heading, _, header = quote.context.partition(HEADER)
     if quote.text.startswith("|") and header:
         return _cell(asked, value, quote.text, header, heading, asked | content_terms(goal))
@@ -56,6 +62,37 @@ def proves(part: str, value: str, quote: QuotedLine, goal: str = "") -> bool:
     ):
         return True
     return _headed(asked, value, quote.text, heading)
+
+
+def stated(part: str, goal: str, reads: Sequence[Read]) -> tuple[str, QuotedLine] | None:
+    """The one value the structure of the lines read states as the answer to `part`, with its
+    line; None when none does, or when two different values do.
+
+    >>> slo = "| service | p95 (ms) |\\n|---|---|\\n| billing | 180 |\\n| search | 250 |"
+    >>> stated("What is the p95 of billing?", "", [Read("source:slo.md", slo)])[0]
+    '180'
+    """
+    found: dict[str, tuple[str, QuotedLine]] = {}
+    for quote in every_line(reads):
+        for value in _values(quote):
+            key = normalised(value)
+            if key and key not in found and proves(part, value, quote, goal):
+                found[key] = (value, quote)
+                if len(found) > 1:
+                    return None
+    return next(iter(found.values()), None)
+
+
+def _values(quote: QuotedLine) -> list[str]:
+    """What a line offers as a value: a table row's cells, a labelled line's value (to the end of
+    its sentence), the heading it stands under."""
+    heading, _, header = quote.context.partition(HEADER)
+    found = [heading] if heading else []
+    if quote.text.startswith("|") and header:
+        return found + [cell for cell in _cells(quote.text) if cell]
+    if (labelled := _LABEL.match(quote.text)) is not None:
+        found.append(_SENTENCE_END.split(labelled["rest"], maxsplit=1)[0].strip().rstrip("."))
+    return found
 
 
 def _cell(asked: set[str], value: str, row: str, header: str, heading: str, subject: set[str]) -> bool:
@@ -77,11 +114,12 @@ def _labelled(asked: set[str], value: str, label: str, rest: str, heading: str) 
 
 
 def _headed(asked: set[str], value: str, line: str, heading: str) -> bool:
-    return normalised(heading) == normalised(value) and asked <= forms(f"{line} {value}")
+    named = forms(heading)  # the value is the heading, and says what kind of thing it is (`Team ...`)
+    return normalised(heading) == normalised(value) and bool(asked & named) and asked <= forms(line) | named
 
 
 def _cells(row: str) -> list[str]:
     return [cell.strip() for cell in row.strip().strip("|").split("|")]
 
 
-__all__ = ["proves"]
+__all__ = ["proves", "stated"]

@@ -1,8 +1,9 @@
-"""A served model proposes, the verifier decides: the model's answer is judged by the model itself
-(a `judge` call per candidate, its yes read as a probability), recorded in the task's history, and
-the verifier of the served kind weighs that yes with what the lines say. Whatever it cannot prove
-is still given, marked unverified; the task does not ask the same model again about the same lines.
-In process, with a model that is a function of its request."""
+"""A served model answers, and its own yes/no decides only as far as it was measured to be
+trusted: the question is asked once, as a user would ask it (the files, then the question); the
+model's yes on its value and line (a `judge` call, its odds read as a probability) proves the
+part only at the threshold `cairn calibrate` stored for that model. Whatever is not proven is
+still given as the model wrote it, marked unverified; the task does not ask the same model again
+about the same lines. In process, with a model that is a function of its request."""
 
 from __future__ import annotations
 
@@ -14,23 +15,27 @@ from litellm.llms.custom_llm import CustomLLM
 from litellm.types.utils import ModelResponse
 
 from cairn.core import RunConfig
+from cairn.flows.steps.session import judge_line
 from cairn.memory.log.workspace import Workspace
+from cairn.tasks.calibration import Calibration, save_calibration
 from cairn.tasks.messages.prompts import parse_request
 from cairn.tasks.messages.schemas import AskInput, DeliverInput, DeliverOutput, JudgeInput
 from cairn.tasks.offline import respond
-from cairn.tasks.verify.model import Logistic, Thresholds, Verifier, load_verifier, use_verifier
 from tests.unit.scripted import provided, run_whole_task
 from tests.unit.tasks.team_docs import FILES
 
+MODEL = "fn/model"
+GOAL = "Who leads Team Falcon?"
+
 
 class Proposer(CustomLLM):
-    """Answers `deliver` with a fixed answer, the question asked plainly (`ask`) with another (the
-    same unless given), `judge` yes when the value is the one it believes, with the odds a served
-    model gives; everything else as `cairn/offline`."""
+    """Answers the question asked plainly (`ask`) and `deliver` with a fixed answer, `judge` yes
+    when the value is the one it believes, with the odds a served model gives; everything else as
+    `cairn/offline`."""
 
-    def __init__(self, answer: str, believed: str, plainly: str | None = None) -> None:
+    def __init__(self, answer: str, believed: str) -> None:
         super().__init__()
-        self.answer, self.believed, self.plainly = answer, believed, plainly or answer
+        self.answer, self.believed = answer, believed
         self.judged: list[JudgeInput] = []
         self.asked: list[AskInput] = []
 
@@ -41,7 +46,7 @@ class Proposer(CustomLLM):
             text = DeliverOutput(answer=self.answer).model_dump_json()
         elif isinstance(payload, AskInput):
             self.asked.append(payload)
-            text = self.plainly
+            text = self.answer
         elif isinstance(payload, JudgeInput):
             self.judged.append(payload)
             yes = payload.answer == self.believed
@@ -75,82 +80,70 @@ def docs(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def weights(tmp_path: Path) -> Path:
-    """The shipped reader, an offline verifier that proves nothing, and a served one that believes
-    the model's yes: what the decision does with the yes is under test, not the fitted numbers."""
-    shipped = load_verifier()
-    never = Logistic(names=[], mean=[], scale=[], weights=[], bias=-10.0)
-    served = Logistic(names=["judge_logit"], mean=[0.0], scale=[1.0], weights=[1.0], bias=0.0)
-    verifier = Verifier(
-        ranker=shipped.ranker,
-        offline=never,
-        served=served,
-        thresholds={
-            "offline": Thresholds(complete=0.99, absent=0.0),
-            "served": Thresholds(complete=0.9, absent=0.01),
-        },
-    )
-    path = tmp_path / "weights.json"
-    path.write_text(verifier.model_dump_json(), encoding="utf-8")
-    yield path
-    use_verifier(None)
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """`CAIRN_HOME`, where `cairn calibrate` stores what it measured of each model."""
+    monkeypatch.setenv("CAIRN_HOME", str(tmp_path / "home"))
+    return tmp_path / "home"
 
 
-def run(tmp_path: Path, docs: Path, weights: Path, model: Proposer, goal: str) -> tuple[Any, str, Any]:
-    config = RunConfig(
-        workspace=str(tmp_path / "ws"), model="fn/model", verifier=str(weights), max_iterations=4
-    )
+def calibrated(home: Path, proven: float | None) -> None:
+    fields: dict[str, object] = {"model": MODEL, "proven": proven, "absent": 0.2, "target": 0.95}
+    fields |= {"held_out_precision": 0.97, "held_out_lower": 0.95, "held_out_recall": 0.5}
+    fields |= {"held_out_proven": 80, "fold_thresholds": [proven], "precision": 0.97, "lower": 0.95}
+    fields |= {"recall": 0.5, "absent_positives": 0.01, "absent_negatives": 0.3, "n": 240, "positives": 120}
+    fields |= {"failed": 0, "graded": True, "labelled_set": "shipped", "measured": "2026-12-01"}
+    save_calibration(Calibration.model_validate(fields), home)
+
+
+def run(tmp_path: Path, docs: Path, model: Proposer) -> tuple[Any, str, Any]:
+    config = RunConfig(workspace=str(tmp_path / "ws"), model=MODEL, max_iterations=4)
     with provided(model):
-        result = run_whole_task(config, "t", goal, [docs])
+        result = run_whole_task(config, "t", GOAL, [docs])
     answer = Path(str(result.report_path)).read_text(encoding="utf-8") if result.report_path else ""
     return result, answer, Workspace(tmp_path / "ws").task("t").state()
 
 
-def test_the_models_answer_it_judges_yes_is_proven_and_the_judgement_is_in_the_history(
-    tmp_path: Path, docs: Path, weights: Path
+def test_the_models_yes_proves_at_its_calibrated_threshold_and_is_in_the_history(
+    tmp_path: Path, docs: Path, home: Path
 ) -> None:
+    calibrated(home, proven=0.9)
     model = Proposer("Priya Nandakumar leads Team Falcon.", believed="Priya Nandakumar")
-    result, answer, state = run(tmp_path, docs, weights, model, "Who leads Team Falcon?")
-    assert result.complete and answer.startswith("Who leads Team Falcon? Priya Nandakumar.")
+    result, answer, state = run(tmp_path, docs, model)
+    assert result.complete and answer.startswith("Priya Nandakumar leads Team Falcon.")  # as written
     assert any(j.value == "Priya Nandakumar" and j.p_yes > 0.9 for j in state.judged)
+    assert [p.judge for p in state.verdict.parts] == [f"{MODEL} (calibrated)"]
     judge_calls = [c for c in state.model_calls if c.kind == "judge"]
     assert judge_calls and all(c.ok for c in judge_calls)
-    assert {j.question for j in model.judged} == {"Who leads Team Falcon?"}
+    assert {j.question for j in model.judged} == {GOAL}
 
 
-def test_an_answer_the_model_does_not_stand_by_is_given_unverified_and_not_asked_again(
-    tmp_path: Path, docs: Path, weights: Path
-) -> None:
-    model = Proposer("Tomasz Wierzbicki leads Team Falcon.", believed="nobody")
-    result, answer, state = run(tmp_path, docs, weights, model, "Who leads Team Falcon?")
+def test_the_question_is_asked_once_as_a_user_would_ask_it(tmp_path: Path, docs: Path, home: Path) -> None:
+    calibrated(home, proven=0.9)
+    model = Proposer("Tomasz Wierzbicki leads it.", believed="nobody")
+    result, answer, state = run(tmp_path, docs, model)
     assert not result.complete and result.stop_reason.startswith("unverified")
-    assert "\nWho leads Team Falcon? Unverified: Tomasz Wierzbicki.\n" in answer  # under the banner
-    assert sum(c.kind == "deliver" for c in state.model_calls) == 1  # one answer, judged once
-
-
-def test_a_question_cairn_cannot_prove_is_asked_plainly_and_the_models_own_answer_is_given(
-    tmp_path: Path, docs: Path, weights: Path
-) -> None:
-    """Cairn is never less right than its model: the deliver prompt drew another answer from the
-    same model than the question asked plainly (a SQuAD question the local 1.5B answered `America`
-    plainly and `France` through Cairn); the plain answer is what Cairn gives, unverified."""
-    model = Proposer("Tomasz Wierzbicki leads it.", believed="nobody", plainly="Priya Nandakumar")
-    result, answer, state = run(tmp_path, docs, weights, model, "Who leads Team Falcon?")
-    assert not result.complete and "\nWho leads Team Falcon? Unverified: Priya Nandakumar.\n" in answer
-    assert "Tomasz" not in answer
-    asked = [c for c in state.model_calls if c.kind == "ask"]
-    assert len(asked) == 1 and asked[0].ok
-    assert model.asked[0].question == "Who leads Team Falcon?"
+    assert "\nTomasz Wierzbicki leads it.\n" in answer  # under the banner, the model's words unchanged
+    assert [c.kind for c in state.model_calls].count("ask") == 1
+    assert not any(c.kind == "deliver" for c in state.model_calls)
+    assert model.asked[0].question == GOAL
     assert any(f.source == "source:docs/teams.md" and "Priya" in f.text for f in model.asked[0].files)
 
 
-def test_the_plain_answer_the_model_stands_by_is_proven(tmp_path: Path, docs: Path, weights: Path) -> None:
-    model = Proposer("Tomasz Wierzbicki leads it.", believed="Priya Nandakumar", plainly="Priya Nandakumar")
-    result, answer, _ = run(tmp_path, docs, weights, model, "Who leads Team Falcon?")
-    assert result.complete and answer.startswith("Who leads Team Falcon? Priya Nandakumar.")
+def test_an_uncalibrated_models_yes_proves_nothing_and_is_not_asked(
+    tmp_path: Path, docs: Path, home: Path
+) -> None:
+    model = Proposer("Priya Nandakumar leads Team Falcon.", believed="Priya Nandakumar")
+    result, answer, state = run(tmp_path, docs, model)
+    assert not result.complete and "\nPriya Nandakumar leads Team Falcon.\n" in answer
+    assert not model.judged and not any(c.kind == "judge" for c in state.model_calls)
+    assert "uncalibrated: `cairn calibrate --model fn/model`" in judge_line(MODEL)
 
 
-def test_an_answer_cairn_proves_is_not_asked_again_plainly(tmp_path: Path, docs: Path, weights: Path) -> None:
-    model = Proposer("Priya Nandakumar leads Team Falcon.", believed="Priya Nandakumar", plainly="Tomasz")
-    result, _, state = run(tmp_path, docs, weights, model, "Who leads Team Falcon?")
-    assert result.complete and not model.asked and not any(c.kind == "ask" for c in state.model_calls)
+def test_a_model_whose_calibration_found_no_threshold_is_not_asked_to_judge(
+    tmp_path: Path, docs: Path, home: Path
+) -> None:
+    calibrated(home, proven=None)
+    model = Proposer("Priya Nandakumar leads Team Falcon.", believed="Priya Nandakumar")
+    result, _, _ = run(tmp_path, docs, model)
+    assert not result.complete and not model.judged
+    assert "no threshold reached" in judge_line(MODEL)
