@@ -1,7 +1,7 @@
 """The offline judge of meaning, from structure alone: where the shape of a line says what its
 value is, a value on it answers a part without any model's say-so.
 
-Three shapes say it (each quote as `cairn.tasks.verifier.exact` gives it, with the heading and, for a
+Four shapes say it (each quote as `cairn.tasks.verifier.exact` gives it, with the heading and, for a
 table row, the header it stands under):
 - a table's cell: the value fills one cell, and the part's content words are all in the row's
   other cells, the header or the heading, with the value's own column among them and the row
@@ -12,7 +12,10 @@ table row, the header it stands under):
   (`Who leads it?` names none: any `Lead:` line would do);
 - a heading that is the value and holds a word of the part, over a line that holds the part's
   other content words (`## Team Falcon` over `Owns the billing service.` answers which team owns
-  it; `## Service level objectives` over a line about budgets answers nothing).
+  it; `## Service level objectives` over a line about budgets answers nothing);
+- a heading that names the part's subject (every content word of the heading is one of the
+  part's), over a line that holds the value and the part's other content words (`## Team Falcon`
+  over `The team is led by Priya Nandakumar.` answers who leads Team Falcon).
 Other prose proves nothing here: whether a sentence states a value as the answer is a judgement of
 meaning, a served model's to make (`cairn.tasks.verifier`). Words are compared as lemmas.
 
@@ -32,6 +35,9 @@ False
 True
 >>> proves("Which service does Team Falcon own?", "Team Falcon", owns)
 False
+>>> led = QuotedLine(source="s", line=3, text="The team is led by Priya Nandakumar.", context="Team Falcon")
+>>> proves("Who leads Team Falcon?", "Priya Nandakumar", led), proves("Where does it sit?", "Priya", led)
+(True, False)
 """
 
 from __future__ import annotations
@@ -61,7 +67,7 @@ def proves(part: str, value: str, quote: QuotedLine, goal: str = "") -> bool:
         asked, value, labelled["label"], labelled["rest"], heading
     ):
         return True
-    return _headed(asked, value, quote.text, heading)
+    return _headed(asked, value, quote.text, heading) or _about(asked, value, quote.text, heading)
 
 
 def stated(part: str, goal: str, reads: Sequence[Read]) -> tuple[str, QuotedLine] | None:
@@ -116,6 +122,11 @@ def _labelled(asked: set[str], value: str, label: str, rest: str, heading: str) 
 def _headed(asked: set[str], value: str, line: str, heading: str) -> bool:
     named = forms(heading)  # the value is the heading, and says what kind of thing it is (`Team ...`)
     return normalised(heading) == normalised(value) and bool(asked & named) and asked <= forms(line) | named
+
+
+def _about(asked: set[str], value: str, line: str, heading: str) -> bool:
+    subject = content_terms(heading)
+    return bool(subject) and subject <= asked and holds(line, value) and asked <= forms(line) | forms(heading)
 
 
 def _cells(row: str) -> list[str]:

@@ -10,8 +10,7 @@ import pytest
 from cairn.core import TaskCreated
 from cairn.memory.index.sources import skipped_sources
 from cairn.memory.log.state import TaskState, replay
-from cairn.tasks.grounding import names as names_module
-from cairn.tasks.grounding import units as units_module
+from cairn.tasks.grounding import names, units
 from cairn.tasks.grounding.reads import passages
 from cairn.tasks.task_grounding import source_files
 from cairn.tasks.tools.base import ToolContext
@@ -60,9 +59,9 @@ def no_grammar(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(*args: object, **kwargs: object) -> None:
         raise AssertionError("find_lines cut a file into grammar units")
 
-    monkeypatch.setattr(units_module, "units_of", refuse)
-    monkeypatch.setattr(units_module, "names", refuse)
-    monkeypatch.setattr(names_module, "names", refuse)
+    monkeypatch.setattr(units, "units_of", refuse)
+    monkeypatch.setattr(units, "names", refuse)
+    monkeypatch.setattr(names, "names", refuse)
 
 
 def test_lines_are_found_by_lemma_under_their_headings_and_binary_files_are_skipped(ctx: ToolContext) -> None:
