@@ -1,7 +1,7 @@
 """The deliver step: the answer, asked of the model, checked before it is delivered.
 
 Once the task has read something, the model is asked for the answer. A served model is asked a
-goal of questions as a user would ask it, the files pasted and then the question (`ask`), and
+question as a user would ask it, the files pasted and then the question (`ask`), and
 nothing more: one call, what the bare model costs, and its answer is given as it wrote it, its
 proof below. Otherwise (the offline model, a goal that instructs, a replay recorded before plain
 asks) it is asked one focused question (`deliver`): the goal, the words of the files read (plain
@@ -215,11 +215,13 @@ def _judgements(
 
 
 def _plainly_first(session: Session, payload: DeliverInput) -> bool:
-    """A served model is asked a goal of questions as a user would ask it (the files pasted, then
-    the question) and nothing else: it answered that way right more often than through the deliver
-    prompt, and one call is what the bare model costs."""
-    parts = _parts(session.state)
-    return bool(payload.excerpts) and _asks(session.config.model, "ask") and all(map(is_question, parts))
+    """A served model is asked a question task's goal as a user would ask it (the files pasted,
+    then the question) and nothing else: it answered that way right more often than through the
+    deliver prompt, and one call is what the bare model costs. A research task's report is the
+    deliver prompt's to ask for."""
+    state = session.state
+    asked = state.task_type == "simple_question" and all(map(is_question, _parts(state)))
+    return asked and bool(payload.excerpts) and _asks(session.config.model, "ask")
 
 
 def _ask(session: Session, executor: Executor, key: CallKey, payload: DeliverInput) -> str:

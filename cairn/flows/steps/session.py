@@ -153,7 +153,8 @@ def open_session(config: RunConfig, task_id: str) -> Session:
 
 def cairn_judge(model: str) -> CairnJudge:
     """Cairn's own judge for `model`, with the calibration `cairn calibrate` stored for it."""
-    return CairnJudge(load_calibration(model, cairn_home()), model)
+    found = load_calibration(model, cairn_home())
+    return CairnJudge(model, calibrated=found is not None, proven=found.proven if found else None)
 
 
 def judge_line(model: str) -> str:
@@ -161,7 +162,7 @@ def judge_line(model: str) -> str:
     if model.startswith(OFFLINE_PREFIX) or replay_of(model) is not None:
         return "Cairn's own judge (the fitted verifier and the structure of the lines read)"
     judge = cairn_judge(model)
-    if judge.calibration is None:
+    if not judge.calibrated:
         return f"{model}, {judge.uncalibrated}: its word alone proves nothing"
     if judge.threshold is None:
         return f"{model}, calibrated: no threshold reached precision's bound, its word alone proves nothing"

@@ -67,10 +67,19 @@ def term(token: Token, first: bool = False) -> str:
 
 def content_terms(text: str) -> set[str]:
     """The content words of a question (or any phrase), as terms: what a quote must state."""
+    return set(ordered_terms(text))
+
+
+def ordered_terms(text: str) -> list[str]:
+    """`content_terms` in the order the text says them.
+
+    >>> ordered_terms("Who leads the team that owns billing?")
+    ['lead', 'team', 'own', 'billing']
+    """
     found = tokens(text)
-    return {
+    return [
         term(t, first=n == 0) for n, t in enumerate(found) if t.lower not in FRAME and t.lemma not in FRAME
-    }
+    ]
 
 
 def forms(text: str) -> set[str]:
@@ -82,4 +91,4 @@ def forms(text: str) -> set[str]:
     return found
 
 
-__all__ = ["Token", "content_terms", "forms", "lemma", "term", "tokens"]
+__all__ = ["Token", "content_terms", "forms", "lemma", "ordered_terms", "term", "tokens"]

@@ -27,6 +27,8 @@ MAX_QUOTES = 3  # lines quoted for one value: the proof, not a concordance
 HEADER = " ‖ "  # between a quote's heading and, for a table row, its table's header
 _MARKS = re.compile(r"\*+|__|`+|\|")
 _SEPARATOR = re.compile(r"(?<=\d)[,\u202f\u2009\u00a0'](?=\d{3}(?!\d))")
+_ENDS = re.compile(r"[.!?:;]\s*$")
+_STARTS = re.compile(r"[-*+>|]\s|\d+[.)]\s|[^\s:|]{1,40}(?: [^\s:|]+){0,3}: ")
 _FIGURE_UNIT = re.compile(r"^(?P<figure>[-+]?\d+(?:\.\d+)?)\s*(?P<unit>[^\W\d][\w%/³²]*|%)$")
 
 
@@ -82,28 +84,52 @@ def lines_holding(value: str, reads: Sequence[Read]) -> list[QuotedLine]:
 
 
 def every_line(reads: Sequence[Read]) -> Iterator[QuotedLine]:
-    """Every non-empty line read, with the Markdown heading (or what the read answers) above it
-    and, for a table row, the table's header."""
+    """Every line read, with the Markdown heading (or what the read answers) above it and, for a
+    table row, the table's header. A sentence wrapped over several lines is one line, numbered by
+    its first (`...sits in the` + `Porto office.`)."""
     for read in reads:
-        heading, header = read.about, ""
-        for n, line in enumerate(read.text.splitlines()):
-            stripped = line.strip()
-            if not stripped:
-                header = ""
-                continue
-            if stripped.startswith("#"):
-                heading = stripped.lstrip("#").strip()
-                continue
-            if not stripped.startswith("|"):
-                header = ""
-            elif set(stripped) <= set("|-: "):
-                continue  # the row under a header
-            elif not header:
-                header = stripped
-                yield QuotedLine(source=read.source, line=read.line + n, text=stripped, context=heading)
-                continue
-            context = f"{heading}{HEADER}{header}" if header else heading
-            yield QuotedLine(source=read.source, line=read.line + n, text=stripped, context=context)
+        yield from _joined(_physical(read))
+
+
+def _physical(read: Read) -> Iterator[QuotedLine]:
+    heading, header = read.about, ""
+    for n, line in enumerate(read.text.splitlines()):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            heading = stripped.lstrip("#").strip() if stripped else heading
+            header = ""
+            yield QuotedLine(source=read.source, line=read.line + n, text="")  # a break between lines
+            continue
+        if not stripped.startswith("|"):
+            header = ""
+        elif set(stripped) <= set("|-: "):
+            continue  # the row under a header
+        elif not header:
+            header = stripped
+            yield QuotedLine(source=read.source, line=read.line + n, text=stripped, context=heading)
+            continue
+        context = f"{heading}{HEADER}{header}" if header else heading
+        yield QuotedLine(source=read.source, line=read.line + n, text=stripped, context=context)
+
+
+def _joined(lines: Iterator[QuotedLine]) -> Iterator[QuotedLine]:
+    """Lines with a wrapped sentence's continuation joined to it: a line follows the one before
+    it when that one ends mid-sentence and it starts no unit of its own (a list item, a table
+    row, a `Label:`)."""
+    held: QuotedLine | None = None
+    for line in lines:
+        if held is not None and line.text and _continues(held.text, line.text):
+            held = held.model_copy(update={"text": f"{held.text} {line.text}"})
+            continue
+        if held is not None:
+            yield held
+        held = line if line.text else None
+    if held is not None:
+        yield held
+
+
+def _continues(before: str, text: str) -> bool:
+    return not before.startswith("|") and not _ENDS.search(before) and not _STARTS.match(text)
 
 
 def _occurs(wanted: str, text: str) -> bool:

@@ -31,7 +31,6 @@ from typing import Literal, Protocol, runtime_checkable
 from pydantic import Field
 
 from cairn.core import Frozen, PartCheck, QuotedLine
-from cairn.tasks.calibration.store import Calibration
 from cairn.tasks.verifier.structural import proves
 
 Status = Literal["proven", "unverified", "absent"]
@@ -83,26 +82,27 @@ class CairnJudge:
     """Cairn's own judge, the default. A part is proven by the first of: the fitted verifier over
     the lines read; the structure of a line holding the value (a table's cell, a `Label: value`
     line: `cairn.tasks.verifier.structural`); a served model's own yes/no, where its P(yes) reaches the
-    `proven` threshold `cairn calibrate` measured for that model (`calibration`); a model never
-    calibrated proves nothing on its word alone (`UNCALIBRATED`), and its parts say so.
+    `proven` threshold `cairn calibrate` measured for that model (`calibrated`, `proven`: None
+    where no threshold reached the bound); a model never calibrated proves nothing on its word
+    alone (`UNCALIBRATED`), and its parts say so.
 
     >>> judge = CairnJudge(model="openai/m")
     >>> judge.threshold, judge.uncalibrated
     (None, 'uncalibrated: `cairn calibrate --model openai/m`')
     """
 
-    def __init__(self, calibration: Calibration | None = None, model: str = "") -> None:
-        self.calibration, self.model = calibration, model
+    def __init__(self, model: str = "", *, calibrated: bool = False, proven: float | None = None) -> None:
+        self.model, self.calibrated, self.proven = model, calibrated, proven
 
     @property
     def threshold(self) -> float | None:
         """The P(yes) at or above which the model's word proves (None: it never does)."""
-        return UNCALIBRATED if self.calibration is None else self.calibration.proven
+        return self.proven if self.calibrated else UNCALIBRATED
 
     @property
     def uncalibrated(self) -> str:
         """What to say of a model never calibrated ("" once it is)."""
-        return f"uncalibrated: `cairn calibrate --model {self.model}`" if self.calibration is None else ""
+        return "" if self.calibrated else f"uncalibrated: `cairn calibrate --model {self.model}`"
 
     def verify(self, request: VerifyRequest) -> list[PartVerdict]:
         return [self._part(part, request.goal) for part in request.parts]
@@ -112,7 +112,7 @@ class CairnJudge:
         if own.status == "proven" or part.p_yes is None or not part.quotes:
             return own
         if self.threshold is not None and part.p_yes >= self.threshold:
-            how = "calibrated" if self.calibration is not None else self.uncalibrated
+            how = "calibrated" if self.calibrated else self.uncalibrated
             return PartVerdict(status="proven", score=part.p_yes, judge=f"{self.model} ({how})")
         bar = "never proves on its word" if self.threshold is None else f"proves at {self.threshold:.3f}"
         why = f"{self.model} gives P(yes) {part.p_yes:.3f}, {bar}" + (

@@ -10,12 +10,13 @@ table row, the header it stands under):
 - a `Label: value` line: the value follows the label, and the part's content words are all in
   the label, the heading or the value, the label among them and the part's subject beside it
   (`Who leads it?` names none: any `Lead:` line would do);
-- a heading that is the value and holds a word of the part, over a line that holds the part's
-  other content words (`## Team Falcon` over `Owns the billing service.` answers which team owns
-  it; `## Service level objectives` over a line about budgets answers nothing);
+- a heading that is the value and holds the part's first content word, the kind it asks for,
+  over a line that holds the part's other content words (`## Team Falcon` over `Owns the billing
+  service.` answers which team owns it, not who leads the team that owns it);
 - a heading that names the part's subject (every content word of the heading is one of the
-  part's), over a line that holds the value and the part's other content words (`## Team Falcon`
-  over `The team is led by Priya Nandakumar.` answers who leads Team Falcon).
+  part's), over a line that holds the value, a name or a figure, and the part's other content
+  words (`## Team Falcon` over `The team is led by Priya Nandakumar.` answers who leads Team
+  Falcon).
 Other prose proves nothing here: whether a sentence states a value as the answer is a judgement of
 meaning, a served model's to make (`cairn.tasks.verifier`). Words are compared as lemmas.
 
@@ -46,11 +47,14 @@ import re
 from collections.abc import Sequence
 
 from cairn.core import QuotedLine
-from cairn.tasks.grounding.lemmas import content_terms, forms
+from cairn.tasks.grounding.lemmas import content_terms, forms, ordered_terms
 from cairn.tasks.grounding.reads import Read
 from cairn.tasks.verifier.exact import HEADER, every_line, holds, normalised, quoted_in
 
 _LABEL = re.compile(r"^(?:[-*+]\s+)?(?P<label>[^:|]{1,60}?):\s+(?P<rest>\S.*)$")
+# A value in prose is taken whole only as a name or a figure: capitalised words or digits (a
+# reader's span that ran on, `Priya Nandakumar and sits`, is neither).
+_NAME_OR_FIGURE = re.compile(r"(?:[A-Z\d][\w'’.,%/-]*)(?: (?:[A-Z\d][\w'’.,%/-]*))*")
 _SENTENCE_END = re.compile(r"(?<=[^\s.])\.\s+|;\s*")
 
 
@@ -58,16 +62,16 @@ def proves(part: str, value: str, quote: QuotedLine, goal: str = "") -> bool:
     """Whether the quote's structure states `value` as the answer to `part`, a part of `goal`
     (the module docstring)."""
     asked = content_terms(part)
-    if not asked or not value.strip() or holds(part, value) or not quoted_in(quote, value):
+    if not asked or not value.strip() or content_terms(value) <= asked or not quoted_in(quote, value):
         return False  # a value the part itself says (`Team Falcon` for who leads it) answers nothing
-    heading, _, header = quote.context.partition(HEADER)
+    heading, header = _context(quote)
     if quote.text.startswith("|") and header:
         return _cell(asked, value, quote.text, header, heading, asked | content_terms(goal))
     if (labelled := _LABEL.match(quote.text)) is not None and _labelled(
         asked, value, labelled["label"], labelled["rest"], heading
     ):
         return True
-    return _headed(asked, value, quote.text, heading) or _about(asked, value, quote.text, heading)
+    return _headed(part, asked, value, quote.text, heading) or _about(asked, value, quote.text, heading)
 
 
 def stated(part: str, goal: str, reads: Sequence[Read]) -> tuple[str, QuotedLine] | None:
@@ -92,7 +96,7 @@ def stated(part: str, goal: str, reads: Sequence[Read]) -> tuple[str, QuotedLine
 def _values(quote: QuotedLine) -> list[str]:
     """What a line offers as a value: a table row's cells, a labelled line's value (to the end of
     its sentence), the heading it stands under."""
-    heading, _, header = quote.context.partition(HEADER)
+    heading, header = _context(quote)
     found = [heading] if heading else []
     if quote.text.startswith("|") and header:
         return found + [cell for cell in _cells(quote.text) if cell]
@@ -119,14 +123,28 @@ def _labelled(asked: set[str], value: str, label: str, rest: str, heading: str) 
     return asked <= forms(f"{label} {heading} {value}") and bool(asked & named) and bool(asked - named)
 
 
-def _headed(asked: set[str], value: str, line: str, heading: str) -> bool:
+def _headed(part: str, asked: set[str], value: str, line: str, heading: str) -> bool:
     named = forms(heading)  # the value is the heading, and says what kind of thing it is (`Team ...`)
-    return normalised(heading) == normalised(value) and bool(asked & named) and asked <= forms(line) | named
+    kind = next(iter(ordered_terms(part)), "")  # what the part asks for comes first: `Which team ...`
+    return normalised(heading) == normalised(value) and kind in named and asked <= forms(line) | named
 
 
 def _about(asked: set[str], value: str, line: str, heading: str) -> bool:
     subject = content_terms(heading)
-    return bool(subject) and subject <= asked and holds(line, value) and asked <= forms(line) | forms(heading)
+    return (
+        bool(subject)
+        and subject <= asked
+        and _NAME_OR_FIGURE.fullmatch(value.strip()) is not None
+        and holds(line, value)
+        and asked <= forms(line) | forms(heading)
+    )
+
+
+def _context(quote: QuotedLine) -> tuple[str, str]:
+    """The heading a quote stands under (the nearest of a path `Teams › Team Osprey`) and, for a
+    table row, its table's header."""
+    heading, _, header = quote.context.partition(HEADER)
+    return heading.rsplit(" › ", 1)[-1].strip(), header
 
 
 def _cells(row: str) -> list[str]:

@@ -22,10 +22,10 @@ from cairn.tasks.messages.prompts import parse_request
 from cairn.tasks.messages.schemas import AskInput, DeliverInput, DeliverOutput, JudgeInput
 from cairn.tasks.offline import respond
 from tests.unit.scripted import provided, run_whole_task
-from tests.unit.tasks.team_docs import FILES
 
 MODEL = "fn/model"
 GOAL = "Who leads Team Falcon?"
+NOTES = "Since the spring, Team Falcon has been led by Priya Nandakumar.\n"
 
 
 class Proposer(CustomLLM):
@@ -72,10 +72,11 @@ class Proposer(CustomLLM):
 
 @pytest.fixture
 def docs(tmp_path: Path) -> Path:
+    """Prose with no heading, table or label: nothing Cairn's structural judge proves, so what is
+    under test is the model's word."""
     folder = tmp_path / "docs"
     folder.mkdir()
-    for name, text in FILES.items():
-        (folder / name).write_text(text, encoding="utf-8")
+    (folder / "notes.md").write_text(NOTES, encoding="utf-8")
     return folder
 
 
@@ -126,7 +127,7 @@ def test_the_question_is_asked_once_as_a_user_would_ask_it(tmp_path: Path, docs:
     assert [c.kind for c in state.model_calls].count("ask") == 1
     assert not any(c.kind == "deliver" for c in state.model_calls)
     assert model.asked[0].question == GOAL
-    assert any(f.source == "source:docs/teams.md" and "Priya" in f.text for f in model.asked[0].files)
+    assert any(f.source == "source:docs/notes.md" and "Priya" in f.text for f in model.asked[0].files)
 
 
 def test_an_uncalibrated_models_yes_proves_nothing_and_is_not_asked(

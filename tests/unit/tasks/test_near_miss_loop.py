@@ -29,6 +29,7 @@ def docs(tmp_path_factory: pytest.TempPathFactory) -> Path:
 BY_STRUCTURE = {
     "What is the p95 latency budget of the notifications service?",  # a cell under its header
     "Which team owns the billing service?",  # `## Team Falcon` over `Team Falcon owns the billing service`
+    "Which office does Team Osprey sit in?",  # `## Team Osprey` over `The team sits in the Porto office.`
 }
 
 
@@ -56,8 +57,11 @@ def test_an_answerable_question_ends_after_one_answer_with_its_value_and_quotes(
     tmp_path: Path, docs: Path, question: str, value: str
 ) -> None:
     """Offline, the fitted verifier proves none of them; the structural judge proves a table's
-    cell (the notifications budget) and a heading that is the value (`## Team Falcon` over the line
-    saying it owns billing). The rest, stated in prose, is given, marked unverified, with its line."""
+    cell (the notifications budget), a heading that is the value (`## Team Falcon` over the line
+    saying it owns billing) and a name on a line under the heading that names the subject (Team
+    Osprey's office). The rest is given, marked unverified, with its line: a reader's span that
+    runs on (`Priya Nandakumar and sits`) is no name, and a team found through another's line
+    (the data platform's lead) is no heading's."""
     status, answer, stop, _ = run(tmp_path, question, docs)
     if question in BY_STRUCTURE:
         assert status == "complete"
@@ -82,6 +86,6 @@ def test_a_source_too_large_to_read_whole_is_searched_for_the_questions_words(
     tmp_path: Path, large: Path
 ) -> None:
     _, answer, _, _ = run(tmp_path / "a", "Which office does Team Osprey sit in?", large)
-    assert answer_body(answer).startswith("Which office does Team Osprey sit in? Unverified: Porto.")
+    assert answer_body(answer).startswith("Which office does Team Osprey sit in? Porto.")
     state = Workspace(tmp_path / "a").task("t").state()
     assert [c.tool for c in state.iterations[0].tool_calls][:1] == ["find_lines"]

@@ -107,10 +107,10 @@ def test_a_served_models_word_proves_only_at_its_calibrated_threshold() -> None:
         uncalibrated.status == "unverified"
         and "uncalibrated: `cairn calibrate --model openai/m`" in uncalibrated.why
     )
-    assert verified(said, CairnJudge(_calibration("openai/m", None), "openai/m"))[0].status == "unverified"
-    strict = verified(said, CairnJudge(_calibration("openai/m", 0.95), "openai/m"))[0]
+    assert verified(said, CairnJudge("openai/m", calibrated=True, proven=None))[0].status == "unverified"
+    strict = verified(said, CairnJudge("openai/m", calibrated=True, proven=0.95))[0]
     assert strict.status == "unverified" and "proves at 0.950" in strict.why
-    trusted = verified(said, CairnJudge(_calibration("openai/m", 0.9), "openai/m"))[0]
+    trusted = verified(said, CairnJudge("openai/m", calibrated=True, proven=0.9))[0]
     assert (trusted.status, trusted.score, trusted.judge) == ("proven", 0.93, "openai/m (calibrated)")
 
 
