@@ -14,6 +14,8 @@ import pytest
 
 from cairn.core import ModelProbed
 from cairn.memory.log.workspace import Workspace
+from cairn.tasks.calibration import Calibration, save_calibration
+from cairn.tasks.messages.prompts import PromptError, parse_request
 from cairn.tasks.model.probe import _ASK
 from tests.conftest import CORPUS, QUESTION_FILE, cairn
 from tests.model_server import ModelServer
@@ -22,14 +24,33 @@ pytestmark = pytest.mark.e2e
 QUESTION = QUESTION_FILE.read_text(encoding="utf-8").strip()
 
 
+def _kind(request: dict[str, object]) -> str:
+    try:
+        return parse_request(request["messages"])[0]  # type: ignore[arg-type]
+    except PromptError:
+        return ""  # the preflight's own question
+
+
+def _trusted(model: str) -> Calibration:
+    fields: dict[str, object] = {"model": model, "proven": 0.9, "absent": 0.2, "target": 0.95}
+    fields |= {"held_out_precision": 0.97, "held_out_lower": 0.95, "held_out_recall": 0.5}
+    fields |= {"held_out_proven": 80, "fold_thresholds": [0.9], "precision": 0.97, "lower": 0.95}
+    fields |= {"recall": 0.5, "absent_positives": 0.01, "absent_negatives": 0.3, "n": 240, "positives": 120}
+    fields |= {"failed": 0, "graded": True, "labelled_set": "shipped", "measured": "2026-12-01"}
+    return Calibration.model_validate(fields)
+
+
 @pytest.mark.parametrize(("refuse_schema", "taken"), [(False, "json_schema"), (True, "json_object")])
 def test_a_local_server_needs_nothing_but_its_address(
     prefect_server: str, tmp_path: Path, refuse_schema: bool, taken: str
 ) -> None:
     ws, task = tmp_path / "ws", "local"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CAIRN_", "OPENAI_"))}
+    home = tmp_path / "home"  # a model `cairn calibrate` trusted: its yes/no is asked for
+    save_calibration(_trusted("openai/small"), home)
     with ModelServer(refuse_schema=refuse_schema) as server:
         env.update({"PREFECT_API_URL": prefect_server, "OPENAI_API_BASE": server.url, "OPENAI_API_KEY": "x"})
+        env["CAIRN_HOME"] = str(home)
         args = ["run", QUESTION, "--source", str(CORPUS), "--workspace", str(ws), "--task-id", task]
         proc = cairn([*args, "--model", "openai/small", "--json"], env)
     assert proc.returncode == 0, proc.stderr[-3000:]
@@ -39,9 +60,16 @@ def test_a_local_server_needs_nothing_but_its_address(
     # A `judge` call asks for one yes/no token and its odds (logprobs), never for JSON.
     judged = [r for r in server.requests if r.get("logprobs")]
     assert judged and all(r.get("response_format") is None for r in judged)
-    formats = [(r.get("response_format") or {}).get("type") for r in server.requests if not r.get("logprobs")]
+    # A question asked plainly (`ask`) is answered in words, as a user asks it: no format either.
+    asked = [r for r in server.requests if not r.get("logprobs") and _kind(r) == "ask"]
+    assert asked and all(r.get("response_format") is None for r in asked)
+    formats = [
+        (r.get("response_format") or {}).get("type")
+        for r in server.requests
+        if not r.get("logprobs") and _kind(r) != "ask"
+    ]
     tried = ["json_schema"] if refuse_schema else []  # the strict schema, tried once and refused
-    assert formats == [*tried, *[taken] * (len(formats) - len(tried))] and len(formats) >= 3  # every call
+    assert formats == [*tried, *[taken] * (len(formats) - len(tried))] and len(formats) >= 2  # every call
     assert ("refused" in probed.reason) is refuse_schema
     # The preflight is made once: by the command, under its claim; the flow trusts it (issue 34).
     probes = [r for r in server.requests if _ASK in str(r.get("messages"))]
