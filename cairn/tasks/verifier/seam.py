@@ -138,7 +138,9 @@ def _checked(part: PartToVerify, verdict: PartVerdict, request: VerifyRequest, n
     judge = verdict.judge or name
     base = part.cairn.model_copy(update={"value": part.value or part.cairn.value, "judge": judge})
     if verdict.status == "proven":
-        if not part.value or not part.quotes:
+        # Cairn's own checks already held (an instruction answered by supported claims has no value).
+        checked = part.cairn.answered or (part.value and part.quotes)
+        if not checked:
             why = f"no line read holds {part.value}" if part.value else "the answer gives no value for it"
             return base.model_copy(update={"answered": False, "not_stated": False, "why": why})
         quotes = [q for q in verdict.quotes if q in part.quotes] or (
