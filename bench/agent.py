@@ -166,8 +166,18 @@ def cairn_or_error(task: SuiteTask, args: argparse.Namespace, root: Path) -> Out
         return Outcome(task=task.name, side="cairn", complete=False, correct=False, why=why, kind=task.kind)
 
 
+def _llama_server() -> bool:
+    """The model is served on loopback (the local llama.cpp server of README's "A real model")."""
+    base = os.environ.get("OPENAI_API_BASE", "")
+    return base.startswith(("http://127.0.0.1", "http://localhost"))
+
+
 def run_baseline(task: SuiteTask, args: argparse.Namespace, root: Path) -> Outcome:
-    reply = ask_plainly(args.model, task.baseline_prompt, timeout=args.timeout)
+    # The baseline's request may be byte for byte Cairn's last one (a question both ask plainly):
+    # a llama.cpp server would answer it from its prompt cache, and the baseline's time would be
+    # the cache's, not the model's.
+    fresh = {"extra_body": {"cache_prompt": False}} if _llama_server() else {}
+    reply = ask_plainly(args.model, task.baseline_prompt, timeout=args.timeout, **fresh)
     artifacts = root / "baseline" / task.name
     artifacts.mkdir(parents=True, exist_ok=True)
     if task.baseline_files is not None:

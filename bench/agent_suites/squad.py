@@ -44,8 +44,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from agent_suites.common import SAY_SO, Grade, Stated, SuiteTask
+from agent_suites.common import Grade, Stated, SuiteTask
 from agent_suites.novalue import says_not_stated
+from cairn.tasks.messages.prompts import ask_text
 
 ROOT = Path(__file__).resolve().parents[2]
 DEV = ROOT.parent / "shared" / "data" / "squad2" / "squad2-dev-articles.json"
@@ -53,7 +54,6 @@ FOLDS = ROOT / "bench" / "verifier" / "folds"  # <article slug>.json: weights fi
 VERIFIER = "CAIRN_VERIFIER"  # the variable Cairn reads its verifier's weights from
 FILES = 5  # paragraphs per question's folder
 CORRECT_F1 = 0.5
-ASK = "Answer with the shortest phrase from the files that answers the question, and nothing else."
 _ARTICLES = re.compile(r"\b(?:a|an|the)\b")
 _PUNCTUATION = str.maketrans("", "", string.punctuation)
 # What Cairn writes when it finds no answer: "The files read do not say." (older: "...: <q>?").
@@ -193,10 +193,12 @@ def write_folder(folder: Path, texts: Sequence[str]) -> Path:
 
 
 def prompt(question: str, folder: Path) -> str:
-    """The baseline's one prompt: the five files whole, the question, how to answer."""
+    """The baseline's one prompt: the five files whole, then the question (Cairn's own `ask`, so
+    where Cairn read the five files the two requests are the same)."""
     paths = sorted(folder.glob("*.md"))
-    shown = [f"=== {p.name} ===\n{p.read_text(encoding='utf-8').strip()}" for p in paths]
-    return "\n\n".join(shown) + f"\n\nQuestion: {question}\n{ASK} {SAY_SO}"
+    return ask_text(
+        question, [(f"source:{folder.name}/{p.name}", p.read_text(encoding="utf-8")) for p in paths]
+    )
 
 
 # --- grading, as SQuAD's evaluation does it ---

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from typing import Final, get_args
 
 from pydantic import ValidationError
@@ -59,7 +60,7 @@ YES_NO: Final = frozenset({"judge"})  # kinds answered with one word, its first 
 PLAIN_REPLIES: Final = frozenset({"ask"})  # kinds answered in the model's own words, read as written
 DOCSTRINGS: Final = frozenset({"docstring"})  # kinds answered with a docstring, in code or in words
 WORDS_HEAD: Final = "The files' own words:"
-_FILE_MARK: Final = "=== file"  # a file pasted whole into an `ask`: `=== file source:a.md ===`
+_FILE_MARK: Final = "==="  # a file pasted whole into an `ask`: `=== source:d/a.md ===`
 CODE_HEAD: Final = "The code as written now:"
 RUN_HEAD: Final = "The failing test run:"
 WANTED_HEAD: Final = "Write now:"
@@ -185,18 +186,34 @@ def render(kind: CallKind, payload: Schema) -> list[Message]:
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
+ASK_LINE: Final = (
+    "Answer with the shortest phrase from the files that answers the question, and nothing else. "
+    "If the files do not state it, say so."
+)
+
+
+def ask_text(question: str, files: Sequence[tuple[str, str]]) -> str:
+    """The question as a user asks a model with no Cairn: each file pasted whole under its name,
+    then the question and one line on how to answer. The bare-model baselines of `bench/` send
+    exactly this, so where Cairn read the same files the two requests are the same bytes.
+
+    >>> asked = ask_text("Who owns billing?", [("source:d/teams.md", "Team Falcon owns billing.")])
+    >>> print(asked.removesuffix(ASK_LINE))
+    === source:d/teams.md ===
+    Team Falcon owns billing.
+    <BLANKLINE>
+    Question: Who owns billing?
+    <BLANKLINE>
+    """
+    shown = "\n\n".join(f"{_FILE_MARK} {name} ===\n{text.strip()}" for name, text in files)
+    return f"{shown}\n\nQuestion: {question}\n{ASK_LINE}"
+
+
 def _ask(payload: AskInput) -> list[Message]:
-    """The question as a user asks it: the files pasted whole, then the question (no schema, no
-    notes: what the model answers here is what it answers without Cairn)."""
-    files = "\n\n".join(f"{_FILE_MARK} {e.source} ===\n{e.text.strip()}" for e in payload.files)
-    user = (
-        f"{DATA_LABEL}\n\n{files}\n\nQuestion: {payload.question}\n"
-        "Answer with the shortest phrase from the files that answers it. "
-        "If the files do not state it, say so."
-    )
+    """An `ask`: one user message, no system message, no schema, no notes (`ask_text`): what the
+    model answers here is what it answers without Cairn."""
     return [
-        {"role": "system", "content": f"{HEADER} ask\n{INSTRUCTIONS['ask']}"},
-        {"role": "user", "content": user},
+        {"role": "user", "content": ask_text(payload.question, [(e.source, e.text) for e in payload.files])}
     ]
 
 
@@ -477,7 +494,7 @@ def _redraw_asked(messages: list[Message]) -> WriteInput | None:
 
 
 def _asked(messages: list[Message]) -> AskInput:
-    """An `ask` request read back (`_ask` wrote it)."""
+    """An `ask` request read back (`ask_text` wrote it)."""
     user = _user(messages)
     body, _, question = user.rpartition("\n\nQuestion: ")
     if not _:
@@ -514,6 +531,8 @@ def _kind(messages: list[Message]) -> CallKind:
     first = _header(messages)
     if not first and _user(messages).startswith(f"{FUNCTION_ASK}\n\n"):
         return "write"  # a piece's first draw, sent as the bare model is asked: it has no header
+    if not first and _user(messages).endswith(f"\n{ASK_LINE}"):
+        return "ask"  # a question asked as a user asks it: no header either
     if not first.startswith(HEADER):
         raise PromptError(f"no system message starting with {HEADER!r}")
     name = first[len(HEADER) :].strip().partition(" ")[0]
