@@ -361,7 +361,7 @@ def answer_offline(question: str, folder: Path) -> tuple[str, bool]:
     from cairn.tasks.messages.schemas import DeliverInput, Excerpt
     from cairn.tasks.offline.answers import deliver
     from cairn.tasks.task_grounding import judged_by
-    from cairn.tasks.verify import Grounding, check_answer
+    from cairn.tasks.verifier.answer_check import Grounding, check_answer
     from cairn.tasks.verify.model import use_verifier
 
     use_verifier(os.environ.get(VERIFIER))

@@ -33,8 +33,8 @@ from cairn.tasks.pieces import pieces_of
 from cairn.tasks.tools.builtins import BUILTIN_NAMES
 from cairn.tasks.validation import Checked
 from cairn.tasks.verifier import CairnJudge, PartToVerify, Verifier, VerifyRequest, verified
+from cairn.tasks.verifier.answer_check import Grounding, check_answer
 from cairn.tasks.verifier.exact import lines_holding, normalised
-from cairn.tasks.verify import Grounding, check_answer
 
 FullOutput = Callable[[ToolCall], str]  # a call's whole output (its record keeps only the start)
 _SOURCE_TOOLS = frozenset({"read_file", "list_directory", "summarize_directory"})
@@ -154,10 +154,10 @@ def judged_by(
     exhausted: bool,
     said: Sequence[ModelJudgement] = (),
 ) -> Grounding:
-    """The answer's checked parts (`found`, by the fitted verifier over the lines read alone) as
-    `verifier` (Cairn's own judge when None) decides them; `said`: a served model's yes/no on
-    values and their lines."""
-    request = verify_request(goal, answer, found, read, exhausted, "cairn (fitted verifier)", said)
+    """The answer's parts (`found`: each value with the lines read holding it) as `verifier`
+    (Cairn's own judge when None) decides them; `said`: a served model's yes/no on values and
+    their lines."""
+    request = verify_request(goal, answer, found, read, exhausted, "cairn", said)
     return Grounding(claims=found.claims, parts=verified(request, verifier or CairnJudge()))
 
 

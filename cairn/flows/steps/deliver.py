@@ -62,8 +62,7 @@ from cairn.tasks.task_grounding import (
     task_reads,
 )
 from cairn.tasks.verifier import CairnJudge, Verifier
-from cairn.tasks.verify import Corpus, Grounding, check_answer
-from cairn.tasks.verify.questions import to_judge
+from cairn.tasks.verifier.answer_check import Grounding, check_answer
 
 READS = ("read_file", "search_memory", "run_python", "summarize_directory")
 ORIGIN_SHARE = 0.6  # of a sentence's own words a line must hold to be where it comes from
@@ -202,15 +201,18 @@ def _judgements(
     if not reads or not _judges(session.config.model) or not _heard(session.verifier):
         return []
     questions = [p for p in _parts(state) if is_question(p)]
+    valued = check_answer(answer, questions, reads, given_text(state)).parts
+    asked = [(c.part, c.value, c.quotes[0]) for c in valued if c.value and c.quotes and not c.answered]
     found: list[ModelJudgement] = []
-    for n, (part, value, unit) in enumerate(to_judge(questions, answer_body(answer), Corpus(reads.units))):
+    for n, (part, value, quote) in enumerate(asked):
         ask_key = key.model_copy(update={"kind": "judge", "index": 10 * key.index + n})
-        payload = JudgeInput(question=part, answer=value, line=unit.shown)
+        line = f"{quote.context} › {quote.text}" if quote.context else quote.text  # as calibrated: no place
+        payload = JudgeInput(question=part, answer=value, line=line)
         result = ask(session, executor, ask_key, "judge", payload, f"judge-{key.iteration}-{n}")
         if result.ok and isinstance(result.output, JudgeOutput):
             found.append(
                 ModelJudgement(
-                    part=part, value=value, source=unit.source, line=unit.line, p_yes=result.output.p_yes
+                    part=part, value=value, source=quote.source, line=quote.line, p_yes=result.output.p_yes
                 )
             )
     return found

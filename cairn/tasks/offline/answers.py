@@ -28,7 +28,7 @@ from cairn.tasks.offline import text
 from cairn.tasks.offline.report import derived
 from cairn.tasks.verifier.structural import stated
 from cairn.tasks.verify import Corpus, load_verifier, read_question
-from cairn.tasks.verify.decision import scored
+from cairn.tasks.verify.decision import scored, shown_value
 
 __all__ = ["deliver"]
 
@@ -57,13 +57,13 @@ def _reads(excerpt: Excerpt) -> list[Read]:
 def _said(question: str, read: Corpus, lines: list[Read], inp: DeliverInput) -> str:
     found, thresholds = scored(read_question(question), read, load_verifier())
     if found and found[0].probability >= thresholds.complete:
-        return f"{found[0].candidate.text}."
+        return f"{shown_value(found[0].candidate, read)}."
     if (structured := stated(question, inp.goal, lines)) is not None:
         return f"{structured[0]}."
     if worked := derived(inp.goal, _sentences(inp)):
         return worked[0].removeprefix("- ")
     if found:
-        return f"{found[0].candidate.text}."
+        return f"{shown_value(found[0].candidate, read)}."
     return f"{NOT_STATED}: {question.rstrip('?')}?"
 
 

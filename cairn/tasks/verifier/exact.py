@@ -22,9 +22,11 @@ from collections.abc import Iterator, Sequence
 
 from cairn.core import QuotedLine
 from cairn.tasks.grounding.reads import Read
+from cairn.tasks.grounding.relative_dates import dated_text
 
 MAX_QUOTES = 3  # lines quoted for one value: the proof, not a concordance
 HEADER = " ‖ "  # between a quote's heading and, for a table row, its table's header
+PATH = " › "  # between the headings a line stands under, the nearest last
 _MARKS = re.compile(r"\*+|__|`+|\|")
 _SEPARATOR = re.compile(r"(?<=\d)[,\u202f\u2009\u00a0'](?=\d{3}(?!\d))")
 _ENDS = re.compile(r"[.!?:;]\s*$")
@@ -67,7 +69,7 @@ def holds(line: str, value: str, context: str = "") -> bool:
 
 def quoted_in(quote: QuotedLine, value: str) -> bool:
     """Whether the quote holds `value`: on its line, or as the heading it stands under."""
-    heading = quote.context.partition(HEADER)[0]
+    heading = quote.context.partition(HEADER)[0].rsplit(PATH, 1)[-1]
     return holds(quote.text, value, quote.context) or normalised(heading) == normalised(value) != ""
 
 
@@ -92,11 +94,16 @@ def every_line(reads: Sequence[Read]) -> Iterator[QuotedLine]:
 
 
 def _physical(read: Read) -> Iterator[QuotedLine]:
+    headings: list[tuple[int, str]] = [(0, read.about)] if read.about else []
     heading, header = read.about, ""
-    for n, line in enumerate(read.text.splitlines()):
+    # A relative day comes with the day it means (`yesterday (7 May 2023)`): Cairn's arithmetic.
+    for n, line in enumerate(dated_text(read.text).splitlines()):
         stripped = line.strip()
         if not stripped or stripped.startswith("#"):
-            heading = stripped.lstrip("#").strip() if stripped else heading
+            if stripped:  # the path of headings above (`Alder Creek Reservoir › Storage`)
+                level = len(stripped) - len(stripped.lstrip("#"))
+                headings = [h for h in headings if h[0] < level] + [(level, stripped.lstrip("#").strip())]
+                heading = PATH.join(title for _, title in headings)
             header = ""
             yield QuotedLine(source=read.source, line=read.line + n, text="")  # a break between lines
             continue
@@ -136,4 +143,4 @@ def _occurs(wanted: str, text: str) -> bool:
     return re.search(rf"(?<!\w){re.escape(wanted)}(?!\w)", text) is not None
 
 
-__all__ = ["HEADER", "MAX_QUOTES", "every_line", "holds", "lines_holding", "normalised", "quoted_in"]
+__all__ = ["HEADER", "MAX_QUOTES", "PATH", "every_line", "holds", "lines_holding", "normalised", "quoted_in"]

@@ -38,6 +38,7 @@ Status = Literal["proven", "unverified", "absent"]
 # bare `yes` of a server without logprobs reads as 1.0, and a small model says yes to a line that
 # merely holds the value's words).
 UNCALIBRATED: float | None = None
+UNSTATED = "a line read holds it; nothing proves the line states it as the answer"
 
 
 class PartToVerify(Frozen):
@@ -170,7 +171,8 @@ def _own(part: PartToVerify, goal: str) -> PartVerdict:
     if not check.answered and shaped:
         return PartVerdict(status="proven", quotes=shaped[:1], judge="cairn (structure)")
     status: Status = "proven" if check.answered else "absent" if check.not_stated else "unverified"
-    return PartVerdict(status=status, score=check.score, why=check.why, judge=check.judge or "cairn")
+    why = check.why or (UNSTATED if status == "unverified" and part.quotes else "")
+    return PartVerdict(status=status, score=check.score, why=why, judge=check.judge or "cairn")
 
 
 def _name(verifier: Verifier) -> str:

@@ -49,12 +49,14 @@ from collections.abc import Sequence
 from cairn.core import QuotedLine
 from cairn.tasks.grounding.lemmas import content_terms, forms, ordered_terms
 from cairn.tasks.grounding.reads import Read
-from cairn.tasks.verifier.exact import HEADER, every_line, holds, normalised, quoted_in
+from cairn.tasks.verifier.exact import HEADER, PATH, every_line, holds, normalised, quoted_in
 
 _LABEL = re.compile(r"^(?:[-*+]\s+)?(?P<label>[^:|]{1,60}?):\s+(?P<rest>\S.*)$")
 # A value in prose is taken whole only as a name or a figure: capitalised words or digits (a
 # reader's span that ran on, `Priya Nandakumar and sits`, is neither).
 _NAME_OR_FIGURE = re.compile(r"(?:[A-Z\d][\w'’.,%/-]*)(?: (?:[A-Z\d][\w'’.,%/-]*))*")
+_COLUMN_UNIT = re.compile(r"\((?P<unit>[^\W\d][\w%/]*)\)")
+_FIGURE = re.compile(r"[-+]?\d+(?:[.,]\d+)*")
 _SENTENCE_END = re.compile(r"(?<=[^\s.])\.\s+|;\s*")
 
 
@@ -80,7 +82,7 @@ def stated(part: str, goal: str, reads: Sequence[Read]) -> tuple[str, QuotedLine
 
     >>> slo = "| service | p95 (ms) |\\n|---|---|\\n| billing | 180 |\\n| search | 250 |"
     >>> stated("What is the p95 of billing?", "", [Read("source:slo.md", slo)])[0]
-    '180'
+    '180 ms'
     """
     found: dict[str, tuple[str, QuotedLine]] = {}
     for quote in every_line(reads):
@@ -99,10 +101,18 @@ def _values(quote: QuotedLine) -> list[str]:
     heading, header = _context(quote)
     found = [heading] if heading else []
     if quote.text.startswith("|") and header:
-        return found + [cell for cell in _cells(quote.text) if cell]
+        names = _cells(header)
+        cells = [(cell, names[n] if n < len(names) else "") for n, cell in enumerate(_cells(quote.text))]
+        return found + [_measured(cell, column) for cell, column in cells if cell]
     if (labelled := _LABEL.match(quote.text)) is not None:
         found.append(_SENTENCE_END.split(labelled["rest"], maxsplit=1)[0].strip().rstrip("."))
     return found
+
+
+def _measured(cell: str, column: str) -> str:
+    """A bare figure with the unit its column names (`400` under `budget (ms)`: `400 ms`)."""
+    unit = _COLUMN_UNIT.search(column)
+    return f"{cell} {unit['unit']}" if unit and _FIGURE.fullmatch(cell) else cell
 
 
 def _cell(asked: set[str], value: str, row: str, header: str, heading: str, subject: set[str]) -> bool:
@@ -144,7 +154,7 @@ def _context(quote: QuotedLine) -> tuple[str, str]:
     """The heading a quote stands under (the nearest of a path `Teams › Team Osprey`) and, for a
     table row, its table's header."""
     heading, _, header = quote.context.partition(HEADER)
-    return heading.rsplit(" › ", 1)[-1].strip(), header
+    return heading.rsplit(PATH, 1)[-1].strip(), header
 
 
 def _cells(row: str) -> list[str]:

@@ -1,27 +1,16 @@
-"""The verifier's decision for one question: proven, unverified, or absent.
-
-Every candidate value the reader finds is scored by the verifier of the task's model kind: how
-sure Cairn is that this value, quoted from this sentence, is the answer. A value the answer gives
-is *proven* when its score reaches the kind's `complete` threshold and no other value does (two
-values that both pass prove nothing). The files *do not say it* only when every source was read
-and no candidate reaches the lower `absent` threshold: absence is a claim, proven like an answer.
-Anything else is *unverified*: the answer's own value (or, when it gives none, the best candidate)
-is still given, with its score and line.
+"""The fitted verifier's scores for one question's candidates: how likely each value the reader
+finds, quoted from its sentence, is the answer. The offline reader answers with the best of them
+(`cairn.tasks.offline.answers`) and a coverage ledger fills its cells with them
+(`cairn.tasks.coverage.ledger`); whether an answer is proven is the judge's call
+(`cairn.tasks.verifier`), never these scores'.
 
 >>> from cairn.tasks.grounding.units import units_of
+>>> from cairn.tasks.verify.question import read_question
 >>> text = "## Team Falcon\\nTeam Falcon owns billing. Lead: Priya Nandakumar."
 >>> read = Corpus(units_of("source:d/t.md", text))
->>> said = lambda value, line: value == "Priya Nandakumar"
->>> lower = {"offline": Thresholds(complete=0.3, absent=0.01)}
->>> lenient = load_verifier().model_copy(update={"thresholds": lower})
->>> found = judge("Who leads Team Falcon?", read, lenient, said=said)
->>> found.status, found.value
-('proven', 'Priya Nandakumar')
->>> # a `Lead:` line proves its value with the shipped weights too
->>> judge("Who leads Team Falcon?", read, load_verifier(), said=said).status
-'proven'
->>> judge("Who leads Team Falcon?", read, load_verifier(), said=lambda value, line: False).status
-'unverified'
+>>> found, _ = scored(read_question("Who leads Team Falcon?"), read)
+>>> found[0].candidate.text
+'Priya Nandakumar'
 """
 
 from __future__ import annotations
@@ -32,12 +21,11 @@ from dataclasses import dataclass
 from typing import Literal
 
 from cairn.tasks.grounding import figures
-from cairn.tasks.grounding.units import Unit
 from cairn.tasks.verify import wordnet
 from cairn.tasks.verify.corpus import Corpus
 from cairn.tasks.verify.features import Asking, Features, label_before, label_units, sentence_features
 from cairn.tasks.verify.model import ModelKind, Thresholds, Verifier, load_verifier
-from cairn.tasks.verify.question import Question, read_question
+from cairn.tasks.verify.question import Question
 from cairn.tasks.verify.reader import Candidate, candidates
 from cairn.tasks.verify.tokens import forms_of, words
 
@@ -59,40 +47,6 @@ class Scored:
     probability: float
     features: Features
     given: bool  # the answer gives this value
-
-
-@dataclass(frozen=True)
-class Judgement:
-    """What Cairn says of one question: its status, the value it gives, the line it quotes."""
-
-    question: str
-    status: Status
-    value: str = ""
-    probability: float = 0.0
-    quote: Unit | None = None
-    why: str = ""
-    threshold: float = 0.0
-    given: bool = False  # the value is the answer's own (else the best the files give)
-
-
-def judge(
-    question: str | Question,
-    read: Corpus,
-    verifier: Verifier | None = None,
-    *,
-    said: Said = lambda value, line: False,
-    exhausted: bool = False,
-    kind: ModelKind = "offline",
-    model_says: ModelSays | None = None,
-    among: list[int] | None = None,
-) -> Judgement:
-    """Judge one question over what was read. `said(value, line)`: whether the answer gives that
-    value, quoted from that line;
-    `exhausted`: every source was read (or searched for the question's words); `model_says`: a
-    served model's yes/no on candidates; `among`: only these sentences (a ledger item's lines)."""
-    q = question if isinstance(question, Question) else read_question(question)
-    found, thresholds = scored(q, read, verifier, said=said, kind=kind, model_says=model_says, among=among)
-    return decide(q, read, found, thresholds, exhausted)
 
 
 def scored(
@@ -121,55 +75,6 @@ def scored(
     return found, thresholds
 
 
-def decide(
-    q: Question, read: Corpus, found: list[Scored], thresholds: Thresholds, exhausted: bool
-) -> Judgement:
-    """Proven, absent or unverified (see the module docstring)."""
-    given = [s for s in found if s.given]
-    passing = [s for s in found if s.probability >= thresholds.complete]
-    best = found[0] if found else None
-    if given and given[0].probability >= thresholds.complete:
-        rivals = [s for s in passing if not s.given]
-        if not rivals:
-            return _judged(q, read, given[0], "proven", thresholds.complete, "")
-        why = f"the lines read give several answers: {given[0].candidate.text}; {rivals[0].candidate.text}"
-        return _judged(q, read, given[0], "unverified", thresholds.complete, why)
-    if exhausted and (best is None or best.probability < thresholds.absent):
-        near = f"; nearest: {best.candidate.text} ({best.probability:.2f})" if best else ""
-        return Judgement(
-            question=q.text,
-            status="absent",
-            probability=best.probability if best else 0.0,
-            quote=read.sentences[best.candidate.sentence].unit if best else None,
-            why=f"no line read gives it{near}",
-            threshold=thresholds.absent,
-        )
-    # Unproven, the answer's own value is shown whole (the candidate holding most of its words
-    # beyond the question's), else the files' best.
-    shown = max(given, key=lambda s: _shown_first(q, s)) if given else best
-    if shown is None:
-        return Judgement(question=q.text, status="unverified", why="no line read shares its words")
-    why = f"the verifier gives {shown.probability:.2f}; proven takes {thresholds.complete:.2f}"
-    return _judged(q, read, shown, "unverified", thresholds.complete, why)
-
-
-def _shown_first(q: Question, s: Scored) -> tuple[float, ...]:
-    """Which of the answer's values to show: the one holding most words beyond the question's, a
-    whole name before a part of one (`Team Falcon`, not `Falcon`), fewer of the question's words,
-    the longer, the likelier."""
-    beyond, held = _beyond(q, s.candidate)
-    whole = s.candidate.features.get("whole_name", 0.0)
-    return (beyond, whole, held, len(s.candidate.text), s.probability)
-
-
-def _beyond(q: Question, candidate: Candidate) -> tuple[int, int]:
-    """How many of a candidate's words the question does not hold, and (negated) how many it does."""
-    asked = set(q.terms) | q.names
-    content = [w for w in words(candidate.text) if w.content]
-    held = sum(1 for w in content if w.lemma in asked or w.lower in asked)
-    return len(content) - held, -held
-
-
 def shown_value(candidate: Candidate, read: Corpus) -> str:
     """A bare figure as its line writes it with its unit (`100` -> `100 ms`), or with the unit its
     label names: the verifier judges the figure, the deliverable shows what it measures."""
@@ -183,19 +88,6 @@ def shown_value(candidate: Candidate, read: Corpus) -> str:
             return f.text
     named = label_units(sentence.unit.said, sentence.words, candidate.span)
     return f"{text} {next(iter(named))}" if len(named) == 1 else text  # `tail_response_ms: 1280`
-
-
-def _judged(q: Question, read: Corpus, s: Scored, status: Status, threshold: float, why: str) -> Judgement:
-    return Judgement(
-        question=q.text,
-        status=status,
-        value=shown_value(s.candidate, read),
-        probability=s.probability,
-        quote=read.sentences[s.candidate.sentence].unit,
-        why=why,
-        threshold=threshold,
-        given=s.given,
-    )
 
 
 def verifier_features(
@@ -262,15 +154,4 @@ def _logit(p: float) -> float:
     return math.log(p / (1 - p))
 
 
-__all__ = [
-    "KEPT",
-    "Judgement",
-    "ModelSays",
-    "Said",
-    "Scored",
-    "Status",
-    "decide",
-    "judge",
-    "scored",
-    "verifier_features",
-]
+__all__ = ["KEPT", "ModelSays", "Said", "Scored", "scored", "shown_value", "verifier_features"]

@@ -246,8 +246,9 @@ def test_the_baselines_reply_says_a_value_or_that_the_files_do_not(
 def test_the_baseline_gets_the_five_files_and_the_question_and_is_graded_plainly(tmp_path: Path) -> None:
     (task, unanswerable) = squad.load(_data(tmp_path), 2, 0, tmp_path, seed=0)
     prompt = task.baseline_prompt
+    folder = task.sources[0].name  # named as Cairn names its source, so both requests can be the same
     assert [line for line in prompt.splitlines() if line.startswith("===")] == [
-        f"=== paragraph-0{n}.md ===" for n in range(1, 6)
+        f"=== source:{folder}/paragraph-0{n}.md ===" for n in range(1, 6)
     ]
     assert f"Question: {task.goal}\nAnswer with the shortest phrase from the files" in prompt
     assert prompt.endswith("If the files do not state it, say so.")

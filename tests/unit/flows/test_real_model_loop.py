@@ -41,6 +41,7 @@ from cairn.tasks.messages.schemas import (
 )
 from cairn.tasks.model.llm import ModelClient
 from cairn.tasks.offline import respond
+from cairn.tasks.verifier.seam import UNSTATED
 from tests.model_server import ModelServer
 from tests.unit.scripted import create_task, run_whole_task
 
@@ -151,7 +152,7 @@ TEAM_DOCS = ROOT / "bench" / "agent_tasks" / "billing-owner" / "docs"
             [
                 "Team Heron owns the service whose latency budget was exceeded on March 21, and Tomas Berg"
                 " leads it.",
-                "**who leads it?** Unverified: Tomas Berg (the verifier gives 0.01; proven takes 1.00)",
+                f"**who leads it?** Unverified: Tomas Berg ({UNSTATED})",
             ],
         ),
     ],

@@ -12,7 +12,7 @@ from cairn.tasks.grounding.figures import dates, figures
 from cairn.tasks.grounding.functions import check_functions, named_functions
 from cairn.tasks.grounding.names import names
 from cairn.tasks.grounding.relative_dates import dated_text, resolved
-from cairn.tasks.verify import Grounding, check_answer
+from cairn.tasks.verifier.answer_check import Grounding, check_answer
 
 DOCS = Path(__file__).resolve().parents[3] / "bench" / "agent_tasks" / "billing-owner" / "docs"
 BILLING = "Which team owns the billing service, and what is its p95 latency budget?"
@@ -43,8 +43,8 @@ def values(found: Grounding) -> list[str]:
 
 
 def own_words(found: Grounding) -> list[bool]:
-    """Per part: the value shown is the answer's own words, which no line read gives."""
-    return [p.why.startswith("no line read gives what the answer says") for p in found.parts]
+    """Per part: the value shown is the answer's own words, which no line read holds."""
+    return [p.why.startswith("no line read holds") for p in found.parts]
 
 
 # --- the goal's parts ---------------------------------------------------------------------------
@@ -99,14 +99,17 @@ def test_a_figure_from_the_files_said_of_something_else_does_not_answer(reads: R
         "Team Falcon owns the billing service, and its p95 latency budget is 30 minutes.", BILLING, reads
     )
     assert unsupported(found) == []  # every claim is in a file...
-    assert own_words(found)[1]  # ...but no line the budget question reads gives it
-    assert found.parts[1].why.endswith("the files' best: 180 ms")  # the unit its column's header names
+    assert values(found)[1] == "30 minutes" and answered(found) == [False, False]  # ...but on its line
+    assert found.parts[1].status == "unverified"  # it is not the budget: only a judge may say it is
 
 
 def test_a_right_grounded_answer_gives_the_values_of_the_lines_it_quotes(reads: ReadIndex) -> None:
     found = checked("Team Falcon owns the billing service. Its p95 latency budget is 180 ms.", BILLING, reads)
     assert unsupported(found) == [] and values(found) == ["Team Falcon", "180 ms"]
-    assert [q.source for p in found.parts for q in p.quotes] == ["source:docs/teams.md", "source:docs/slo.md"]
+    assert [{q.source for q in p.quotes} for p in found.parts] == [
+        {"source:docs/teams.md"},
+        {"source:docs/slo.md"},
+    ]
     where = {c.text: c.where for c in found.claims}
     assert where == {"Team Falcon": "source:docs/teams.md", "180 ms": "source:docs/slo.md"}
 
@@ -138,7 +141,7 @@ def test_a_short_answer_without_figures_or_names_is_checked_by_its_words() -> No
     )
     goal = "What did Caroline research?"
     right = checked("Adoption agencies.", goal, reads)
-    assert values(right) == ["adoption agencies"] and not own_words(right)[0]
+    assert values(right) == ["Adoption agencies"] and not own_words(right)[0]  # as the answer writes it
     wrong = checked("Pottery classes.", goal, reads)
     assert own_words(wrong) == [True] and unsupported(wrong) == ["Pottery"]  # a capital reads as a name
 
@@ -214,9 +217,10 @@ def test_a_tools_output_is_read_as_the_answer_to_its_call() -> None:
     asked = "time.convert_time Europe/London 12:00 Asia/Tokyo"
     bare, framed = ReadIndex([Read("call-1-1", output)]), ReadIndex([Read("call-1-1", output, about=asked)])
     right, wrong = "It is 21:00 in Tokyo.", "It is 22:00 in Tokyo."
-    said, unframed = checked(right, goal, framed).parts[0], checked(right, goal, bare).parts[0]
-    assert said.value == "21:00:00" and (said.score or 0) > (unframed.score or 0)  # said of what, framed
+    said = checked(right, goal, framed)
+    assert unsupported(said) == [] and said.parts[0].value == "It is 21:00 in Tokyo"  # as the model wrote it
     assert unsupported(checked(wrong, goal, framed)) == ["22:00"]
+    assert unsupported(checked(right, goal, bare)) == []
     # Known limit: every line of the output is said of the whole call, London's 12:00 included; and
     # "noon" for 12:00 would be unproven: the quote check compares words, not what they mean.
 
