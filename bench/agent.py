@@ -120,6 +120,7 @@ def run_cairn(task: SuiteTask, args: argparse.Namespace, root: Path) -> Outcome:
         model=args.model,
         max_iterations=args.max_iterations or ITERATIONS[args.suite],
         record=str(args.record / f"{task.name}.jsonl") if args.record else None,
+        model_request_fields=(FRESH,) if _llama_server() else None,
     )
     started = time.monotonic()
     result = run_task(
@@ -166,6 +167,13 @@ def cairn_or_error(task: SuiteTask, args: argparse.Namespace, root: Path) -> Out
         return Outcome(task=task.name, side="cairn", complete=False, correct=False, why=why, kind=task.kind)
 
 
+# Both sides ask a local llama.cpp server not to answer from its prompt cache: the baseline's
+# request may be byte for byte Cairn's last one (a question both ask plainly), and a prompt
+# served from the cache gets other arithmetic than a fresh one (`1705` fresh, `1700` cached, at
+# temperature 0) and a cache's time.
+FRESH = "cache_prompt=false"
+
+
 def _llama_server() -> bool:
     """The model is served on loopback (the local llama.cpp server of README's "A real model")."""
     base = os.environ.get("OPENAI_API_BASE", "")
@@ -173,10 +181,9 @@ def _llama_server() -> bool:
 
 
 def run_baseline(task: SuiteTask, args: argparse.Namespace, root: Path) -> Outcome:
-    # The baseline's request may be byte for byte Cairn's last one (a question both ask plainly):
-    # a llama.cpp server would answer it from its prompt cache, and the baseline's time would be
-    # the cache's, not the model's.
-    fresh = {"extra_body": {"cache_prompt": False}} if _llama_server() else {}
+    from cairn.tasks.calls import request_fields
+
+    fresh = {"extra_body": request_fields([FRESH])} if _llama_server() else {}
     reply = ask_plainly(args.model, task.baseline_prompt, timeout=args.timeout, **fresh)
     artifacts = root / "baseline" / task.name
     artifacts.mkdir(parents=True, exist_ok=True)

@@ -55,11 +55,22 @@ class RunSettings(BaseModel):
     model_attempts: int = Field(default=3, ge=1, le=10)
     model_response_format: ResponseFormat = "auto"
     model_failures: int = Field(default=3, ge=1, le=100)
+    # Fields added to every model request's body, for a server's own options (llama.cpp's
+    # `cache_prompt=false`); in the environment, a comma list of `name=value`.
+    model_request_fields: tuple[str, ...] = ()
     # The task's budget for model calls (new tasks; `cairn resume` may set it again).
     max_usd: float | None = Field(default=None, ge=0)
     max_tokens: int | None = Field(default=None, ge=0)
     # The answer verifier's weights: a refit (`bench/verifier_fit.py --out FILE`); None: Cairn's own.
     verifier: str | None = None
+
+    @field_validator("model_request_fields")
+    @classmethod
+    def _named_values(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for field in value:
+            if not field.partition("=")[0].strip() or "=" not in field:
+                raise ValueError(f"{field!r} is not name=value")
+        return value
 
     @field_validator("workspace", "validators_dir", mode="before")
     @classmethod

@@ -25,7 +25,7 @@ class Settings(BaseSettings, RunSettings):
     """Every field of `RunSettings` as a `CAIRN_` variable (`model` is `CAIRN_MODEL`). What a run's
     configuration holds beyond them is set per run, and `RunConfig` says why."""
 
-    # No JSON in a variable: `CAIRN_SKIP_COMPRESS` is a comma list.
+    # No JSON in a variable: `CAIRN_SKIP_COMPRESS` and `CAIRN_MODEL_REQUEST_FIELDS` are comma lists.
     model_config = SettingsConfigDict(env_prefix="CAIRN_", extra="ignore", enable_decoding=False)
 
     def __init__(self, **values: Any) -> None:
@@ -44,8 +44,9 @@ class Settings(BaseSettings, RunSettings):
         values.update(
             {field: os.environ[name] for field, name in WEAVIATE_NAMES.items() if name in os.environ}
         )
-        if isinstance(values.get("skip_compress"), str):
-            values["skip_compress"] = tool_list(values["skip_compress"])
+        for listed in ("skip_compress", "model_request_fields"):
+            if isinstance(values.get(listed), str):
+                values[listed] = tool_list(values[listed])
         return values
 
     def run_config(self, **overrides: object) -> RunConfig:

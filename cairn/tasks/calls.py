@@ -11,7 +11,9 @@ with side effects runs at most once: its crash is a failed output, recorded and 
 
 from __future__ import annotations
 
+import json
 import time
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -57,6 +59,7 @@ def model_client(config: RunConfig) -> ModelClient:
     """One client per configuration per process (a cassette keeps its counters in it)."""
     probe = config.model_probe if config.model_probe and config.model_probe.model == config.model else None
     auto = config.model_response_format == "auto"
+    fields = request_fields(config.model_request_fields)
     return ModelClient(
         config.model,
         record=config.record,
@@ -66,4 +69,21 @@ def model_client(config: RunConfig) -> ModelClient:
         # What the preflight learnt of the model's server (`cairn.tasks.model.probe`), if it ran.
         response_format=probe.response_format if probe and auto else config.model_response_format,
         tokens_per_s=probe.tokens_per_s if probe else None,
+        litellm_kwargs={"extra_body": fields} if fields else None,
     )
+
+
+def request_fields(named: Sequence[str]) -> dict[str, Any]:
+    """`name=value` fields as a request body's, each value read as JSON where it is JSON.
+
+    >>> request_fields(["cache_prompt=false", "slot_id=0", "grammar=root ::= yes"])
+    {'cache_prompt': False, 'slot_id': 0, 'grammar': 'root ::= yes'}
+    """
+    found: dict[str, Any] = {}
+    for field in named:
+        name, _, value = field.partition("=")
+        try:
+            found[name.strip()] = json.loads(value)
+        except ValueError:
+            found[name.strip()] = value.strip()
+    return found

@@ -52,6 +52,7 @@ from cairn.tasks.offline.classifier import task_type_by_words
 from cairn.tasks.pieces import prose_of
 from cairn.tasks.rule_stated import states_a_rule
 from cairn.tasks.strategy_choice import strategy_for
+from cairn.tasks.verifier import OncePerAnswer
 from cairn.tasks.verify.model import use_verifier
 
 log = logging.getLogger("cairn.task")
@@ -123,9 +124,10 @@ def start_task(request: TaskRequest, executor: Executor, checked: bool = False) 
 
 
 def _judged_by(session: Session, request: TaskRequest) -> Session:
-    """The session judging answers with the request's verifier (a user's own), if it has one."""
+    """The session judging answers with the request's verifier (a user's own), if it has one,
+    asked once per answer."""
     if request.verifier is not None:
-        session.verifier = request.verifier
+        session.verifier = OncePerAnswer(request.verifier)
     return session
 
 

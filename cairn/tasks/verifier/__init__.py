@@ -9,6 +9,7 @@ True
 from cairn.tasks.verifier.seam import (
     UNCALIBRATED,
     CairnJudge,
+    OncePerAnswer,
     PartToVerify,
     PartVerdict,
     Status,
@@ -21,6 +22,7 @@ from cairn.tasks.verifier.seam import (
 __all__ = [
     "UNCALIBRATED",
     "CairnJudge",
+    "OncePerAnswer",
     "PartToVerify",
     "PartVerdict",
     "Status",

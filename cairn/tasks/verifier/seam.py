@@ -122,6 +122,34 @@ class CairnJudge:
         return own.model_copy(update={"why": f"{own.why}; {why}" if own.why else why})
 
 
+class OncePerAnswer:
+    """A verifier asked at most once per answer: the deliver step checks the answer it writes and
+    the validation step checks it again as delivered, the same request; the verifier inside sees
+    it once and both get its verdicts (a user's verifier may be slow, or a paid model).
+
+    >>> class Counting:
+    ...     calls = 0
+    ...     def verify(self, request: VerifyRequest) -> list[PartVerdict]:
+    ...         Counting.calls += 1
+    ...         return [PartVerdict(status="unverified") for _ in request.parts]
+    >>> once = OncePerAnswer(Counting())
+    >>> request = VerifyRequest(goal="Who?", answer="Ana.", parts=[])
+    >>> _ = once.verify(request), once.verify(request)
+    >>> Counting.calls
+    1
+    """
+
+    def __init__(self, verifier: Verifier) -> None:
+        self.verifier = verifier
+        self._verdicts: dict[str, list[PartVerdict]] = {}
+
+    def verify(self, request: VerifyRequest) -> list[PartVerdict]:
+        key = request.model_dump_json()
+        if key not in self._verdicts:
+            self._verdicts[key] = list(self.verifier.verify(request))
+        return self._verdicts[key]
+
+
 class VerifierError(RuntimeError):
     """A verifier answered with the wrong number of verdicts."""
 
@@ -176,12 +204,14 @@ def _own(part: PartToVerify, goal: str) -> PartVerdict:
 
 
 def _name(verifier: Verifier) -> str:
-    return type(verifier).__name__
+    inner = verifier.verifier if isinstance(verifier, OncePerAnswer) else verifier
+    return type(inner).__name__
 
 
 __all__ = [
     "UNCALIBRATED",
     "CairnJudge",
+    "OncePerAnswer",
     "PartToVerify",
     "PartVerdict",
     "Status",

@@ -32,6 +32,7 @@ EXAMPLES: dict[str, tuple[str, object]] = {
     "model_attempts": ("5", 5),
     "model_response_format": ("json_object", "json_object"),
     "model_failures": ("4", 4),
+    "model_request_fields": ("cache_prompt=false", ("cache_prompt=false",)),
     "max_usd": ("0.25", 0.25),
     "max_tokens": ("9000", 9000),
     "verifier": ("weights.json", "weights.json"),

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from cairn.core import ModelProbe, ModelProbed, RunConfig
+from cairn.core import ModelProbe, ModelProbed, RunConfig, UsageError
 from cairn.flows.loop.preflight import learnt, record_probe
+from cairn.flows.settings import Settings
 from cairn.memory.log.workspace import Workspace
 from cairn.tasks.calls import model_client
 from cairn.tasks.messages.schemas import ExtractConstraintInput
@@ -111,3 +112,24 @@ def test_the_probe_is_recorded_once_in_the_history(tmp_path: Path) -> None:
     events = [e for e in Workspace(tmp_path).task("t").read().events if isinstance(e, ModelProbed)]
     assert [e.probe for e in events] == [found]
     assert Workspace(tmp_path).task("t").state().model_probe == found
+
+
+def test_a_servers_own_request_fields_go_in_every_request_body(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """llama.cpp answers a repeated prompt from its cache, by other arithmetic than a fresh one:
+    `cache_prompt=false` asks it not to, as `CAIRN_MODEL_REQUEST_FIELDS` sets it."""
+    monkeypatch.setenv("CAIRN_MODEL_REQUEST_FIELDS", "cache_prompt=false, slot_id=0")
+    config = Settings(workspace=tmp_path).run_config(model="openai/small")
+    assert config.model_request_fields == ("cache_prompt=false", "slot_id=0")
+    fields = model_client(config).litellm_kwargs
+    assert fields == {"extra_body": {"cache_prompt": False, "slot_id": 0}}
+    with ModelServer() as server:
+        served = {**fields, "api_base": server.url, "api_key": "local"}
+        asked = ExtractConstraintInput(message="Never use tabs.")
+        result = ModelClient("openai/small", litellm_kwargs=served).call("extract_constraint", asked)
+    assert result.ok
+    assert [(r.get("cache_prompt"), r.get("slot_id")) for r in server.requests] == [(False, 0)]
+    monkeypatch.setenv("CAIRN_MODEL_REQUEST_FIELDS", "cache_prompt")
+    with pytest.raises(UsageError, match="CAIRN_MODEL_REQUEST_FIELDS"):
+        Settings(workspace=tmp_path)
