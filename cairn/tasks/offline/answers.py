@@ -1,15 +1,16 @@
-"""The offline model's answer to a question: the value the verifier rates best among what the
-files read give, or that the files read do not say it.
+"""The offline model's answer to a question: the value the fitted reader rates best among what
+the files read give, or that the files read do not say it.
 
-For each question of the goal it takes the reader's candidates and the verifier's scores
-(`cairn.tasks.verify`, the same weights Cairn then judges by): the best one when the verifier
-proves it; else the one value the structure of the lines read states (a table's cell under its
-column, a `Label: value` line, a heading that is the value: `cairn.tasks.verifier.structural`),
-as a reader of tables and labels would; else a figure of the asked unit worked out from a stock
-and a daily rate (`report.derived`), when there is one; else the best candidate all the same
-(Cairn marks it unverified); "The files read do not say" only when no line shares the question's words. A goal
-that only instructs (`Summarise the notes`) gets no answer here: the offline planner writes its
-cited report itself.
+For each question of the goal: the reader's best candidate when its scores pass the fitted
+threshold (`cairn.tasks.verify`: it picks the answer, it proves nothing); else the one value the
+structure of the lines read states (a table's cell under its column, a `Label: value` line, a
+heading that is the value, a name beside the part's word under a heading that names the subject:
+`cairn.tasks.verifier.structural`), as a reader of tables and labels would; else a figure of the
+asked unit worked out from a stock and a daily rate (`report.derived`), when there is one; else
+"The files read do not say" where a heading names the subject and no section holds the
+question's words (`structural.unstated`), or when no line shares them; else the best candidate
+all the same (Cairn marks it unverified). A goal that only instructs (`Summarise the notes`) gets
+no answer here: the offline planner writes its cited report itself.
 
 >>> text = "## Team Falcon\\nTeam Falcon owns billing. The team is led by Priya Nandakumar."
 >>> inp = DeliverInput(goal="Who leads Team Falcon?", task_type="simple_question", deliverable="answer.md",
@@ -26,7 +27,7 @@ from cairn.tasks.grounding.reads import Read, ReadIndex, passages
 from cairn.tasks.messages.schemas import DeliverInput, DeliverOutput, Excerpt
 from cairn.tasks.offline import text
 from cairn.tasks.offline.report import derived
-from cairn.tasks.verifier.structural import stated
+from cairn.tasks.verifier.structural import stated, unstated
 from cairn.tasks.verify import Corpus, load_verifier, read_question
 from cairn.tasks.verify.decision import scored, shown_value
 
@@ -62,7 +63,7 @@ def _said(question: str, read: Corpus, lines: list[Read], inp: DeliverInput) -> 
         return f"{structured[0]}."
     if worked := derived(inp.goal, _sentences(inp)):
         return worked[0].removeprefix("- ")
-    if found:
+    if found and not unstated(question, lines):
         return f"{shown_value(found[0].candidate, read)}."
     return f"{NOT_STATED}: {question.rstrip('?')}?"
 

@@ -9,8 +9,8 @@ else the answer's words whole). The lines holding that value are found exactly
 (`exact.lines_holding`); whether they state it as the answer is the judge's call
 (`cairn.tasks.verifier.seam`). A figure Cairn worked out (`1260000 / 8400 = 150`) is held by the
 lines of its operands, and is proven: the arithmetic is Cairn's. An answer that says the files
-do not say it is `absent` only when every source was read and no line read holds all of the
-part's content words.
+do not say it is `absent` only when every source was read and no section read (the lines under
+one heading) holds all of the part's content words.
 
 >>> reads = [Read("source:d/t.md", "## Team Falcon\\nTeam Falcon owns billing. Lead: Priya Nandakumar.")]
 >>> [(c.value, [q.line for q in c.quotes]) for c in part_values(["Who leads Team Falcon?"],
@@ -32,6 +32,7 @@ from cairn.tasks.grounding.lexicon import FRAME
 from cairn.tasks.grounding.proof import NOT_STATED, answer_clauses
 from cairn.tasks.grounding.reads import Read
 from cairn.tasks.verifier.exact import every_line, lines_holding
+from cairn.tasks.verifier.structural import in_a_section
 from cairn.tasks.verify.question import read_question
 
 
@@ -55,7 +56,7 @@ def _part(
     if (worked := _worked(part, computed, reads)) is not None:
         return worked
     if said_absent(said):
-        if exhausted and not _lines_about(part, reads):
+        if exhausted and not in_a_section(part, list(every_line(reads))):
             why = f"{NOT_STATED}: no line read holds all of {', '.join(sorted(content_terms(part)))}"
             return PartCheck(part=part, answered=False, not_stated=True, why=why)
         why = "the answer says the files do not say it, but a line read holds the part's words"
@@ -170,12 +171,6 @@ def _names(words: list[str]) -> list[list[int]]:
 def said_absent(said: str) -> bool:
     """Whether the answer says the files do not give it (in Cairn's words)."""
     return NOT_STATED.lower() in said.lower()
-
-
-def _lines_about(part: str, reads: Sequence[Read]) -> list[QuotedLine]:
-    """The lines read (with what they stand under) that hold every content word of the part."""
-    wanted = content_terms(part)
-    return [q for q in every_line(reads) if q.text and wanted <= forms(f"{q.context} {q.text}")]
 
 
 def _worked(part: str, computed: Sequence[Claim], reads: Sequence[Read]) -> PartCheck | None:

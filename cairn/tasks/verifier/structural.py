@@ -39,6 +39,8 @@ False
 >>> led = QuotedLine(source="s", line=3, text="The team is led by Priya Nandakumar.", context="Team Falcon")
 >>> proves("Who leads Team Falcon?", "Priya Nandakumar", led), proves("Where does it sit?", "Priya", led)
 (True, False)
+>>> proves("Who leads Team Falcon?", "Lisbon", led.model_copy(update={"text": f"{led.text[:-1]} in Lisbon."}))
+False
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ from cairn.tasks.grounding.lemmas import content_terms, forms, ordered_terms
 from cairn.tasks.grounding.reads import Read
 from cairn.tasks.verifier.exact import HEADER, PATH, every_line, holds, normalised, quoted_in
 
+NEAR = 2  # words between a value in prose and the part's word it answers (`led by`)
 _LABEL = re.compile(r"^(?:[-*+]\s+)?(?P<label>[^:|]{1,60}?):\s+(?P<rest>\S.*)$")
 # A value in prose is taken whole only as a name or a figure: capitalised words or digits (a
 # reader's span that ran on, `Priya Nandakumar and sits`, is neither).
@@ -95,6 +98,43 @@ def stated(part: str, goal: str, reads: Sequence[Read]) -> tuple[str, QuotedLine
     return next(iter(found.values()), None)
 
 
+def unstated(part: str, reads: Sequence[Read]) -> bool:
+    """Whether the structure of what was read says it does not state `part`: a heading or a table
+    row's first cell names the part's subject (all its words are the part's), so the files are
+    about it, yet no section (the lines under one heading, with the headings and header they stand
+    under) holds every content word of the part. Prose without headings never says so (a
+    paraphrase holds other words).
+
+    >>> teams = [Read("source:t.md", "# Teams\\n## Team Osprey\\nTeam Osprey owns notifications.")]
+    >>> unstated("Who leads Team Osprey?", teams), unstated("What does Team Osprey own?", teams)
+    (True, False)
+    >>> unstated("Who leads Osprey?", [Read("source:p.md", "Osprey owns notifications.")])
+    False
+    """
+    asked = content_terms(part)
+    lines = [q for q in every_line(reads) if q.text]
+    if not asked or not any(_names_subject(q, asked) for q in lines):
+        return False
+    return not in_a_section(part, lines)
+
+
+def in_a_section(part: str, lines: Sequence[QuotedLine]) -> bool:
+    """Whether the lines under one heading (with the headings and header they stand under) hold
+    every content word of `part` between them."""
+    sections: dict[tuple[str, str], set[str]] = {}
+    for q in lines:
+        key = (q.source, q.context.partition(HEADER)[0])
+        sections.setdefault(key, set()).update(forms(f"{q.context} {q.text}"))
+    asked = content_terms(part)
+    return any(asked <= held for held in sections.values())
+
+
+def _names_subject(quote: QuotedLine, asked: set[str]) -> bool:
+    heading, header = _context(quote)
+    first = _cells(quote.text)[0] if quote.text.startswith("|") and header else ""
+    return any((named := content_terms(text)) and named <= asked for text in (heading, first))
+
+
 def _values(quote: QuotedLine) -> list[str]:
     """What a line offers as a value: a table row's cells, a labelled line's value (to the end of
     its sentence), the heading it stands under."""
@@ -106,6 +146,8 @@ def _values(quote: QuotedLine) -> list[str]:
         return found + [_measured(cell, column) for cell, column in cells if cell]
     if (labelled := _LABEL.match(quote.text)) is not None:
         found.append(_SENTENCE_END.split(labelled["rest"], maxsplit=1)[0].strip().rstrip("."))
+    if heading:  # under a heading that may name its subject: the line's names and figures
+        found += [m.group().rstrip(".,") for m in _NAME_OR_FIGURE.finditer(quote.text)]
     return found
 
 
@@ -147,7 +189,23 @@ def _about(asked: set[str], value: str, line: str, heading: str) -> bool:
         and _NAME_OR_FIGURE.fullmatch(value.strip()) is not None
         and holds(line, value)
         and asked <= forms(line) | forms(heading)
+        and _beside(value, asked - subject, line)
     )
+
+
+def _beside(value: str, wanted: set[str], line: str) -> bool:
+    """The value stands within `NEAR` words of one of the part's own words on the line (`led by
+    Priya Nandakumar`, not `led by Priya Nandakumar and sits in the Lisbon office` for Lisbon)."""
+    words = line.split()
+    size = len(value.split())
+    at = [n for n in range(len(words) - size + 1) if holds(" ".join(words[n : n + size]), value)]
+    near = [n for n, word in enumerate(words) if forms(word) & wanted]
+    return not wanted or any(_between(n, size, m) <= NEAR for n in at for m in near)
+
+
+def _between(start: int, size: int, other: int) -> int:
+    """How many words stand between a value (`size` words from `start`) and the word at `other`."""
+    return start - other - 1 if other < start else other - start - size
 
 
 def _context(quote: QuotedLine) -> tuple[str, str]:
@@ -161,4 +219,4 @@ def _cells(row: str) -> list[str]:
     return [cell.strip() for cell in row.strip().strip("|").split("|")]
 
 
-__all__ = ["proves", "stated"]
+__all__ = ["in_a_section", "proves", "stated", "unstated"]
