@@ -27,6 +27,7 @@ from collections.abc import Sequence
 
 from cairn.core import Claim, PartCheck, QuotedLine
 from cairn.tasks.grounding import figures
+from cairn.tasks.grounding.answer_text import sentences
 from cairn.tasks.grounding.lemmas import content_terms, forms, tokens
 from cairn.tasks.grounding.lexicon import FRAME
 from cairn.tasks.grounding.proof import NOT_STATED, answer_clauses
@@ -186,13 +187,23 @@ def _worked(part: str, computed: Sequence[Claim], reads: Sequence[Read]) -> Part
         operands = figures.figures(claim.where.rpartition(" = ")[0])
         lines = [next(iter(_stating(f, reads)), None) for f in operands]
         quotes = [q for q in lines if q is not None]
-        held = set().union(*(forms(f"{q.context} {q.text}") for q in quotes))
+        # What the operands' own sentences say (`the reservoir holds 1,260,000 cubic metres of
+        # usable water`), not the sentence after it on the line (`90,000 cubic metres of dead storage`)
+        said = [_sentence_stating(f, q) for f, q in zip(operands, lines, strict=True) if q is not None]
+        held = set().union(*(forms(f"{q.context} {text}") for q, text in zip(quotes, said, strict=True)))
         wanted = {t for t in asked.terms if t != asked.head and not t.isdigit()}
         if quotes and len(quotes) == len(operands) and wanted <= held | {asked.unit}:
             value = f"{claim.text} ({claim.where})"  # Cairn's own arithmetic over quoted figures: proven
             quoted = list(dict.fromkeys(quotes))
             return PartCheck(part=part, answered=True, value=value, quotes=quoted, judge="cairn (arithmetic)")
     return None
+
+
+def _sentence_stating(figure: figures.Figure, quote: QuotedLine) -> str:
+    for sentence in sentences(quote.text):
+        if any(figures.same_value(f.value, figure.value) for f in figures.figures(sentence)):
+            return sentence
+    return quote.text
 
 
 def _stating(figure: figures.Figure, reads: Sequence[Read]) -> list[QuotedLine]:

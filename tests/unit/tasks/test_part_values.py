@@ -58,3 +58,16 @@ def test_a_figure_cairn_worked_out_is_proven_by_its_operands_lines() -> None:
         ["How many days of water does the tank hold?"], "150 days.", reads, computed=[worked]
     )
     assert check.answered and check.judge == "cairn (arithmetic)" and [q.line for q in check.quotes] == [1, 2]
+
+
+def test_a_worked_figure_is_held_by_its_operands_own_sentences_not_their_neighbours() -> None:
+    """`How many days of dead ...`: `dead storage` is on the stock's line, in the next sentence."""
+    text = "The tank holds 1,260,000 litres of water. A further 90,000 litres of dead storage lie below.\n"
+    reads = [Read("source:d/water.md", text + "The town uses 8,400 litres of water a day.")]
+    worked = Claim(text="150 days", kind="figure", status="computed", where="1260000 / 8400 = 150")
+    for part, proven in [
+        ("How many days of water does the tank hold?", True),
+        ("How many days of dead does the tank hold?", False),
+    ]:
+        (check,) = part_values([part], "150 days.", reads, computed=[worked])
+        assert check.answered is proven
