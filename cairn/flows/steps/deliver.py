@@ -230,7 +230,8 @@ def _plainly_first(session: Session, payload: DeliverInput) -> bool:
 
 def _ask(session: Session, executor: Executor, key: CallKey, payload: DeliverInput) -> str:
     request = AskInput(
-        question=session.state.goal, files=pasted(session.state, session.reader) or payload.excerpts
+        question=session.state.goal,
+        files=pasted(session.state, session.reader, session.words) or payload.excerpts,
     )
     result = ask(
         session, executor, key.model_copy(update={"kind": "ask"}), "ask", request, f"ask-{key.iteration}"
@@ -253,17 +254,20 @@ def _plainly(
         return None
     if all(p.answered for p in found.parts):
         return None
-    request = AskInput(question=state.goal, files=pasted(state, session.reader) or payload.excerpts)
+    request = AskInput(
+        question=state.goal, files=pasted(state, session.reader, session.words) or payload.excerpts
+    )
     ask_key = key.model_copy(update={"kind": "ask"})
     result = ask(session, executor, ask_key, "ask", request, f"ask-{key.iteration}")
     out = result.output if result.ok and isinstance(result.output, AskOutput) else None
     return out.answer if out and out.answer.strip() else None
 
 
-def pasted(state: TaskState, reader: FullOutput, budget: int = frontier.EXCERPT_CHARS) -> list[Excerpt]:
+def pasted(state: TaskState, reader: FullOutput, budget: int) -> list[Excerpt]:
     """The source files the task read, whole, in path order, as a user pastes them into a chat
-    (within `budget` characters; the last one cut there): the model asked plainly sees what it
-    would see without Cairn, not Cairn's ranking of what bears on the goal."""
+    (within `budget` characters, the files' words an answer's prompt may hold, which the opening
+    read them whole within; the last one cut there): the model asked plainly sees what it would
+    see without Cairn, not Cairn's ranking of what bears on the goal."""
     latest = {
         c.paths[0]: c for c in state.calls if c.tool == "read_file" and c.outcome == "success" and c.paths
     }
