@@ -14,28 +14,20 @@ notes about what it read, is never a `Read`: a claim cannot support itself.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence, Set
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
-from cairn.core import Claim
-from cairn.memory.embed.words import FUNCTION_WORDS
 from cairn.tasks.grounding import figures
 from cairn.tasks.grounding.answer_text import terms
 from cairn.tasks.grounding.relative_dates import anchor_spans, resolved
 from cairn.tasks.grounding.units import Unit, units_of
 
-RARE = 3  # a word in at most this many lines can link two of them (a name, a service)
-NEAR = 60  # characters either side of a claim that speak of it (about ten words)
-Locate = Callable[["_Line"], tuple[int, int] | None]
 _STARTS_UNIT = re.compile(r"[-*+>|]\s|\d+[.)]\s|[A-Z][\w'.-]*(?: [A-Z][\w'.-]*){0,2}: ")
-_HEADED = " — "  # `context_lines` puts a line's heading before this
-_CLAUSE_END = re.compile(r";\s*|[.!?](?:\s+|$)|:\s+(?=\S)")
 _WORDS = re.compile(r"[a-z0-9]+")
 _SPACE = re.compile(r"\s+")
 _TABLE_DIVIDER = re.compile(r"\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?")
 _SEPARATOR = re.compile(r"(?<=\d)[,\u202f\u2009](?=\d{3}\b)")
-_FUNCTION_STEMS = frozenset(t for w in FUNCTION_WORDS for t in terms(w))
 
 
 @dataclass(frozen=True)
@@ -189,47 +181,6 @@ class ReadIndex:
     def _first(self, test: Callable[[_Line], bool]) -> Support | None:
         return next((Support(source, line.text) for source, line in self._lines if test(line)), None)
 
-    def covering(
-        self, stated: Locate, wanted: set[str], share: float, bridges: Set[str] = frozenset()
-    ) -> Support | None:
-        """A line that states the thing (`stated` finds where) with at least `share` of the
-        stemmed words `wanted` near it, alone or with one more line that shares a rare word of
-        `bridges` with it: the claim said of what the question asks about, not of something else
-        the same line mentions."""
-        need = max(1, round(share * len(wanted) + 0.49)) if wanted else 0
-        for source, line in self._lines:
-            span = stated(line)
-            if span is None:
-                continue
-            held = wanted & terms(_near(line.text, span))
-            hops = self._linked(line, bridges, wanted)
-            if len(held) >= need or any(len(held | more) >= need for more in hops):
-                return Support(source, line.text)
-        return None
-
-    def _linked(self, line: _Line, bridges: Set[str], wanted: set[str]) -> Iterator[set[str]]:
-        """The words of `wanted` held by each other line sharing a rare bridge word with `line`."""
-        for word in (bridges - _FUNCTION_STEMS) & line.stems:
-            holders = [other for _, other in self._lines if word in other.stems]
-            if len(holders) <= RARE:
-                yield from (wanted & other.stems for other in holders if other is not line)
-
-    def locate(self, claim: Claim) -> Locate:
-        """Where in a line `claim` is stated (a character span), for each kind of claim."""
-        text = claim.text
-        if claim.kind == "figure" and (found := figures.figures(text)):
-            return lambda line: _figure_span(line, found[0])
-        if claim.kind == "date" and (when := figures.dates(text)):
-            return lambda line: next(((d.start, d.end) for d in line.event_dates if when[0].matches(d)), None)
-        if claim.kind == "name":
-            wanted = _WORDS.findall(text.lower())
-            return lambda line: _words_span(line, wanted)
-        if claim.kind == "phrase":
-            own = terms(text)
-            return lambda line: (0, len(line.text)) if own <= line.stems else None
-        value = normal(text)
-        return lambda line: (0, len(line.text)) if value in line.normal else None
-
     def figure(self, claim: figures.Figure) -> Support | None:
         """A line stating the same number, in the same unit where both give one."""
         return self._first(lambda line: _figure_span(line, claim) is not None)
@@ -287,25 +238,3 @@ def _figure_span(line: _Line, claim: figures.Figure) -> tuple[int, int] | None:
         if units_agree and figures.same_value(found.value, claim.value):
             return (found.start, found.end)
     return None
-
-
-def _words_span(line: _Line, words: list[str]) -> tuple[int, int] | None:
-    if not set(words) <= line.words:
-        return None
-    lowered = line.text.lower()
-    spans = [m.span() for w in words if (m := re.search(rf"\b{re.escape(w)}\b", lowered))]
-    return (min(s for s, _ in spans), max(e for _, e in spans)) if spans else None
-
-
-def _near(text: str, span: tuple[int, int]) -> str:
-    """What a line says of the thing at `span`: the clause around it (between semicolons or
-    sentence ends, at most NEAR characters either side), with the line's heading.
-
-    >>> _near("Incidents — March 21: web ran at 640 ms for 45 minutes; the budget was exceeded.", (44, 54))
-    'Incidents web ran at 640 ms for 45 minutes'
-    """
-    heading, _, _ = text.partition(_HEADED) if _HEADED in text else ("", "", "")
-    start = max((m.end() for m in _CLAUSE_END.finditer(text, 0, span[0])), default=0)
-    end = next((m.start() for m in _CLAUSE_END.finditer(text, span[1])), len(text))
-    start, end = max(start, span[0] - NEAR), min(end, span[1] + NEAR)
-    return f"{heading} {text[start:end].strip()}".strip()
