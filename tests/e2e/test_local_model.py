@@ -16,6 +16,8 @@ from cairn.core import ModelProbed
 from cairn.memory.log.workspace import Workspace
 from cairn.tasks.calibration import Calibration, save_calibration
 from cairn.tasks.messages.prompts import PromptError, parse_request
+from cairn.tasks.messages.schemas import JudgeInput
+from cairn.tasks.model.llm import ModelClient
 from cairn.tasks.model.probe import _ASK
 from tests.conftest import CORPUS, QUESTION_FILE, cairn
 from tests.model_server import ModelServer
@@ -57,9 +59,20 @@ def test_a_local_server_needs_nothing_but_its_address(
     assert json.loads(proc.stdout)["complete"] is True
     (probed,) = [e.probe for e in Workspace(ws).task(task).read().events if isinstance(e, ModelProbed)]
     assert probed.response_format == taken and probed.tokens_per_s
-    # A `judge` call asks for one yes/no token and its odds (logprobs), never for JSON.
-    judged = [r for r in server.requests if r.get("logprobs")]
-    assert judged and all(r.get("response_format") is None for r in judged)
+    # Cairn's arithmetic proved the part (1,260,000 / 8,400 over quoted lines): the model is not
+    # asked to judge what its word cannot change.
+    assert not [r for r in server.requests if r.get("logprobs")]
+    # Where it is asked, a `judge` call asks for one yes/no token and its odds, never for JSON.
+    with ModelServer(refuse_schema=refuse_schema) as judging:
+        client = ModelClient("openai/small", litellm_kwargs={"api_base": judging.url, "api_key": "x"})
+        line = "At full supply level the reservoir holds 1,260,000 cubic metres of usable water."
+        asked_judge = JudgeInput(
+            question="What does the reservoir hold?", answer="1,260,000 cubic metres", line=line
+        )
+        said = client.call("judge", asked_judge)
+    assert said.ok and [(r.get("logprobs"), r.get("response_format")) for r in judging.requests] == [
+        (True, None)
+    ]
     # A question asked plainly (`ask`) is answered in words, as a user asks it: no format either.
     asked = [r for r in server.requests if not r.get("logprobs") and _kind(r) == "ask"]
     assert asked and all(r.get("response_format") is None for r in asked)

@@ -156,8 +156,10 @@ def derived(goal: str, chosen: list[tuple[float, str, str]]) -> list[str]:
     clauses = [(c, src) for _, s, src in chosen for c in s.split(";")]
     stocks = [(a, c, src) for c, src in clauses if not _RATE.search(c) for a in _amounts(c)]
     rates = [(a, c, src) for c, src in clauses if _RATE.search(c) for a in _amounts(c)]
-    # The stock the goal names ("the reservoir hold"), not the first amount read (a peak day's use).
+    # The stock and the rate the goal names ("the reservoir hold", "average daily consumption"),
+    # not the first amounts read (a peak day's use, a plant's capacity).
     stocks.sort(key=lambda found: -text.overlap(goal, found[1]))
+    rates.sort(key=lambda found: -text.overlap(goal, found[1]))
     for (stock, unit), _, stock_src in stocks:
         for (rate, rate_unit), _, rate_src in rates:
             if unit == rate_unit and rate > 0:
