@@ -32,9 +32,10 @@ from cairn.tasks.grounding.reads import Read, passages
 from cairn.tasks.pieces import pieces_of
 from cairn.tasks.tools.builtins import BUILTIN_NAMES
 from cairn.tasks.validation import Checked
-from cairn.tasks.verifier import CairnJudge, PartToVerify, Verifier, VerifyRequest, verified
+from cairn.tasks.verifier import CairnJudge, PartToVerify, Verifier, VerifyRequest
 from cairn.tasks.verifier.answer_check import Grounding, check_answer
 from cairn.tasks.verifier.exact import lines_holding, normalised
+from cairn.tasks.verifier.seam import verified
 
 FullOutput = Callable[[ToolCall], str]  # a call's whole output (its record keeps only the start)
 _SOURCE_TOOLS = frozenset({"read_file", "list_directory", "summarize_directory"})

@@ -1,5 +1,7 @@
-"""Who proves an answer: the `Verifier` seam (`seam`), what Cairn checks exactly (`exact`: the
-value is on a line read) and the offline judge of structure (`structural`).
+"""Who proves an answer: the `Verifier` seam (`seam`), what the judge is asked (`part_values`: the
+answer's value for each part and the lines holding it), what Cairn checks exactly (`exact`) and
+the offline judge of structure (`structural`). The names a user passes or receives are here; the
+rest stay in their modules (`seam.verified`, `seam.UNCALIBRATED`).
 
 >>> from cairn.tasks.verifier import CairnJudge, Verifier
 >>> isinstance(CairnJudge(), Verifier)
@@ -7,27 +9,12 @@ True
 """
 
 from cairn.tasks.verifier.seam import (
-    UNCALIBRATED,
     CairnJudge,
     OncePerAnswer,
     PartToVerify,
     PartVerdict,
-    Status,
     Verifier,
-    VerifierError,
     VerifyRequest,
-    verified,
 )
 
-__all__ = [
-    "UNCALIBRATED",
-    "CairnJudge",
-    "OncePerAnswer",
-    "PartToVerify",
-    "PartVerdict",
-    "Status",
-    "Verifier",
-    "VerifierError",
-    "VerifyRequest",
-    "verified",
-]
+__all__ = ["CairnJudge", "OncePerAnswer", "PartToVerify", "PartVerdict", "Verifier", "VerifyRequest"]

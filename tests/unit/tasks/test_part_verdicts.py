@@ -11,16 +11,9 @@ from cairn.core import PartCheck, QuotedLine
 from cairn.flows.steps.session import judge_line
 from cairn.tasks.calibration import Calibration, save_calibration
 from cairn.tasks.grounding import Read
-from cairn.tasks.verifier import (
-    CairnJudge,
-    PartToVerify,
-    PartVerdict,
-    Status,
-    VerifierError,
-    VerifyRequest,
-    verified,
-)
+from cairn.tasks.verifier import CairnJudge, PartToVerify, PartVerdict, VerifyRequest
 from cairn.tasks.verifier.exact import holds, lines_holding
+from cairn.tasks.verifier.seam import Status, VerifierError, verified
 
 QUOTE = QuotedLine(source="source:d/teams.md", line=4, text="Team Falcon owns billing.")
 
