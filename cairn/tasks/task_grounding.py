@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path, PurePosixPath
 
-from cairn.core import CodeReference, Coverage, FunctionCheck, ModelJudgement, PartCheck, QuotedLine, ToolCall
+from cairn.core import CodeReference, Coverage, FunctionCheck, ModelJudgement, PartCheck, ToolCall
 from cairn.memory.index.sources import text_files
 from cairn.memory.log.state import TaskState
 from cairn.tasks.coverage.goal import CoverageGoal, coverage_goal, ranges_over
@@ -34,7 +34,7 @@ from cairn.tasks.tools.builtins import BUILTIN_NAMES
 from cairn.tasks.validation import Checked
 from cairn.tasks.verifier import CairnJudge, PartToVerify, Verifier, VerifyRequest
 from cairn.tasks.verifier.answer_check import Grounding, check_answer
-from cairn.tasks.verifier.exact import lines_holding, normalised
+from cairn.tasks.verifier.exact import normalised
 from cairn.tasks.verifier.seam import verified
 
 FullOutput = Callable[[ToolCall], str]  # a call's whole output (its record keeps only the start)
@@ -178,7 +178,7 @@ def verify_request(
         PartToVerify(
             part=check.part,
             value=check.value,
-            quotes=_holding(check, read),
+            quotes=check.quotes if check.value else [],  # found exactly (`part_values`)
             cairn=check.model_copy(update={"judge": judge}),
             p_yes=_model_says(check, said),
         )
@@ -195,14 +195,6 @@ def _model_says(check: PartCheck, said: Sequence[ModelJudgement]) -> float | Non
         if j.part == check.part and check.value and normalised(j.value) == normalised(check.value)
     ]
     return max(found, default=None)
-
-
-def _holding(check: PartCheck, read: list[Read]) -> list[QuotedLine]:
-    if not check.value:
-        return []
-    if check.answered and check.quotes and " = " in check.value:
-        return check.quotes  # Cairn's arithmetic (`150 days (1260000 / 8400 = 150)`): its operands' lines
-    return lines_holding(check.value, read)
 
 
 def _seconded(function: FunctionCheck, state: TaskState) -> FunctionCheck:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from cairn.core import QuotedLine
 from cairn.tasks.grounding.reads import Read
@@ -76,8 +76,13 @@ def quoted_in(quote: QuotedLine, value: str) -> bool:
 def lines_holding(value: str, reads: Sequence[Read]) -> list[QuotedLine]:
     """The lines of what was read that hold `value`, or stand under a heading that is `value`,
     as quotes (at most `MAX_QUOTES`, in reading order, each once)."""
+    return holding(value, every_line(reads))
+
+
+def holding(value: str, lines: Iterable[QuotedLine]) -> list[QuotedLine]:
+    """`lines_holding` over lines already read out (`every_line`)."""
     found: dict[tuple[str, int], QuotedLine] = {}
-    for quote in every_line(reads):
+    for quote in lines:
         if len(found) >= MAX_QUOTES:
             break
         if (quote.source, quote.line) not in found and quoted_in(quote, value):
@@ -143,4 +148,14 @@ def _occurs(wanted: str, text: str) -> bool:
     return re.search(rf"(?<!\w){re.escape(wanted)}(?!\w)", text) is not None
 
 
-__all__ = ["HEADER", "MAX_QUOTES", "PATH", "every_line", "holds", "lines_holding", "normalised", "quoted_in"]
+__all__ = [
+    "HEADER",
+    "MAX_QUOTES",
+    "PATH",
+    "every_line",
+    "holding",
+    "holds",
+    "lines_holding",
+    "normalised",
+    "quoted_in",
+]

@@ -32,7 +32,7 @@ from cairn.tasks.grounding.lemmas import content_terms, forms, tokens
 from cairn.tasks.grounding.lexicon import FRAME
 from cairn.tasks.grounding.proof import NOT_STATED, answer_clauses
 from cairn.tasks.grounding.reads import Read
-from cairn.tasks.verifier.exact import every_line, lines_holding
+from cairn.tasks.verifier.exact import every_line, holding
 from cairn.tasks.verifier.structural import in_a_section
 from cairn.tasks.verify.question import read_question
 
@@ -48,16 +48,17 @@ def part_values(
     """Each question part with the answer's value for it and the lines read holding that value,
     not yet judged (`answered` False, but for Cairn's arithmetic); `absent` where the answer says
     the files do not say it and they cannot (see the module docstring)."""
-    return [_part(part, _said(answer, part, parts), reads, exhausted, computed) for part in parts]
+    lines = list(every_line(reads))  # read out once for every part
+    return [_part(part, _said(answer, part, parts), lines, exhausted, computed) for part in parts]
 
 
 def _part(
-    part: str, said: str, reads: Sequence[Read], exhausted: bool, computed: Sequence[Claim]
+    part: str, said: str, lines: Sequence[QuotedLine], exhausted: bool, computed: Sequence[Claim]
 ) -> PartCheck:
-    if (worked := _worked(part, computed, reads)) is not None:
+    if (worked := _worked(part, computed, lines)) is not None:
         return worked
     if said_absent(said):
-        if exhausted and not in_a_section(part, list(every_line(reads))):
+        if exhausted and not in_a_section(part, lines):
             why = f"{NOT_STATED}: no line read holds all of {', '.join(sorted(content_terms(part)))}"
             return PartCheck(part=part, answered=False, not_stated=True, why=why)
         why = "the answer says the files do not say it, but a line read holds the part's words"
@@ -66,7 +67,7 @@ def _part(
     if not own:
         return PartCheck(part=part, answered=False, why="the answer gives no value for it")
     for value in dict.fromkeys([own, core(own, part)]):
-        if value and (quotes := lines_holding(value, reads)):
+        if value and (quotes := holding(value, lines)):
             return PartCheck(part=part, answered=False, value=value, quotes=quotes)
     return PartCheck(part=part, answered=False, value=own, why=f"no line read holds {own}")
 
@@ -174,7 +175,7 @@ def said_absent(said: str) -> bool:
     return NOT_STATED.lower() in said.lower()
 
 
-def _worked(part: str, computed: Sequence[Claim], reads: Sequence[Read]) -> PartCheck | None:
+def _worked(part: str, computed: Sequence[Claim], read: Sequence[QuotedLine]) -> PartCheck | None:
     """A figure of the asked unit that Cairn computed, held by the lines of its operands when
     together they hold the part's words (the unit's own aside)."""
     asked = read_question(part)
@@ -185,7 +186,7 @@ def _worked(part: str, computed: Sequence[Claim], reads: Sequence[Read]) -> Part
         if not stated or stated[0].unit not in (asked.unit, None):
             continue
         operands = figures.figures(claim.where.rpartition(" = ")[0])
-        lines = [next(iter(_stating(f, reads)), None) for f in operands]
+        lines = [next(iter(_stating(f, read)), None) for f in operands]
         quotes = [q for q in lines if q is not None]
         # What the operands' own sentences say (`the reservoir holds 1,260,000 cubic metres of
         # usable water`), not the sentence after it on the line (`90,000 cubic metres of dead storage`)
@@ -206,11 +207,9 @@ def _sentence_stating(figure: figures.Figure, quote: QuotedLine) -> str:
     return quote.text
 
 
-def _stating(figure: figures.Figure, reads: Sequence[Read]) -> list[QuotedLine]:
+def _stating(figure: figures.Figure, lines: Sequence[QuotedLine]) -> list[QuotedLine]:
     return [
-        q
-        for q in every_line(reads)
-        if any(figures.same_value(f.value, figure.value) for f in figures.figures(q.text))
+        q for q in lines if any(figures.same_value(f.value, figure.value) for f in figures.figures(q.text))
     ]
 
 
