@@ -8,9 +8,10 @@ prose: `long_suites/grade.py`) and scores it: a proven cell right or wrong, an `
 cell apart, a false `not given` counted as wrong.
 
 `Grade.correct` says only that the ledger claims nothing false (no wrong proven row, no false not
-given): the grader cannot see whether Cairn called the task complete, so an empty ledger is
-"correct" with recall 0. `Grade.score` is the recall; `long_verdict` joins both with the task's
-end, its sources read and its complete, which `bench/agent.py` knows.
+given, no wrong unverified value: a value given unproven is still given): the grader cannot see
+whether Cairn called the task complete, so an empty ledger is "correct" with recall 0.
+`Grade.score` is the recall; `long_verdict` joins both with the task's end, its sources read and
+its complete, which `bench/agent.py` knows.
 
 >>> import tempfile
 >>> tasks = load(40, 0, Path(tempfile.mkdtemp()), kinds=("dataset",))
@@ -83,8 +84,14 @@ def ledger_grade(text: str, truth: list[Truth], fields: Fields) -> Grade:
     (True, 0.0, 'proven 0 right, 0 wrong; unverified 1 (1 right); false not given 0; missing 0; recall 0.00')
     """
     scored = grade.score(parse_ledger(text, fields), truth, fields)
-    correct = scored.wrong == 0 and scored.false_not_given == 0
+    correct = claims_nothing_false(scored)
     return Grade(correct=correct, score=scored.recall, why=summary(scored), scored=scored)
+
+
+def claims_nothing_false(scored: Score) -> bool:
+    """No value the ledger gives is wrong: no proven cell, no `not given`, and no unverified value
+    either (an unverified value is still given to the user)."""
+    return scored.wrong == 0 and scored.false_not_given == 0 and scored.unverified_right == scored.unverified
 
 
 def summary(scored: Score) -> str:
@@ -124,7 +131,7 @@ def long_verdict(complete: bool, score: Score, sources_read: int, sources: int) 
     >>> long_verdict(True, s, 12, 12), long_verdict(True, s, 11, 12), long_verdict(False, s, 3, 12)
     ('right', 'false_complete', 'honest_incomplete')
     """
-    nothing_false = score.wrong == 0 and score.false_not_given == 0
+    nothing_false = claims_nothing_false(score)
     if complete:
         whole = score.recall >= RIGHT_RECALL and sources_read >= sources
         return "right" if whole and nothing_false else "false_complete"

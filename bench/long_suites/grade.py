@@ -37,10 +37,11 @@ if TYPE_CHECKING:  # the generator imports `item_key` from here, to keep its nam
 # "right", "unknown_item", "duplicate", "wrong_both", and "wrong_<label>" for one wrong field
 # ("wrong_owner", "wrong_budget" for services); "unverified" and "open" rows are neither.
 Verdict = str
-CellState = Literal["proven", "unverified", "open"]
+CellState = Literal["proven", "unverified", "conflict", "open"]
 NOT_GIVEN = frozenset({"not given", "not stated", "none given", "n/a"})
-OPEN = frozenset({"…", "..."})  # Cairn's mark for a field not read yet: no claim
+OPEN = frozenset({"…", "...", "—"})  # not read yet, or looked for and not found: no claim
 _UNVERIFIED = re.compile(r"^\s*unverified\s*[:\-–—]\s*", re.I)
+_CONFLICT = re.compile(r"^\s*conflict\s*:\s*", re.I)  # `Conflict: 1320 ms; 1410 ms`: one of them, unproven
 _PERCENT = re.compile(r"\d+(?:\.\d+)?\s*%")  # "95% of requests": a share, never the figure
 _HEADING = re.compile(r"^(#{1,6})\s*(.*?)\s*#*\s*$")
 _CELL_SPLIT = re.compile(r"(?<!\\)\|")
@@ -295,12 +296,14 @@ def cell_state(cell: str) -> tuple[CellState, str]:
 
     >>> cell_state("Unverified: Team Finch"), cell_state("**unverified** - 40 ms")
     (('unverified', 'Team Finch'), ('unverified', '40 ms'))
-    >>> cell_state("…"), cell_state("not given")
-    (('open', '…'), ('proven', 'not given'))
+    >>> cell_state("…"), cell_state("not given"), cell_state("Conflict: 1320 ms; 1410 ms")
+    (('open', '…'), ('proven', 'not given'), ('conflict', '1320 ms; 1410 ms'))
     """
     text = _MARKUP.sub("", cell).strip()
     if found := _UNVERIFIED.match(text):
         return "unverified", text[found.end() :].strip()
+    if found := _CONFLICT.match(text):
+        return "conflict", text[found.end() :].strip()
     if text in OPEN:
         return "open", text
     return "proven", cell
@@ -373,7 +376,8 @@ def _judged(rows: Iterable[LedgerRow], by_key: dict[str, Truth], fields: Fields)
         if key not in by_key or key in seen:
             # A row of an item that is not there (or told twice) is wrong when it claims anything.
             verdict = "unknown_item" if key not in by_key else "duplicate"
-            unclaimed = "unverified" if any(state == "unverified" for state, _ in states) else "open"
+            given = any(state in ("unverified", "conflict") for state, _ in states)
+            unclaimed = "unverified" if given else "open"
             yield _Judged(row=row, verdict=verdict if claims else unclaimed)
             continue
         seen.add(key)
@@ -384,8 +388,11 @@ def _cells_verdict(
     row: LedgerRow, states: list[tuple[CellState, str]], truth: Truth, fields: Fields
 ) -> _Judged:
     (name_state, name), (figure_state, figure) = states
-    name_ok = owner_key(name) == owner_key(truth.name)
-    figure_ok = figure_matches(figure, truth.figure, fields.unit)
+    # A conflict cell gives several values, unproven: right when the truth is one of them.
+    names = name.split("; ") if name_state == "conflict" else [name]
+    name_ok = any(owner_key(n) == owner_key(truth.name) for n in names)
+    given = figure.split("; ") if figure_state == "conflict" else [figure]
+    figure_ok = any(figure_matches(f, truth.figure, fields.unit) for f in given)
     false_not_given = int(
         name_state == "proven" and _plain(name).strip(" .") in NOT_GIVEN and not name_ok
     ) + int(figure_state == "proven" and _plain(figure).strip(" .") in NOT_GIVEN and not figure_ok)
@@ -394,9 +401,9 @@ def _cells_verdict(
     if name_wrong or figure_wrong:
         verdict = _field_verdict(not name_wrong, not figure_wrong, fields)
         return _Judged(row=row, verdict=verdict, false_not_given=false_not_given)
-    if "unverified" in (name_state, figure_state):
-        given = zip(states, (name_ok, figure_ok), strict=True)
-        right = all(ok for (state, _), ok in given if state != "open")
+    if {"unverified", "conflict"} & {name_state, figure_state}:
+        cells = zip(states, (name_ok, figure_ok), strict=True)
+        right = all(ok for (state, _), ok in cells if state != "open")
         return _Judged(row=row, verdict="unverified", values_right=right)
     return _Judged(row=row, verdict="open" if "open" in (name_state, figure_state) else "right")
 

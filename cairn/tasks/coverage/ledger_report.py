@@ -31,6 +31,7 @@ from cairn.core import Coverage, LedgerCell, LedgerRow
 from cairn.tasks.coverage.goal import CoverageGoal
 
 NOT_GIVEN = "not given"
+NOT_FOUND = "—"
 
 
 def ledger_report(goal: str, spec: CoverageGoal, rows: Sequence[LedgerRow], coverage: Coverage) -> str:
@@ -46,7 +47,7 @@ def ledger_report(goal: str, spec: CoverageGoal, rows: Sequence[LedgerRow], cove
         f"- {row.item}: {cell.note}"
         for row in rows
         for cell in row.cells
-        if cell.note and cell.status != "unverified"
+        if cell.note and (cell.status != "unverified" or not cell.value)
     ]
     tail = [
         "",
@@ -65,13 +66,14 @@ def _row(row: LedgerRow) -> str:
 
 
 def _cell(cell: LedgerCell) -> str:
+    """A cell as the table shows it: `—` is a value looked for and not found, never proven absent."""
     if cell.status == "quoted":
         return cell.value
     if cell.status == "unverified":
-        return f"Unverified: {cell.value}"
+        return f"Unverified: {cell.value}" if cell.value else NOT_FOUND
     if cell.status == "not_given":
         return NOT_GIVEN
-    return "conflict" if cell.status == "conflict" else "…"
+    return f"Conflict: {cell.value}" if cell.status == "conflict" else "…"
 
 
 def _one_line(text: str, limit: int = 120) -> str:
@@ -79,4 +81,4 @@ def _one_line(text: str, limit: int = 120) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
-__all__ = ["NOT_GIVEN", "ledger_report"]
+__all__ = ["NOT_FOUND", "NOT_GIVEN", "ledger_report"]

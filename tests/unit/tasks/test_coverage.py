@@ -11,12 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from cairn.core import RunConfig
+from cairn.core import Coverage, RunConfig
 from cairn.flows.steps.coverage import reads_batch
 from cairn.memory.log.workspace import Workspace
 from cairn.tasks.coverage.goal import coverage_goal, ranges_over
 from cairn.tasks.coverage.items import Subjects
 from cairn.tasks.coverage.ledger import Ledger
+from cairn.tasks.coverage.ledger_report import ledger_report
 from cairn.tasks.grounding.units import units_of
 from cairn.tasks.verify.model import Thresholds, load_verifier
 from tests.unit.scripted import run_whole_task
@@ -146,10 +147,37 @@ def test_each_cell_is_quoted_from_a_line_naming_its_item_whatever_the_format() -
     }
 
 
-def test_a_later_dated_line_corrects_an_earlier_one() -> None:
+def test_two_lines_giving_one_field_two_values_give_both_unproven_the_later_first() -> None:
+    """Offline nothing judges whether a later note changes a table's figure (it may be a plan, or
+    another service's): the cell gives both values with their lines, and proves neither."""
     table = "| service | owner | p95 latency budget (ms) |\n|---|---|---|\n| billing | Team Wren | 180 |\n"
     memo = "# Memo, 2026-03-02\n\nThe p95 latency budget of the billing service is now 350 ms."
-    assert _ledger({"t.md": table, "m.md": memo})["billing"][1][0] == "350 ms"
+    spec = coverage_goal(GOAL)
+    assert spec is not None
+    ledger = Ledger(spec)
+    for source, text in {"t.md": table, "m.md": memo}.items():
+        ledger.add(units_of(source, text))
+    row = ledger.row(ledger.items[0], exhausted=True)
+    budget = row.cells[1]
+    assert (budget.value, budget.status) == ("350 ms; 180 ms", "conflict")
+    assert [q.source for q in budget.quotes] == ["m.md", "t.md"]
+    assert "2026-03-02" in budget.note
+    report = ledger_report(GOAL, spec, [row], Coverage(sources=2, read=2, kind="service", fields=spec.fields))
+    assert "| Conflict: 350 ms; 180 ms |" in report
+
+
+def test_a_value_of_another_kind_than_its_column_is_not_given_as_the_fields_value() -> None:
+    """Twelve services state their budget in figures; one note says only what its service does.
+    The budget column holds figures, so that note's words are no budget: the cell gives none,
+    and does not claim the budget absent either."""
+    notes = {
+        f"s{n}.md": f"The svc{n:02d} service is owned by Team Wren. Its p95 latency budget is {100 + n} ms."
+        for n in range(12)
+    }
+    notes["odd.md"] = "The svcodd service is owned by Team Kite. Svcodd sits in front of the search cluster."
+    rows = _ledger(notes)
+    assert rows["svc03"][1] == ("103 ms", "unverified")
+    assert rows["svcodd"][1] == ("", "unverified")  # shown as `—`: looked for, not found, not absent
 
 
 def test_a_field_is_not_given_only_once_every_source_was_read_and_no_candidate_is_likely(
@@ -168,7 +196,8 @@ def test_a_field_is_not_proven_absent_while_a_labelled_value_of_its_item_is_unpl
 ) -> None:
     """`Answer within (ms, 95%): 870` shares no word with "its p95 latency budget" and scored under
     the absence threshold: the row said "not given" for a value its own line states. A value under
-    a label that is not the item's name nor another field's value leaves the field unverified."""
+    a label that is not the item's name nor another field's value leaves the field unverified: no
+    value the reader finds likely (`—`), and never "not given"."""
     files = {
         "register.md": "| Name | Run by | Answer within (ms, 95%) |\n| --- | --- | --- |\n"
         "| mirdal | Team Waxwing | 870 |\n",
@@ -178,7 +207,7 @@ def test_a_field_is_not_proven_absent_while_a_labelled_value_of_its_item_is_unpl
     strict = shipped.model_copy(update={"thresholds": {"offline": Thresholds(complete=1.0, absent=0.999)}})
     monkeypatch.setattr("cairn.tasks.verify.decision.load_verifier", lambda: strict)
     rows = _ledger(files, exhausted=True)
-    assert rows["mirdal"][1] == ("870", "unverified")
+    assert rows["mirdal"][1] == ("", "unverified")
     assert rows["kagan"][1] == ("", "not_given")  # its lines state its name and owner, nothing else
 
 
