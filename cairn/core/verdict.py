@@ -141,5 +141,6 @@ class Verdict(Frozen):
     claims: list[Claim] = Field(default_factory=list)
     parts: list[PartCheck] = Field(default_factory=list)
     functions: list[FunctionCheck] = Field(default_factory=list)
+    every_source_read: bool = False  # each source was read whole, or searched for each question's words
     deliverable: str = ""  # the file judged (relative to the artifacts), and its text then
     answer: str = ""

@@ -142,7 +142,7 @@ def checked_for(
         deliverable, parts, ReadIndex(read), given_text(state), state.worked, exhausted=exhausted
     )
     judged = judged_by(verifier, state.goal, deliverable, found, read, exhausted=exhausted, said=state.judged)
-    return Checked(claims=found.claims, parts=judged.parts + _ranging(state))
+    return Checked(claims=found.claims, parts=judged.parts + _ranging(state), every_source_read=exhausted)
 
 
 def judged_by(

@@ -131,9 +131,10 @@ def _not_stated(state: TaskState, policy: LoopPolicy) -> str | None:
 
 
 def _unverified(state: TaskState, policy: LoopPolicy) -> str | None:
-    """Every source was read, an answer was written and judged, and every question is proven,
-    not stated, or given unverified: asking the same model again about the same lines gives the
-    same answer, so the task ends with it (marked unverified) rather than spend the cap."""
+    """Every source was read (or searched for each question's words: a conversation too long to
+    read whole), an answer was written and judged, and every question is proven, not stated, or
+    given unverified: asking the same model again about the same lines gives the same answer, so
+    the task ends with it (marked unverified) rather than spend the cap."""
     verdict = state.verdict
     last = state.iterations[-1] if state.iterations else None
     if verdict is None or last is None or verdict.iteration != last.iteration or not verdict.parts:
@@ -143,13 +144,20 @@ def _unverified(state: TaskState, policy: LoopPolicy) -> str | None:
     ):
         return None  # judged on an answer this iteration wrote (delivered, or a file the model wrote)
     coverage = state.coverage  # none: the evidence is tools' outputs, every one of them read
-    if coverage is not None and (coverage.kind or coverage.read < coverage.sources):
+    if coverage is not None and (
+        coverage.kind or (coverage.read < coverage.sources and not verdict.every_source_read)
+    ):
         return None
     statuses = [p.status for p in verdict.parts]
     if "open" in statuses or all(s == "proven" for s in statuses):
         return None
     unproven = "; ".join(f"{p.part} ({p.status})" for p in verdict.parts if p.status != "proven")
-    return f"{UNVERIFIED}: every source read, and the verifier does not prove: {unproven}"
+    read = (
+        "every source read"
+        if coverage is None or coverage.read >= coverage.sources
+        else "every source searched"
+    )
+    return f"{UNVERIFIED}: {read}, and the verifier does not prove: {unproven}"
 
 
 def _pieces_left(state: TaskState, policy: LoopPolicy) -> str | None:

@@ -239,7 +239,9 @@ class Ledger:
         # A memo may write the old value beside the new one ("1320 ms, not the 1410 ms ..."): the
         # later lines' likeliest value that the earlier lines' does not equal.
         changed = next((s for s in newer if not _same(s.candidate.text, older[0].candidate.text)), None)
-        return _both(changed, older[0], read) if changed is not None else None
+        if changed is None or min(changed.probability, older[0].probability) < GIVEN:
+            return None  # both values are given, unproven: each as likely as any value a cell gives
+        return _both(changed, older[0], read)
 
     def _fit(self, field: str, found: list[Scored], read: Corpus) -> list[Scored]:
         """The candidates that can be the field's value: not a label or the field's own name, and of

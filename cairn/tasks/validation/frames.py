@@ -49,6 +49,7 @@ class Checked:
     claims: Sequence[Claim] = ()
     parts: Sequence[PartCheck] = ()
     functions: Sequence[FunctionCheck] = ()
+    every_source_read: bool = False  # each source read whole, or searched for each question's words
 
 
 def frames(evidence: Sequence[Evidence], checked: Checked) -> dict[str, pd.DataFrame]:

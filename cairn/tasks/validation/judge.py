@@ -72,6 +72,7 @@ def validate(
         claims=list(checked.claims) if "claims" in used else [],
         parts=list(checked.parts) if "parts" in used else [],
         functions=list(checked.functions) if "functions" in used else [],
+        every_source_read=checked.every_source_read,
     )
 
 

@@ -21,6 +21,7 @@ import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
 
 from cairn.core import QuotedLine
+from cairn.tasks.grounding.figures import dates
 from cairn.tasks.grounding.reads import Read
 from cairn.tasks.grounding.relative_dates import dated_text
 
@@ -39,9 +40,24 @@ def normalised(text: str) -> str:
 
     >>> normalised("  **Team  FALCON** | 1,260,000 ")
     'team falcon 1260000'
+    >>> normalised("1:56 pm on 8 May, 2023") == normalised("1:56 pm on May 8, 2023")
+    True
     """
     folded = unicodedata.normalize("NFKC", text).casefold()
-    return " ".join(_SEPARATOR.sub("", _MARKS.sub(" ", folded)).split())
+    return " ".join(_SEPARATOR.sub("", _MARKS.sub(" ", _iso_dates(folded))).split())
+
+
+def _iso_dates(text: str) -> str:
+    """Each date written as ISO 8601 (`8 may, 2023`, `may 8, 2023`: `2023-05-08`; without a year,
+    `--05-08`), so one date in two formats compares equal."""
+    if not any(c.isdigit() for c in text):
+        return text
+    found = dates(text)
+    for d in reversed(found):
+        year = f"{d.year:04d}" if d.year else "-"
+        iso = f"{year}-{d.month:02d}" + (f"-{d.day:02d}" if d.day else "")
+        text = text[: d.start] + iso + text[d.end :]
+    return text
 
 
 def holds(line: str, value: str, context: str = "") -> bool:

@@ -165,3 +165,24 @@ def test_a_task_that_ended_before_0_3_or_failed_is_not_done(status: str, code: i
         verdict=None,
     )
     assert exit_code(result, "ws") == code
+
+
+def test_an_answer_over_a_source_searched_for_every_question_ends_unverified_without_asking_again() -> None:
+    """A conversation too long to read whole, searched for each question's words, then answered
+    unproven: the next iterations asked the same model the same request and got the same answer
+    (LoCoMo, three times each). A source searched so counts as read for this stop."""
+    answer = ToolCall(call_id="a2", iteration=2, index=1, tool="answer", params={})
+    part = PartCheck(part="When did Caroline go to the support group?", answered=False, value="8 May 2023")
+    judged = NO.model_copy(update={"iteration": 2, "parts": [part]})
+    state = TaskState(
+        iterations=[_it(1, calls=[_read(1)]), _it(2, calls=[answer])],
+        evidence=[_ev(1), _ev(2)],
+        verdicts=[judged],
+        coverage=Coverage(sources=1, read=0),
+    )
+    assert decide(state).stop is None  # not searched for every question: reading on may find it
+    searched = state.model_copy(update={"verdicts": [judged.model_copy(update={"every_source_read": True})]})
+    assert decide(searched).stop == (
+        "unverified: every source searched, and the verifier does not prove: "
+        "When did Caroline go to the support group? (unverified)"
+    )

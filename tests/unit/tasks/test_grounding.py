@@ -295,20 +295,23 @@ HITS = [
             "Gina lost her job at Door Dash in January 2023.",
             "January 2023",
         ),
-        # "this month" states the month, not the 20th (a real 1.5B answer, by a day-late line).
+        # "this month" states the month, not the 20th (a real 1.5B answer); the 20th is on the line
+        # only as its timestamp, in another format: held there, and whether the line states it is
+        # the judge's to say, so it is given unproven.
         (
             "When did Gina lose her job at Door Dash?",
             "Gina lost her job at Door Dash on January 20, 2023.",
-            None,
+            "January 20, 2023",
         ),
     ],
 )
 def test_a_when_answer_gives_the_day_the_files_say_of_it_and_no_other(
-    part: str, answer: str, value: str | None
+    part: str, answer: str, value: str
 ) -> None:
     reads = ReadIndex([Read("source:conv-30/conv-30.md", hit) for hit in HITS])
     found = check_answer(answer, [part], reads, "")
-    assert own_words(found) == [value is None] and (value is None or values(found) == [value])
+    assert own_words(found) == [False] and values(found) == [value]
+    assert not any(p.answered for p in found.parts)
 
 
 def test_a_figure_takes_no_hop_to_answer_how_many_days() -> None:
