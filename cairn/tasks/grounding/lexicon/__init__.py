@@ -15,8 +15,8 @@ never imports `cairn.tasks`); it is named here as well, so this is the one place
 A room of its own, with no module behind its face: language data, not grounding logic (and the
 grounding room holds its sixteen modules, the most a room may).
 
->>> "with" in PREPOSITIONS, "because" in PREPOSITIONS, "because" in PHRASE_STOPS
-(True, False, True)
+>>> "with" in PREPOSITIONS, "because" in PREPOSITIONS
+(True, False)
 >>> WEEKDAY_ABBREVIATIONS[:2], MONTH_ABBREVIATIONS[-1]
 (('mon', 'tue'), 'dec')
 """
@@ -45,10 +45,6 @@ PREPOSITIONS = _words(
     "of for to in on at with from about into by after before during over under since until without "
     "within through across around near than as like"
 )
-# Subordinators that open a clause of their own (`because`, `while`): a phrase ends before them.
-SUBORDINATORS = _words("because while when where")
-# Coordinating conjunctions: a phrase ends before them too.
-CONJUNCTIONS = _words("and or but so")
 # Relative pronouns: what opens a relative clause (`the team that owns ...`).
 RELATIVE_PRONOUNS = _words("that which who whose whom where")
 # Articles.
@@ -65,12 +61,6 @@ QUANTIFIERS = _words("each every all any some no other another")
 THIRD_PERSON_PRONOUNS = _words("it its they their them he his him she her")
 # `I` and its contractions: capitalised by spelling, never a name.
 I_FORMS = _words("i i'm i've i'd i'll")
-# Words that tie a value to now rather than state it (`yesterday`, `last`, `ago`).
-TIME_DEICTICS = _words("yesterday today tomorrow tonight last next ago")
-# Adverbs of time and frequency, and the hedges said beside them: never part of a value.
-ADVERBS = _words(
-    "lately recently now again already soon still yet ever never often always sometimes just really too"
-)
 # What `how` asks with (`how many`, `how long`, `how tall`): the question asks for a figure.
 HOW_MEASURES = _words("many much long far old big large often fast tall high wide heavy")
 # Negations: a sentence holding one says the opposite of the same words without it.
@@ -167,21 +157,6 @@ GOAL_FILLER = _words(
     "many much long current currently total number amount give tell find please answer question "
     "write report summary summarize summarise explain describe list show file files based"
 )
-# Where a value phrase stops: a preposition, a word that opens a clause (a subordinator, a
-# conjunction, a relative pronoun), a demonstrative, `it`, `be`, a word that ties it to now, an adverb.
-PHRASE_STOPS = (
-    PREPOSITIONS
-    | SUBORDINATORS
-    | CONJUNCTIONS
-    | RELATIVE_PRONOUNS
-    | DEMONSTRATIVES
-    | TIME_DEICTICS
-    | ADVERBS
-    | BE_FORMS
-    | _words("it be been")
-)
-# What a value phrase drops from its front: a determiner, or `about`.
-PHRASE_LEADS = DETERMINERS | _words("about")
 # Determiners a coverage item's name may follow (`the billing service`, `its gateway`): fewer than
 # DETERMINERS (no `my`, `your`, `his`, `her`, `some`, `these`, `those`), and no indefinite article:
 # `an internal service` describes an item, it does not name one.
@@ -215,13 +190,11 @@ NOT_NAMES_IN_UNITS = MONTHS | frozenset(WEEKDAYS) | _words("i i'm")
 NOT_NAMES_IN_QUESTIONS = MONTHS | frozenset(WEEKDAYS) | _words("i")
 
 __all__ = [
-    "ADVERBS",
     "ARTICLES",
     "ASKING_WORDS",
     "AUXILIARIES",
     "BE_FORMS",
     "CODE_WORDS",
-    "CONJUNCTIONS",
     "COUNT_NOUNS",
     "DATE_NOUNS",
     "DEMONSTRATIVES",
@@ -243,8 +216,6 @@ __all__ = [
     "NOT_NAMES_IN_QUESTIONS",
     "NOT_NAMES_IN_UNITS",
     "NUMBER_WORDS",
-    "PHRASE_LEADS",
-    "PHRASE_STOPS",
     "POINTING_DETERMINERS",
     "POSSESSIVE_DETERMINERS",
     "PREPOSITIONS",
@@ -259,10 +230,8 @@ __all__ = [
     "RULE_WORDS",
     "SCALE_WORDS",
     "SENTENCE_OPENERS",
-    "SUBORDINATORS",
     "TEMPORAL_NOUNS",
     "THIRD_PERSON_PRONOUNS",
-    "TIME_DEICTICS",
     "WEEKDAYS",
     "WEEKDAY_ABBREVIATIONS",
     "WH_WORDS",
