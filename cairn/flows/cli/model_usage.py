@@ -46,16 +46,6 @@ def usage(calls: Sequence[ModelCall]) -> list[Usage]:
     return [*rows.values(), total] if rows else []
 
 
-def usage_line(calls: Sequence[ModelCall]) -> str:
-    """`12 model calls (1 failed), 34,567 tokens, 81.2 s, $0.0123`."""
-    rows = usage(calls)
-    if not rows:
-        return "no model calls"
-    t, cost = rows[-1], rows[-1].cost
-    failed = f" ({t.failed} failed)" if t.failed else ""
-    return f"{t.calls} model calls{failed}, {cost.tokens:,} tokens, {cost.seconds:.1f} s, ${cost.usd:.4f}"
-
-
 def usage_table(calls: Sequence[ModelCall]) -> Table:
     """The usage by kind, and under it, one line per failed call saying why it failed."""
     failed = "\n".join(failure(call) for call in calls if not call.ok)

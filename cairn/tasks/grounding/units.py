@@ -41,7 +41,6 @@ _BULLET = re.compile(r"^(?:[-*+]|\d+[.)])\s+")
 _EMPHASIS = re.compile(r"(\*\*|__|`)(.+?)\1")
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'“(\[A-Z0-9])")
 _TABLE_DIVIDER = re.compile(r"\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?")
-_FULL_DATE = re.compile(r"\b\d{1,2} \w+,? \d{4}\b|\b\w+ \d{1,2},? \d{4}\b|\b\d{4}-\d{2}-\d{2}\b")
 # A name set off at a sentence's edge is who it is said to, not what it is about: `Thanks, Melanie!`
 _VOCATIVE = re.compile(
     rf"^(?i:{'|'.join(INTERJECTIONS)})"
