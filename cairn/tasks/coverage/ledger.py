@@ -77,6 +77,7 @@ class Ledger:
         self._shapes: dict[str, dict[str, Shape]] = defaultdict(dict)  # field -> item -> its value's shape
         self._first: dict[str, set[str]] = defaultdict(set)  # a name's first word -> the items so named
         self._mentions: dict[str, list[int]] = defaultdict(list)  # a word -> the units that write it
+        self._homeless: dict[Section, list[int]] = defaultdict(list)  # units about no item, yet
 
     def add(self, units: Iterable[Unit]) -> list[str]:
         """Add units read; the keys of the items they are about (new or not), in the order found."""
@@ -91,11 +92,13 @@ class Ledger:
             if unit.heading:
                 self._headings[(unit.source, _join(unit.under, unit.text))] = n
                 continue
-            about = self._named(n) or [(item, None) for item in self._mentioned(n)]
-            if about:
-                for item, naming in about:
-                    self._attach(item, n, naming, touched)
-            else:
+            about = self._named(n)
+            mentioned = [] if about else self._mentioned(n)
+            for item, naming in about:
+                self._attach(item, n, naming, touched)
+            for item in mentioned:
+                self._mention(item, n, touched)
+            if not about and not mentioned:
                 waiting[(unit.source, unit.under)].append(n)
         for section, numbers in waiting.items():
             self._attach_section(section, numbers, touched)
@@ -128,7 +131,7 @@ class Ledger:
             for n in dict.fromkeys(self._mentions.get(first, [])):
                 fresh = n not in self._about[item] and not self.units[n].heading
                 if fresh and item in self._mentioned(n):
-                    self._attach(item, n, None, touched)
+                    self._mention(item, n, touched)
 
     @property
     def items(self) -> list[str]:
@@ -185,6 +188,7 @@ class Ledger:
             return
         heading = self._headings.get(section)
         if named or heading is None or not _name_like(self.units[heading].text):
+            self._homeless[section] += numbers
             return
         name = self.units[heading].text.strip()
         item = key(name)
@@ -194,6 +198,19 @@ class Ledger:
             self._in_section[section][item] = heading
             for n in numbers:
                 self._attach(item, n, heading, touched)
+        else:
+            self._homeless[section] += numbers
+
+    def _mention(self, item: str, n: int, touched: dict[str, None]) -> None:
+        """Unit `n` writes the item's name: it is about the item, and so are the lines of its section
+        that name nothing, once the section names that item alone (`Each record is kept for 182
+        days.` after `Ines Okafor is the point of contact for lobelpri.`)."""
+        self._attach(item, n, None, touched)
+        section = (self.units[n].source, self.units[n].under)
+        self._in_section[section].setdefault(item, n)
+        if len(self._in_section[section]) == 1:
+            for other in self._homeless.pop(section, []):
+                self._attach(item, other, n, touched)
 
     def _gives(self, name: str, field: str, among: list[int]) -> bool:
         """Whether these units give the field a value the verifier does not rule out (a heading

@@ -166,6 +166,19 @@ def test_two_lines_giving_one_field_two_values_give_both_unproven_the_later_firs
     assert "| Conflict: 350 ms; 180 ms |" in report
 
 
+def test_a_note_read_before_the_register_that_names_its_item_is_about_that_item() -> None:
+    """The note names billing without its kind, so only the register, read after it, makes
+    billing an item; the note's lines were about nothing, and the budget was the register's
+    `Wren`."""
+    rows = _ledger(
+        {
+            "a.md": "Team Wren looks after billing most days. Its p95 latency budget is 180 ms, set in March.",
+            "b.csv": "service,owner\nbilling,Team Wren\n",
+        }
+    )
+    assert rows["billing"][1] == ("180 ms", "unverified")
+
+
 def test_a_value_of_another_kind_than_its_column_is_not_given_as_the_fields_value() -> None:
     """Twelve services state their budget in figures; one note says only what its service does.
     The budget column holds figures, so that note's words are no budget: the cell gives none,
