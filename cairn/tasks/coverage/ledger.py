@@ -230,11 +230,21 @@ class Ledger:
         # that no other field took stands (`Answer within (ms, 95%): 870`), whatever its label's words.
         absent = exhausted and not any(s.probability >= thresholds.absent for s in every[field][0])
         absent = absent and not self._unplaced(item, field, every, among)
+        absent = absent and not self._measured(field, among)
         if not any(s.probability >= thresholds.complete for s in found) and (
             both := self._changed(item, field, among)
         ):
             return both
         return _judged(self._fit(field, found, read), thresholds, read, exhausted, absent)
+
+    def _measured(self, field: str, among: list[int]) -> bool:
+        """Whether the field may be a figure (its column holds figures, or is too mixed to say) and
+        the item's lines hold a figure with a unit (`Each record is kept for 182 days`): then the
+        field is not proven absent, whatever the reader makes of the sentence."""
+        kind = column_kind(list(self._shapes[field].values()))
+        if kind is not None and kind[0] != "figure":
+            return False
+        return any(f.unit is not None for n in among for f in figures(self.units[n].said))
 
     def _changed(self, item: str, field: str, among: list[int]) -> LedgerCell | None:
         """Both values, where the item's latest dated lines (a memo of 2 March) give the field

@@ -172,7 +172,7 @@ def test_a_note_read_before_the_register_that_names_its_item_is_about_that_item(
     `Wren`."""
     rows = _ledger(
         {
-            "a.md": "Team Wren looks after billing most days. Its p95 latency budget is 180 ms, set in March.",
+            "a.md": "Team Wren looks after billing most days. Its p95 latency budget is 180 ms, set in May.",
             "b.csv": "service,owner\nbilling,Team Wren\n",
         }
     )
@@ -222,6 +222,25 @@ def test_a_field_is_not_proven_absent_while_a_labelled_value_of_its_item_is_unpl
     rows = _ledger(files, exhausted=True)
     assert rows["mirdal"][1] == ("", "unverified")
     assert rows["kagan"][1] == ("", "not_given")  # its lines state its name and owner, nothing else
+
+
+def test_a_field_is_not_proven_absent_while_its_items_lines_hold_a_figure_in_the_columns_unit(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`Each record is kept for 182 days` scored under the absence threshold, and the cell said
+    "not given": a figure in a unit the column's values use is there, so absence is not proven."""
+    notes = {
+        f"s{n}.md": f"The svc{n:02d} service is owned by Team Wren. Its p95 latency budget is {100 + n} ms."
+        for n in range(12)
+    }
+    notes["x.md"] = "The svcx service is owned by Team Kite. Requests to it come back within 410 ms."
+    notes["y.md"] = "The svcy service is owned by Team Rook. It launched in 2019."
+    shipped = load_verifier()
+    strict = shipped.model_copy(update={"thresholds": {"offline": Thresholds(complete=1.0, absent=0.999)}})
+    monkeypatch.setattr("cairn.tasks.verify.decision.load_verifier", lambda: strict)
+    rows = _ledger(notes)
+    assert rows["svcx"][1][1] != "not_given"
+    assert rows["svcy"][1] == ("", "not_given")  # a year is no latency: no figure in the column's unit
 
 
 def test_a_batch_is_what_fits_the_budget_or_what_is_forced() -> None:
