@@ -78,6 +78,7 @@ class Ledger:
         self._first: dict[str, set[str]] = defaultdict(set)  # a name's first word -> the items so named
         self._mentions: dict[str, list[int]] = defaultdict(list)  # a word -> the units that write it
         self._homeless: dict[Section, list[int]] = defaultdict(list)  # units about no item, yet
+        self._columns: dict[str, Column | None] = {}  # field -> its column kind, while no shape changes
 
     def add(self, units: Iterable[Unit]) -> list[str]:
         """Add units read; the keys of the items they are about (new or not), in the order found."""
@@ -225,7 +226,7 @@ class Ledger:
         found, thresholds = _own_values(field, every), every[field][1]
         own = [s for s in found if not _names_field(s, field, read)]
         if own:  # the column's kind is read from each item's likeliest value
-            self._shapes[field][item] = shape(shown_value(own[0].candidate, read))
+            self._set_shape(field, item, shape(shown_value(own[0].candidate, read)))
         # Absence is a claim: not while a candidate is near, nor while a labelled value of the item
         # that no other field took stands (`Answer within (ms, 95%): 870`), whatever its label's words.
         absent = exhausted and not any(s.probability >= thresholds.absent for s in every[field][0])
@@ -237,11 +238,23 @@ class Ledger:
             return both
         return _judged(self._fit(field, found, read), thresholds, read, exhausted, absent)
 
+    def _set_shape(self, field: str, item: str, found: Shape) -> None:
+        if self._shapes[field].get(item) != found:
+            self._shapes[field][item] = found
+            self._columns.pop(field, None)
+
+    def _column(self, field: str) -> Column | None:
+        """The field's column kind (`column_kind`), worked out again only after a shape changed:
+        every cell asks it, and a ledger of 1,000 rows would count 1,000 shapes for each."""
+        if field not in self._columns:
+            self._columns[field] = column_kind(list(self._shapes[field].values()))
+        return self._columns[field]
+
     def _measured(self, field: str, among: list[int]) -> bool:
         """Whether the field may be a figure (its column holds figures, or is too mixed to say) and
         the item's lines hold a figure with a unit (`Each record is kept for 182 days`): then the
         field is not proven absent, whatever the reader makes of the sentence."""
-        kind = column_kind(list(self._shapes[field].values()))
+        kind = self._column(field)
         if kind is not None and kind[0] != "figure":
             return False
         return any(f.unit is not None for n in among for f in figures(self.units[n].said))
@@ -273,7 +286,7 @@ class Ledger:
     def _fit(self, field: str, found: list[Scored], read: Corpus) -> list[Scored]:
         """The candidates that can be the field's value: not a label or the field's own name, and of
         the shape most of the column's values have (`column_kind`)."""
-        kind = column_kind(list(self._shapes[field].values()))
+        kind = self._column(field)
         return [
             s
             for s in found
@@ -419,6 +432,7 @@ def _dated(unit: Unit) -> date | None:
 
 
 Shape = tuple[str, str | None]  # ("figure", its unit), ("name", None) or ("words", None)
+Column = tuple[str, frozenset[str | None]]  # a column's kind, and the units its figures are written in
 COLUMN_SHARE = 0.6  # a column has a kind when this share of its items' likeliest values have it
 COLUMN_MIN = 8  # items before a column's kind is read from them
 UNIT_SHARE = 0.1  # a unit the column's figures are written in, at least this share of them
@@ -437,7 +451,7 @@ def shape(value: str) -> Shape:
     return ("name", None) if value[:1].isupper() else ("words", None)
 
 
-def column_kind(shapes: list[Shape]) -> tuple[str, frozenset[str | None]] | None:
+def column_kind(shapes: list[Shape]) -> Column | None:
     """The kind most of a column's values share, with the units its figures are written in; None
     while the column is too short or mixed to say.
 
@@ -456,7 +470,7 @@ def column_kind(shapes: list[Shape]) -> tuple[str, frozenset[str | None]] | None
     return kind, frozenset(u for u, n in units.items() if n >= UNIT_SHARE * count)
 
 
-def fits(value: Shape, kind: tuple[str, frozenset[str | None]]) -> bool:
+def fits(value: Shape, kind: Column) -> bool:
     """Whether a value's shape is the column's kind (a figure in one of its units)."""
     return value[0] == kind[0] and (value[0] != "figure" or value[1] in kind[1])
 
