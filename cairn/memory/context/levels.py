@@ -94,20 +94,6 @@ def retrieve(
     return best
 
 
-def retrieve_by_domain(
-    store: MemoryStore, values: ValueTable, domain: str, level: MemoryLevel, goal: str, **options: object
-) -> list[Memory]:
-    """`retrieve` for one domain (the key's first part)."""
-    return retrieve(store, values, goal=goal, level=level, domain=domain, **options)  # type: ignore[arg-type]
-
-
-def retrieve_by_task_type(
-    store: MemoryStore, values: ValueTable, task_type: str, level: MemoryLevel, goal: str, **options: object
-) -> list[Memory]:
-    """`retrieve` for one task type (the key's second part)."""
-    return retrieve(store, values, goal=goal, level=level, task_type=task_type, **options)  # type: ignore[arg-type]
-
-
 def promote(store: MemoryStore, keys: Iterable[str], tenant: str = SHARED) -> list[Memory]:
     """Move episodic memories to the semantic level; returns the ones promoted."""
     promoted = []

@@ -162,10 +162,6 @@ class TaskState(Frozen):
             count += 1
         return count
 
-    @property
-    def recorded_model_keys(self) -> set[str]:
-        return {call.key for call in self.model_calls}
-
     tools: ToolsConfig | None = None  # Python tools and MCP servers beyond the built-ins
     call_starts: dict[int, CallStart] = Field(default_factory=dict)  # index -> start, this iteration
 

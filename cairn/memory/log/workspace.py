@@ -70,10 +70,6 @@ class Workspace:
     def db_path(self) -> Path:
         return self.root / "memory.db"
 
-    @property
-    def results_dir(self) -> Path:
-        return self.root / "results"
-
     def task(self, task_id: str) -> TaskRepo:
         repo = TaskRepo(self.root / "tasks" / check_task_id(task_id))
         if not repo.history.path.exists():

@@ -7,7 +7,7 @@ import random
 from pathlib import Path
 
 from cairn.core import Memory
-from cairn.memory.context.levels import apply_promotions, remember, retrieve_by_domain, retrieve_by_task_type
+from cairn.memory.context.levels import apply_promotions, remember, retrieve
 from cairn.memory.context.values import TDLambda, ValueTable, rerank
 from cairn.memory.embed.embeddings import HashingEmbedder
 from cairn.memory.store.protocol import SearchHit
@@ -90,8 +90,10 @@ def test_retrieval_by_domain_and_task_type_per_level_sorted_by_goal_value(tmp_pa
     learner.access([high.key])
     learner.end_episode(1.0)
 
-    found = retrieve_by_domain(store, values, "sql", "episodic", "report")
+    found = retrieve(store, values, goal="report", level="episodic", domain="sql")
     assert [m.key for m in found] == [high.key, low.key]
-    by_type = retrieve_by_task_type(store, values, "date_filter", "semantic", "report", learner=learner)
+    by_type = retrieve(
+        store, values, goal="report", level="semantic", task_type="date_filter", learner=learner
+    )
     assert [m.content for m in by_type] == ["A semantic fact"] and by_type[0].key in learner.traces
     assert store.get(high.key, "shared").access_count == 1  # type: ignore[union-attr]
