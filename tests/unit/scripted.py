@@ -29,6 +29,7 @@ from cairn.tasks.messages.schemas import Candidate, DeliverInput, DeliverOutput,
 from cairn.tasks.model.llm import ModelClient
 from cairn.tasks.offline import respond
 from cairn.tasks.tools.base import ToolContext, ToolOutput
+from cairn.tasks.verifier import Verifier
 
 PROVIDER = "script"
 PlanScript = Callable[[PlanInput], list[Candidate]]
@@ -139,15 +140,15 @@ def run_whole_task(
     sources: list[Path] | None = None,
     executor: InProcessExecutor | None = None,
     task_type: TaskType | None = None,
+    verifier: Verifier | None = None,
 ) -> TaskResult:
     """A task from start (or resume) to its end, as `run_task` runs it, in process without Prefect."""
     executor = executor or InProcessExecutor(ModelClient(config.model, retry_wait=0))
-    session = start_task(
-        TaskRequest.new(
-            goal, config, task_id=task_id, sources=[str(s) for s in sources or []], task_type=task_type
-        ),
-        executor,
+    paths = [str(s) for s in sources or []]
+    request = TaskRequest.new(
+        goal, config, task_id=task_id, sources=paths, task_type=task_type, verifier=verifier
     )
+    session = start_task(request, executor)
 
     def iterate(n: int, mode: IterationMode, recovery: bool) -> None:
         run_iteration(session, n, mode, recovery, executor)

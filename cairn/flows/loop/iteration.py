@@ -77,7 +77,7 @@ def run_iteration(
     # result, however the executor scheduled them.
     for key, call, output, compression, cost in compress_results(session, executor, results):
         record_call(session, key, call, output, compression, cost)
-    record_coverage(session, iteration)  # how far it got; a coverage goal's ledger and report
+    record_coverage(session, iteration, executor)  # how far it got; a coverage goal's ledger and report
     return synthesize(session, executor, iteration, mode, evidence_before)
 
 

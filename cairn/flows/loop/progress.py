@@ -1,6 +1,9 @@
 """After every iteration: how far the task got, recorded; for a goal about every item of a kind,
 the ledger rows its reads changed, and the report written and committed with them.
 
+With a served model, the model reads the changed rows and the sections the offline reader found
+no item in (`cairn.flows.steps.ledger_reading`).
+
 The report is Cairn's own write (`write_file` of the task's deliverable, marked with the iteration
 it reports), so a task stopped at any point (its cap, its budget, a crash, a person) leaves a
 deliverable that says how far it got: "97 of 240 sources read; 95 service items found, 93 with ...".
@@ -12,6 +15,9 @@ from cairn.core import CallCost, CallKey, Compression, Coverage, CoverageRecorde
 from cairn.flows.loop.results import record_call
 from cairn.flows.steps.coverage import kept_ledger, read_sources, spec_of
 from cairn.flows.steps.deliverable import deliverable_name
+from cairn.flows.steps.executor import Executor
+from cairn.flows.steps.ledger_reading import LedgerReading
+from cairn.flows.steps.model_calls import asks
 from cairn.flows.steps.session import Session
 from cairn.memory.log.state import TaskState
 from cairn.tasks.coverage.goal import CoverageGoal
@@ -22,7 +28,7 @@ from cairn.tasks.tools.base import ToolOutput, WrittenFile
 _NO_COST = CallCost()
 
 
-def record_coverage(session: Session, iteration: int) -> None:
+def record_coverage(session: Session, iteration: int, executor: Executor) -> None:
     """After an iteration's calls: take in what they read, record the coverage (and the ledger rows
     it changed), and write and commit the report of a coverage goal (once per iteration). A resume
     of an iteration killed after either is recorded records neither again."""
@@ -31,18 +37,24 @@ def record_coverage(session: Session, iteration: int) -> None:
         return
     spec = spec_of(state)
     if state.covered != iteration:
-        _record(session, iteration, spec)
+        _record(session, iteration, spec, executor)
     coverage = session.state.coverage
     if spec is not None and coverage is not None:
         _write_report(session, iteration, spec, coverage)
 
 
-def _record(session: Session, iteration: int, spec: CoverageGoal | None) -> None:
+def _record(session: Session, iteration: int, spec: CoverageGoal | None, executor: Executor) -> None:
     state = session.state
     kept = kept_ledger(session, spec)
+    served = spec is not None and kept.ledger is not None and asks(session.config.model, "ledger")
+    reading = LedgerReading(session, executor, iteration, spec, kept) if served and spec else None
+    if kept.ledger is not None:
+        kept.ledger.section_reader = reading.section if reading else None
     touched = kept.take_in(state, session.reader)
     read, files = read_sources(state), source_files(state)
-    rows = kept.rows(touched, all(p in read for p in files), state.ledger) if kept.ledger else []
+    exhausted = all(p in read for p in files)
+    rows = kept.rows(touched, exhausted, state.ledger) if kept.ledger else []
+    rows = reading.rows(rows, exhausted) if reading and rows else rows
     coverage = _coverage(spec, state, len(files), sum(p in read for p in files), rows)
     before = state.coverage.read if state.coverage else 0
     new_ground = bool(rows) or coverage.read > before

@@ -77,6 +77,7 @@ SLOW_STEPS = {
     "calculate": "Asking the model for the calculation the goal's number needs",
     "write": "Asking the model to write the files",
     "docstring": "Asking the model for a function's docstring",
+    "ledger": "Asking the model for one ledger row's values, from the item's lines",
 }
 
 

@@ -74,13 +74,15 @@ def next_reads(session: Session) -> list[PlannedCall]:
 
 
 @dataclass
-class _Kept:
-    """A task's ledger in this process, and how many of its calls it has taken in."""
+class Kept:
+    """A task's ledger in this process, how many of its calls it has taken in, and a served
+    model's answers per item (with how many lines the item had when asked)."""
 
     ledger: Ledger | None
     calls: int = 0
     paragraphs: int = 0
     seen: set[str] = field(default_factory=set)
+    answers: dict[str, tuple[int, list[str]]] = field(default_factory=dict)
 
     def take_in(self, state: TaskState, full_output: FullOutput) -> list[str]:
         """Feed the ledger the reads of the calls it has not seen; the items they named."""
@@ -126,15 +128,15 @@ class _Kept:
         return units
 
 
-_KEPT: dict[str, _Kept] = {}
+_KEPT: dict[str, Kept] = {}
 
 
-def kept_ledger(session: Session, spec: CoverageGoal | None) -> _Kept:
+def kept_ledger(session: Session, spec: CoverageGoal | None) -> Kept:
     """The ledger this process keeps for the task (started afresh when the process is new)."""
     root = str(session.recorder.repo.root)
     kept = _KEPT.get(root)
     if kept is None or kept.calls > len(session.state.calls):
-        kept = _KEPT[root] = _Kept(ledger=Ledger(spec) if spec else None)
+        kept = _KEPT[root] = Kept(ledger=Ledger(spec) if spec else None)
     return kept
 
 
@@ -156,4 +158,4 @@ def _size(roots: dict[str, Path], path: str) -> int:
         return 0
 
 
-__all__ = ["MAX_BATCH", "kept_ledger", "next_reads", "read_sources", "reads_batch", "spec_of"]
+__all__ = ["MAX_BATCH", "Kept", "kept_ledger", "next_reads", "read_sources", "reads_batch", "spec_of"]

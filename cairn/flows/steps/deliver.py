@@ -25,7 +25,7 @@ from cairn.core import CallKey, ModelJudgement, PartCheck, PlannedCall
 from cairn.flows.steps import frontier
 from cairn.flows.steps.deliverable import deliverable_name, deliverable_text
 from cairn.flows.steps.executor import Executor
-from cairn.flows.steps.model_calls import ask
+from cairn.flows.steps.model_calls import ask, asks
 from cairn.flows.steps.session import Session
 from cairn.memory.context.relevant import rules_block
 from cairn.memory.log.state import TaskState
@@ -44,15 +44,13 @@ from cairn.tasks.messages.schemas import (
     AskOutput,
     CalculateInput,
     CalculateOutput,
-    CallKind,
     DeliverInput,
     DeliverOutput,
     Excerpt,
     JudgeInput,
     JudgeOutput,
 )
-from cairn.tasks.model.capabilities import OFFLINE_PREFIX, replay_of
-from cairn.tasks.model.cassette import records
+from cairn.tasks.model.capabilities import OFFLINE_PREFIX
 from cairn.tasks.task_grounding import (
     FullOutput,
     given_text,
@@ -225,7 +223,7 @@ def _plainly_first(session: Session, payload: DeliverInput) -> bool:
     deliver prompt's to ask for."""
     state = session.state
     asked = state.task_type == "simple_question" and all(map(is_question, _parts(state)))
-    return asked and bool(payload.excerpts) and _asks(session.config.model, "ask")
+    return asked and bool(payload.excerpts) and asks(session.config.model, "ask")
 
 
 def _ask(session: Session, executor: Executor, key: CallKey, payload: DeliverInput) -> str:
@@ -250,7 +248,7 @@ def _plainly(
     15), and what Cairn cannot prove it gives as the model's answer, marked unverified."""
     state = session.state
     parts = _parts(state)
-    if not payload.excerpts or not _asks(session.config.model, "ask") or not all(map(is_question, parts)):
+    if not payload.excerpts or not asks(session.config.model, "ask") or not all(map(is_question, parts)):
         return None
     if all(p.answered for p in found.parts):
         return None
@@ -293,16 +291,7 @@ def _proven_parts(found: Grounding) -> int:
 def _judges(model: str) -> bool:
     """Whether the model gives its yes/no on answers: a served model does, the offline model
     never, a replay when its cassette recorded such calls (a run recorded before judging had none)."""
-    return _asks(model, "judge")
-
-
-def _asks(model: str, kind: CallKind) -> bool:
-    """Whether a call of this kind goes to the model: a served model's do, the offline model's
-    never, a replay's when its cassette recorded such calls (one recorded before them had none)."""
-    if model.startswith(OFFLINE_PREFIX):
-        return False
-    replay = replay_of(model)
-    return replay is None or records(replay[0], kind)
+    return asks(model, "judge")
 
 
 def _payload(session: Session, missing: list[str]) -> DeliverInput:

@@ -18,6 +18,8 @@ from cairn.core import CallKey, ModelCall, ModelCallRecorded
 from cairn.flows.steps.executor import Executor
 from cairn.flows.steps.session import Session
 from cairn.tasks.messages.schemas import CallKind, Schema
+from cairn.tasks.model.capabilities import OFFLINE_PREFIX, replay_of
+from cairn.tasks.model.cassette import records
 from cairn.tasks.model.llm import LLMResult
 
 log = logging.getLogger("cairn.model")
@@ -30,6 +32,15 @@ def ask(
     result = executor.ask(key, kind, payload, name)
     record_model_call(session, key, result)
     return result
+
+
+def asks(model: str, kind: CallKind) -> bool:
+    """Whether a call of this kind goes to the model: a served model's do, the offline model's
+    never, a replay's when its cassette recorded such calls (one recorded before them had none)."""
+    if model.startswith(OFFLINE_PREFIX):
+        return False
+    replay = replay_of(model)
+    return replay is None or records(replay[0], kind)
 
 
 def record_model_call(session: Session, key: CallKey, result: LLMResult[Any]) -> None:

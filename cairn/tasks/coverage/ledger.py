@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import date
 
 from cairn.core import LedgerCell, LedgerRow
@@ -57,6 +57,9 @@ PLAUSIBLE = 0.9
 # reader gave at 0.1 or above was right (210), 4 of 537 at 0.05, 1,777 of 5,394 at 0.0005.
 GIVEN = 0.1
 Section = tuple[str, str]  # (source, the headings a unit stands under)
+# A served model's reading of a heading's section (`cairn.tasks.coverage.served`): whether its lines
+# give every field of the item the heading names a value.
+SectionReader = Callable[[str, list[Unit]], bool]
 FieldScores = tuple[list[Scored], Thresholds]  # one field's candidates for a row, and the thresholds
 
 
@@ -65,6 +68,7 @@ class Ledger:
 
     def __init__(self, goal: CoverageGoal) -> None:
         self.goal = goal
+        self.section_reader: SectionReader | None = None  # asked where the fitted reader finds no row
         self.units: list[Unit] = []
         self._subjects = Subjects(goal)
         self._about: dict[str, dict[int, int | None]] = defaultdict(dict)  # item -> unit -> naming unit
@@ -147,14 +151,20 @@ class Ledger:
         """The item's row as the units read so far give it. `exhausted`: every source was read, so
         a field no line gives is not given (else it stays open)."""
         name, where = self._names[item]
-        among = sorted(
-            {n for unit, naming in self._about[item].items() for n in (unit, naming) if n is not None}
-        )
+        among = self._among(item)
         read = self._read()
         questions = {f: read_question(self.goal.question(f, name)) for f in self.goal.fields}
         found = {f: scored(q, read, among=among) for f, q in questions.items()}
         cells = [self._cell(item, field, found, exhausted, among) for field in self.goal.fields]
         return LedgerRow(item=name, source=where, cells=cells)
+
+    def lines(self, item: str) -> list[Unit]:
+        """The units about the item (and those naming it for them), in reading order."""
+        return [self.units[n] for n in self._among(item)]
+
+    def _among(self, item: str) -> list[int]:
+        about = self._about[item].items()
+        return sorted({n for unit, naming in about for n in (unit, naming) if n is not None})
 
     def _named(self, n: int) -> list[tuple[str, int | None]]:
         """The items unit `n` names, itself or through the sentences it points back to, each with
@@ -180,7 +190,8 @@ class Ledger:
 
     def _attach_section(self, section: Section, numbers: list[int], touched: dict[str, None]) -> None:
         """Units that name no item: about the one item their section names, else about the heading
-        they stand under when the section states every field of it."""
+        they stand under when the section states every field of it (as the fitted reader finds, or
+        a served model reads it: `section_reader`)."""
         named = self._in_section.get(section, {})
         if len(named) == 1:
             item, naming = next(iter(named.items()))
@@ -194,7 +205,9 @@ class Ledger:
         name = self.units[heading].text.strip()
         item = key(name)
         trial = sorted({*self._about.get(item, {}), *numbers, heading})
-        if all(self._gives(name, field, trial) for field in self.goal.fields):
+        if all(self._gives(name, field, trial) for field in self.goal.fields) or (
+            self.section_reader is not None and self.section_reader(name, [self.units[n] for n in trial])
+        ):
             self._names.setdefault(item, (name, f"{self.units[heading].source}:{self.units[heading].line}"))
             self._in_section[section][item] = heading
             for n in numbers:
@@ -262,7 +275,7 @@ class Ledger:
     def _changed(self, item: str, field: str, among: list[int]) -> LedgerCell | None:
         """Both values, where the item's latest dated lines (a memo of 2 March) give the field
         another value than its earlier lines do (a register): see `_both`."""
-        days = {n: _dated(self.units[n]) or date.min for n in among}
+        days = {n: dated(self.units[n]) or date.min for n in among}
         latest = max(days.values(), default=date.min)
         late, early = [n for n in among if days[n] == latest], [n for n in among if days[n] < latest]
         if latest == date.min or not early:
@@ -376,8 +389,8 @@ def _judged(
         return LedgerCell(
             value=shown_value(s.candidate, read), quotes=[quoted(unit)], status="quoted", score=s.probability
         )
-    dated = sorted(((_dated(u) or date.min, s, u) for s, u in distinct.values()), key=lambda d: d[0])
-    latest, older = dated[-1], dated[:-1]
+    by_day = sorted(((dated(u) or date.min, s, u) for s, u in distinct.values()), key=lambda d: d[0])
+    latest, older = by_day[-1], by_day[:-1]
     if latest[0] > older[-1][0]:
         note = "corrects " + ", ".join(f"{s.candidate.text} ({u.source}:{u.line})" for _, s, u in older)
         return LedgerCell(
@@ -411,7 +424,7 @@ def _both(later: Scored, best: Scored, read: Corpus) -> LedgerCell:
     whether the later one changes the other, so the cell gives both, with their lines, unproven."""
     units = [read.sentences[s.candidate.sentence].unit for s in (later, best)]
     values = [shown_value(s.candidate, read) for s in (later, best)]
-    day = _dated(units[0])
+    day = dated(units[0])
     where = [f"{u.source}:{u.line}" for u in units]
     given = f"{values[0]} ({where[0]}, {day}) and {values[1]} ({where[1]})"
     return LedgerCell(
@@ -423,7 +436,7 @@ def _both(later: Scored, best: Scored, read: Corpus) -> LedgerCell:
     )
 
 
-def _dated(unit: Unit) -> date | None:
+def dated(unit: Unit) -> date | None:
     """When a line was written: the date of the heading it stands under, else a full date in it."""
     if day := heading_date(unit.context):
         return day
@@ -517,4 +530,4 @@ def _name_like(heading: str) -> bool:
     return 0 < len(words) <= HEADING_WORDS and not re.search(r"\d", heading)
 
 
-__all__ = ["Ledger"]
+__all__ = ["Column", "Ledger", "column_kind", "dated", "shape"]

@@ -82,6 +82,12 @@ INSTRUCTIONS: Final[dict[CallKind, str]] = {
     "ask": "Answer the question from the files. If the files do not state it, say so.",
     "judge": "You check an answer against one line of a file. Reply with one word: yes or no.",
     "docstring": "Write the docstring of the Python function the user gives.",
+    "ledger": (
+        "You fill one row of a table from the lines given about one item. Answer each of the "
+        "`questions`, in order, with the shortest phrase copied from the `lines`, or an empty "
+        "string where the lines do not say. Where the lines give two values for one question, "
+        "give the one a later line sets (its date is shown): a later note changes an earlier one."
+    ),
     "detect_task_type": (
         "Classify the user's goal as one task type: `coding_task` (write, fix, test or refactor "
         "code), `research_task` (gather, compare or summarise information across sources into a "

@@ -27,6 +27,7 @@ CallKind = Literal[
     "judge",
     "ask",
     "docstring",
+    "ledger",
 ]
 
 
@@ -349,6 +350,20 @@ class AskOutput(Schema):
     answer: str  # the reply as written
 
 
+class LedgerInput(Schema):
+    """One row of a coverage goal's ledger, asked of a served model: the item, one question per
+    field, and every line read about the item, in reading order, each with where it stands and
+    the day it was written when the lines say (a later note may change an earlier value)."""
+
+    item: str
+    questions: list[str]
+    lines: list[str]  # `source:path:line (2026-03-02): headings › text`
+
+
+class LedgerOutput(Schema):
+    answers: list[str]  # one per question, in order: the value as the lines write it, "" when none
+
+
 OUTPUTS: dict[CallKind, type[Schema]] = {
     "plan": Plan,
     "compress": CompressOutput,
@@ -362,6 +377,7 @@ OUTPUTS: dict[CallKind, type[Schema]] = {
     "judge": JudgeOutput,
     "ask": AskOutput,
     "docstring": DocstringOutput,
+    "ledger": LedgerOutput,
 }
 INPUTS: dict[CallKind, type[Schema]] = {
     "plan": PlanInput,
@@ -376,4 +392,5 @@ INPUTS: dict[CallKind, type[Schema]] = {
     "judge": JudgeInput,
     "ask": AskInput,
     "docstring": DocstringInput,
+    "ledger": LedgerInput,
 }

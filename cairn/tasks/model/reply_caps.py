@@ -30,6 +30,7 @@ REPLY_TOKENS: dict[CallKind, int] = {
     "detect_task_type": 256,  # 39-52 (4)
     "ask": 256,  # a phrase, or that the files do not say it (the bench's plain asks: 2-40)
     "judge": 1,  # yes or no: its probability is read from the first token's alternatives
+    "ledger": 256,  # one short value per field of one row
     "docstring": 512,  # a sentence or two; room for the whole function, when a model writes it back
 }
 
