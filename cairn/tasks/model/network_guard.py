@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from cairn.tasks.model.capabilities import local_providers
+from cairn.tasks.model.capabilities import api_base, local_providers
 from cairn.tasks.model.failures import NetworkModelBlocked
 
 
@@ -14,7 +14,8 @@ def block_network_models(allow: Iterable[str] = ()) -> Callable[[], None]:
     """Refuse litellm requests to real providers (for tests); returns a function that undoes it.
 
     Allowed: `mock_response=` calls, the `cairn` provider, providers registered in
-    `litellm.custom_provider_map` (local fakes), a model server on loopback (`api_base`), and the
+    `litellm.custom_provider_map` (local fakes), a model server on loopback (`api_base`, given or
+    set for the provider: `OPENAI_API_BASE`), and the
     providers named in `allow`.
     A refused completion raises `NetworkModelBlocked`, which `ModelClient` reports as a failed call.
     """
@@ -25,7 +26,8 @@ def block_network_models(allow: Iterable[str] = ()) -> Callable[[], None]:
 
     def check(kwargs: dict[str, Any], args: tuple[Any, ...]) -> None:
         model = str(kwargs.get("model") or (args[0] if args else ""))
-        loopback = str(kwargs.get("api_base") or "").startswith(("http://127.0.0.1:", "http://localhost:"))
+        base = str(kwargs.get("api_base") or api_base(model) or "")  # given, or the provider's setting
+        loopback = base.startswith(("http://127.0.0.1:", "http://localhost:"))
         if (
             "mock_response" not in kwargs
             and not loopback
