@@ -530,4 +530,4 @@ def _name_like(heading: str) -> bool:
     return 0 < len(words) <= HEADING_WORDS and not re.search(r"\d", heading)
 
 
-__all__ = ["Column", "Ledger", "column_kind", "dated", "shape"]
+__all__ = ["Column", "Ledger", "Shape", "column_kind", "dated", "shape"]

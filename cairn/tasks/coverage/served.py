@@ -25,17 +25,20 @@ Cairn's reader proved another value, the cell gives both as a conflict.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 
 from cairn.core import LedgerCell, LedgerRow, PartCheck, QuotedLine
 from cairn.tasks.coverage.goal import CoverageGoal
-from cairn.tasks.coverage.ledger import Column, column_kind, dated, shape
+from cairn.tasks.coverage.ledger import Column, Shape, column_kind, dated, shape
 from cairn.tasks.grounding.proof import quoted
 from cairn.tasks.grounding.units import Unit
 from cairn.tasks.messages.schemas import LedgerInput
 from cairn.tasks.verifier import PartToVerify, Verifier, VerifyRequest
 from cairn.tasks.verifier.exact import MAX_QUOTES, holds, normalised
 from cairn.tasks.verifier.seam import verified
+
+_FIGURE = re.compile(r"[-+]?\d[\d,.]*\s*[^\W\d]*%?")  # `970 ms`, `1.28 s`, `80 weeks`, `99.9%`
 
 
 def row_input(goal: CoverageGoal, name: str, units: Sequence[Unit]) -> LedgerInput:
@@ -77,12 +80,19 @@ def gives_every_field(
 ) -> bool:
     """Whether the model's answers give every field a value one of these lines holds, of its
     column's kind: a heading's section is then about the item it names (a handbook's definitions,
-    `Maintainer: the team paged first`, give none). A section holding a table of several rows is a
-    register under its title, whose rows name their own items (`# Support rota` over its weeks)."""
+    `Maintainer: the team paged first`, give none: before its column is typed, a value must be a
+    name or a figure). A section holding a table of several rows is a register under its title,
+    whose rows name their own items (`# Support rota` over its weeks)."""
     if sum(u.text.lstrip().startswith("|") for u in units) > 1:
         return False
     values = _taken(answers, columns)
-    return all(values) and all(_holding(v, units) for v in values)
+    # Before a column is typed, only a value a spreadsheet would type (a name, a figure) makes a row.
+    untyped = [v for v, k in zip(values, columns, strict=True) if k is None]
+    return (
+        all(values)
+        and all(_holding(v, units) for v in values)
+        and all(typed(v)[0] != "words" for v in untyped)
+    )
 
 
 def columns_of(answers: Iterable[Sequence[str]], fields: int) -> list[Column | None]:
@@ -91,13 +101,29 @@ def columns_of(answers: Iterable[Sequence[str]], fields: int) -> list[Column | N
     figure fits a column of figures in any unit (`0.15 seconds` among budgets in ms)."""
     rows = list(answers)
     values = [[_value(a[n]) for a in rows if n < len(a) and _value(a[n])] for n in range(fields)]
-    return [column_kind([shape(v) for v in column]) for column in values]
+    return [column_kind([typed(v) for v in column]) for column in values]
+
+
+def typed(value: str) -> Shape:
+    """A cell's type as a spreadsheet reads a whole cell: a figure when the cell is a figure with at
+    most a unit after it, a name when most of its words are capitalised, else words (a glossary's
+    `The team paged first when something breaks` is no name; `the time within which 95 of every
+    100 requests finish` no figure).
+
+    >>> typed("0.15 seconds"), typed("Xiomara Quispe"), typed("The team paged first when it breaks")
+    (('figure', 's'), ('name', None), ('words', None))
+    """
+    if _FIGURE.fullmatch(value.strip()):
+        return shape(value)
+    words = value.split()
+    capitalised = sum(w[:1].isupper() for w in words)
+    return ("name", None) if words and 2 * capitalised >= len(words) else ("words", None)
 
 
 def _taken(answers: Sequence[str], columns: Sequence[Column | None]) -> list[str]:
     """The model's value for each field, "" where it gave none or one not of its column's kind."""
     values = [_value(answers[n]) if n < len(answers) else "" for n in range(len(columns))]
-    return [v if k is None or shape(v)[0] == k[0] else "" for v, k in zip(values, columns, strict=True)]
+    return [v if k is None or typed(v)[0] == k[0] else "" for v, k in zip(values, columns, strict=True)]
 
 
 def _holding(value: str, units: Sequence[Unit]) -> list[QuotedLine]:

@@ -84,9 +84,10 @@ INSTRUCTIONS: Final[dict[CallKind, str]] = {
     "docstring": "Write the docstring of the Python function the user gives.",
     "ledger": (
         "You fill one row of a table from the lines given about one item. Answer each of the "
-        "`questions`, in order, with the shortest phrase copied from the `lines`, or an empty "
-        "string where the lines do not say. Where the lines give two values for one question, "
-        "give the one a later line sets (its date is shown): a later note changes an earlier one."
+        "`questions`, in order, with the value alone as the `lines` write it (a name, a figure "
+        "with its unit, a date), not the words around it, or an empty string where the lines do "
+        "not say. Where the lines give two values for one question, give the one a later line "
+        "sets (its date is shown): a later note changes an earlier one."
     ),
     "detect_task_type": (
         "Classify the user's goal as one task type: `coding_task` (write, fix, test or refactor "

@@ -19,13 +19,24 @@ from tests.model_server import ModelServer
 from tests.unit.scripted import run_whole_task
 
 GOAL = "For every service, list the team that owns it and its p95 latency budget."
+OTHERS = {
+    "alpha": "Team Coot",
+    "beta": "Team Rook",
+    "gamma": "Team Teal",
+    "delta": "Team Smew",
+    "kappa": "Team Ruff",
+}
+OTHERS |= {"sigma": "Team Tern"}
 REGISTER = "| service | owner | p95 latency budget (ms) |\n|---|---|---|\n| billing | Team Wren | 180 |\n"
-REGISTER += "| search | Team Kite | 240 |\n"
+REGISTER += "| search | Team Kite | 240 |\n" + "".join(f"| {s} | {t} | 300 |\n" for s, t in OTHERS.items())
 MEMO = "# Memo, 2026-03-02\n\nThe billing service moves to Team Lark.\n"
 # A note whose heading alone names its item, in words the fitted reader does not read, and a
 # glossary whose heading names no item.
 BELZU = "# Belzu\n\n95 of every 100 requests must finish within 970 ms. On call for it: Team Chiffchaff.\n"
-GLOSSARY = "# Glossary\n\n- **Maintainer**: the team paged first when something breaks.\n"
+GLOSSARY = (
+    "# Glossary\n\n- **Maintainer**: the team paged first when something breaks.\n"
+    "- **95th-percentile response time**: the time within which 95 of every 100 requests finish.\n"
+)
 ROTA = "# Support rota\n\n| week | first line |\n|---|---|\n| 10 | Team Wryneck |\n| 11 | Team Dunnock |\n"
 Reader = Callable[[LedgerInput], list[str]]
 
@@ -40,9 +51,16 @@ def _current(asked: LedgerInput) -> list[str]:
     return {
         "billing": ["Team Lark", "180 ms"],
         "search": ["Team Kite", "240 ms"],
+        **{name: [team, "300 ms"] for name, team in OTHERS.items()},
         "Belzu": ["Team Chiffchaff", "970 ms"],
         "Support rota": ["Team Wryneck", "10"],  # as the 1.5B read a rota's title
-    }.get(asked.item, ["the team paged first", ""])
+    }.get(  # as the 1.5B read a glossary: its definitions, on its lines
+        asked.item,
+        [
+            "The team paged first when something breaks",
+            "the time within which 95 of every 100 requests finish",
+        ],
+    )
 
 
 def _run(tmp_path: Path, read: Reader, verifier: Verifier | None = None) -> tuple[TaskResult, list[Any]]:
@@ -51,7 +69,7 @@ def _run(tmp_path: Path, read: Reader, verifier: Verifier | None = None) -> tupl
     (folder / "register.md").write_text(REGISTER, encoding="utf-8")
     (folder / "memo.md").write_text(MEMO, encoding="utf-8")
     (folder / "belzu.md").write_text(BELZU, encoding="utf-8")
-    (folder / "glossary.md").write_text(GLOSSARY, encoding="utf-8")
+    (folder / "terms.md").write_text(GLOSSARY, encoding="utf-8")  # read once the columns are typed
     (folder / "rota.md").write_text(ROTA, encoding="utf-8")
     asked: list[LedgerInput] = []
 
@@ -119,4 +137,6 @@ def test_a_section_whose_heading_names_an_item_is_a_row_where_the_model_reads_ev
         ("970 ms", "unverified"),
     ]
     assert "Glossary" not in rows and "Support rota" not in rows  # a handbook, a register's title
-    assert sorted(a.item for a in asked) == ["Belzu", "Glossary", "Support rota", "billing", "search"]
+    assert sorted(a.item for a in asked) == sorted(
+        ["Belzu", "Glossary", "Support rota", "billing", "search", *OTHERS]
+    )
