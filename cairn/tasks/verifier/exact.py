@@ -4,7 +4,8 @@ A line holds a value when, both normalised alike, the value occurs in it as whol
 compatibility forms folded (NFKC) and case folded, emphasis marks and table bars dropped, white
 space made one, and thousands separators taken out of numbers (`1,260,000` is `1260000`). A
 figure with a unit (`180 ms`) is also held by a line that gives the figure where the line or the
-headings it stands under name the unit (a table's `budget (ms)` column). Nothing here decides what
+headings it stands under name the unit (a table's `budget (ms)` column), or that gives it in
+another spelling of its unit (`180 milliseconds`). Nothing here decides what
 a line means: that is the judge's (`cairn.tasks.verifier`).
 
 >>> reads = [Read("source:d/w.md", "The centre is Śródmieście.\\nIt holds 1,260,000 m³.", about="Warsaw")]
@@ -21,7 +22,7 @@ import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
 
 from cairn.core import QuotedLine
-from cairn.tasks.grounding.figures import dates
+from cairn.tasks.grounding.figures import dates, figures
 from cairn.tasks.grounding.reads import Read
 from cairn.tasks.grounding.relative_dates import dated_text
 
@@ -68,6 +69,8 @@ def holds(line: str, value: str, context: str = "") -> bool:
     True
     >>> holds("| billing | 180 | 99.95% |", "18 ms", context="p95 latency budget (ms)")
     False
+    >>> holds("It has to stay under 760 milliseconds.", "760 ms")
+    True
     """
     wanted = normalised(value)
     if not wanted:
@@ -76,11 +79,17 @@ def holds(line: str, value: str, context: str = "") -> bool:
     if _occurs(wanted, text):
         return True
     figure = _FIGURE_UNIT.match(wanted)
-    return bool(
+    if (
         figure
         and _occurs(figure["figure"], text)
         and _occurs(figure["unit"], f"{text} {normalised(context)}")
+    ):
+        return True
+    asked = figures(value)  # one figure, its unit written another way (`760 ms`, `760 milliseconds`)
+    whole = (
+        len(asked) == 1 and asked[0].unit not in (None, "clock") and asked[0].text.strip() == value.strip()
     )
+    return whole and any((f.value, f.unit) == (asked[0].value, asked[0].unit) for f in figures(line))
 
 
 def quoted_in(quote: QuotedLine, value: str) -> bool:
