@@ -40,6 +40,21 @@ def test_agent_bench_offline() -> None:
     assert task["correct"] and not task["complete"] and task["stop_reason"].startswith("unverified")
 
 
+def test_the_ledger_bench_with_the_local_models_recorded_reading(tmp_path: Path) -> None:
+    """The 1.5B's recorded `ledger` replies over the paraphrased services (N = 50): every row is
+    the item's current owner and budget, given unverified, and none is wrong."""
+    cassette = Path(__file__).parents[1] / "data" / "real-model" / "ledger-service-50.cassette.jsonl"
+    args = ("--suite", "long", "--n", "50", "--limit", "1", "--no-baseline", "--keep", str(tmp_path))
+    report = figures("agent.py", *args, "--model", f"replay:{cassette}")
+    (task,) = report["tasks"]
+    assert task["correct"] and not task["complete"]
+    assert "unverified 50 (50 right)" in task["why"] and "missing 0" in task["why"]
+    (ledger,) = tmp_path.glob("cairn/*/tasks/*/artifacts/report.md")
+    assert "| Kates mirror | Unverified: Team Eider | Unverified: 630 ms |" in ledger.read_text(
+        encoding="utf-8"
+    )
+
+
 def test_orchestration_bench_on_servers() -> None:
     report = figures("orchestration.py", "--iterations", "3", "--modes", "server", "--rounds", "1")
     assert set(report) == {"server", "server_deployment", "deployment_over_cairn"}
