@@ -2,7 +2,7 @@
 the ledger rows its reads changed, and the report written and committed with them.
 
 With a served model, the model reads the changed rows and the sections the offline reader found
-no item in (`cairn.flows.steps.ledger_reading`).
+no item in (`cairn.flows.steps.ledger_reading`); either way, a user's verifier judges each row.
 
 The report is Cairn's own write (`write_file` of the task's deliverable, marked with the iteration
 it reports), so a task stopped at any point (its cap, its budget, a crash, a person) leaves a
@@ -21,9 +21,12 @@ from cairn.flows.steps.model_calls import asks
 from cairn.flows.steps.session import Session
 from cairn.memory.log.state import TaskState
 from cairn.tasks.coverage.goal import CoverageGoal
+from cairn.tasks.coverage.items import key
 from cairn.tasks.coverage.ledger_report import ledger_report
+from cairn.tasks.coverage.served import judged_offline
 from cairn.tasks.task_grounding import source_files
 from cairn.tasks.tools.base import ToolOutput, WrittenFile
+from cairn.tasks.verifier import CairnJudge
 
 _NO_COST = CallCost()
 
@@ -55,6 +58,10 @@ def _record(session: Session, iteration: int, spec: CoverageGoal | None, executo
     exhausted = all(p in read for p in files)
     rows = kept.rows(touched, exhausted, state.ledger) if kept.ledger else []
     rows = reading.rows(rows, exhausted) if reading and rows else rows
+    if spec is not None and reading is None and kept.ledger and not isinstance(session.verifier, CairnJudge):
+        rows = [
+            judged_offline(spec, r, kept.ledger.lines(key(r.item)), session.verifier, exhausted) for r in rows
+        ]
     coverage = _coverage(spec, state, len(files), sum(p in read for p in files), rows)
     before = state.coverage.read if state.coverage else 0
     new_ground = bool(rows) or coverage.read > before

@@ -59,10 +59,11 @@ def read_row(
     columns: Sequence[Column | None],
     verifier: Verifier,
     exhausted: bool,
+    by: str = "the model",
 ) -> LedgerRow:
     """The offline row with the model's values taken where a line of the item holds them and
     they are of their column's kind (None: not known yet), each judged through `verifier` (one
-    request for the row, one part per field)."""
+    request for the row, one part per field). `by`: whose values they are, as the notes say."""
     values = _taken(answers, columns)
     held = [_holding(v, units) if v else [] for v in values]
     asked = [n for n, quotes in enumerate(held) if quotes]
@@ -71,8 +72,19 @@ def read_row(
     parts = [_part(goal.question(goal.fields[n], row.item), values[n], held[n], row.cells[n]) for n in asked]
     request = VerifyRequest(goal=row.item, answer="", parts=parts, every_source_read=exhausted)
     checks = dict(zip(asked, verified(request, verifier), strict=True))
-    cells = [_cell(row.cells[n], checks[n]) if n in checks else row.cells[n] for n in range(len(row.cells))]
+    cells = [
+        _cell(row.cells[n], checks[n], by) if n in checks else row.cells[n] for n in range(len(row.cells))
+    ]
     return row.model_copy(update={"cells": cells})
+
+
+def judged_offline(
+    goal: CoverageGoal, row: LedgerRow, units: Sequence[Unit], verifier: Verifier, exhausted: bool
+) -> LedgerRow:
+    """An offline row's values judged through a user's verifier, as a served model's are: a
+    ledger is decided by the verifier the task was given, whoever read it."""
+    values = [c.value if c.status in ("quoted", "unverified") else "" for c in row.cells]
+    return read_row(goal, row, units, values, [None] * len(values), verifier, exhausted, by="Cairn's reader")
 
 
 def gives_every_field(
@@ -154,22 +166,23 @@ def _part(question: str, value: str, quotes: list[QuotedLine], cell: LedgerCell)
     return PartToVerify(part=question, value=value, quotes=quotes, cairn=own)
 
 
-def _cell(cell: LedgerCell, check: PartCheck) -> LedgerCell:
-    """The cell the model's value makes, as the verifier judged it."""
+def _cell(cell: LedgerCell, check: PartCheck, by: str) -> LedgerCell:
+    """The cell the value makes, as the verifier judged it."""
     quotes = check.quotes[:2]
     if check.answered:
         return LedgerCell(value=check.value, quotes=quotes, status="quoted", note=f"judged by {check.judge}")
-    if cell.status == "quoted":  # Cairn's reader proved another value: both, and neither is chosen
+    same = normalised(cell.value) == normalised(check.value)
+    if cell.status == "quoted" and not same:  # Cairn's reader proved another value: both, neither chosen
         note = f"the model reads {check.value}; Cairn's reader proves {cell.value}"
         return LedgerCell(value=f"{check.value}; {cell.value}", quotes=[*quotes, *cell.quotes][:3],
                           status="conflict", note=note)  # fmt: skip
     was = ""
     if cell.status == "conflict":
         was = f"; of {cell.value}, the model judges {check.value} current"
-    elif cell.value and normalised(cell.value) != normalised(check.value):
+    elif cell.value and not same:
         was = f"; Cairn's reader gives {cell.value}"
-    note = f"the model's value, on the line quoted; {check.why or 'not proven'}{was}"
+    note = f"{by}'s value, on the line quoted; {check.why or 'not proven'}{was}"
     return LedgerCell(value=check.value, quotes=quotes, status="unverified", note=note, score=check.score)
 
 
-__all__ = ["columns_of", "gives_every_field", "read_row", "row_input"]
+__all__ = ["columns_of", "gives_every_field", "judged_offline", "read_row", "row_input"]

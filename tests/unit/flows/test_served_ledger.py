@@ -1,5 +1,6 @@
 """A coverage goal with a served model: the model reads each item's lines and names its values;
-Cairn takes a value only where a line of the item holds it, and the verifier judges it."""
+Cairn takes a value only where a line of the item holds it, and the verifier judges it (as it
+judges the offline reader's rows, when the task was given one)."""
 
 from __future__ import annotations
 
@@ -140,3 +141,28 @@ def test_a_section_whose_heading_names_an_item_is_a_row_where_the_model_reads_ev
     assert sorted(a.item for a in asked) == sorted(
         ["Belzu", "Glossary", "Support rota", "billing", "search", *OTHERS]
     )
+
+
+class ProvesNothing:
+    def verify(self, request: VerifyRequest) -> list[PartVerdict]:
+        return [PartVerdict(status="unverified", why="this verifier proves nothing") for _ in request.parts]
+
+
+def test_offline_a_users_verifier_decides_the_ledger_too(tmp_path: Path) -> None:
+    """Cairn's reader fills the rows; the verifier the task was given judges them, as it judges a
+    served model's (the register's `180 ms` is Cairn's own proof, which a verifier may refuse)."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "register.md").write_text(REGISTER, encoding="utf-8")
+    states = []
+    for n, verifier in enumerate([ProvesNothing(), ProvesWhatIsOnALine()]):
+        config = RunConfig(workspace=str(tmp_path / f"ws{n}"), model="cairn/offline", max_iterations=3)
+        run_whole_task(config, "t", GOAL, [folder], verifier=verifier)
+        states.append(Workspace(tmp_path / f"ws{n}").task("t").state().ledger)
+    refused, trusted = states
+    assert not any(c.status == "quoted" for row in refused.values() for c in row.cells)
+    assert "this verifier proves nothing" in refused["billing"].cells[1].note
+    assert [(c.value, c.status) for c in trusted["billing"].cells] == [
+        ("Team Wren", "quoted"),
+        ("180 ms", "quoted"),
+    ]
