@@ -49,19 +49,20 @@ def record_coverage(session: Session, iteration: int, executor: Executor) -> Non
 def _record(session: Session, iteration: int, spec: CoverageGoal | None, executor: Executor) -> None:
     state = session.state
     kept = kept_ledger(session, spec)
-    served = spec is not None and kept.ledger is not None and asks(session.config.model, "ledger")
-    reading = LedgerReading(session, executor, iteration, spec, kept) if served and spec else None
+    reading = None
+    if spec is not None and kept.ledger is not None and asks(session.config.model, "ledger"):
+        reading = LedgerReading(session, executor, iteration, spec, kept)
     if kept.ledger is not None:
         kept.ledger.section_reader = reading.section if reading else None
     touched = kept.take_in(state, session.reader)
     read, files = read_sources(state), source_files(state)
     exhausted = all(p in read for p in files)
     rows = kept.rows(touched, exhausted, state.ledger) if kept.ledger else []
-    rows = reading.rows(rows, exhausted) if reading and rows else rows
-    if spec is not None and reading is None and kept.ledger and not isinstance(session.verifier, CairnJudge):
-        rows = [
-            judged_offline(spec, r, kept.ledger.lines(key(r.item)), session.verifier, exhausted) for r in rows
-        ]
+    if reading is not None:
+        rows = reading.rows(rows, exhausted)
+    elif spec is not None and kept.ledger is not None and not isinstance(session.verifier, CairnJudge):
+        lines = kept.ledger.lines
+        rows = [judged_offline(spec, r, lines(key(r.item)), session.verifier, exhausted) for r in rows]
     coverage = _coverage(spec, state, len(files), sum(p in read for p in files), rows)
     before = state.coverage.read if state.coverage else 0
     new_ground = bool(rows) or coverage.read > before

@@ -79,17 +79,16 @@ def holds(line: str, value: str, context: str = "") -> bool:
     if _occurs(wanted, text):
         return True
     figure = _FIGURE_UNIT.match(wanted)
-    if (
-        figure
-        and _occurs(figure["figure"], text)
-        and _occurs(figure["unit"], f"{text} {normalised(context)}")
-    ):
+    if not figure or not _occurs(figure["figure"], text):
+        return False
+    if _occurs(figure["unit"], f"{text} {normalised(context)}"):
         return True
-    asked = figures(value)  # one figure, its unit written another way (`760 ms`, `760 milliseconds`)
-    whole = (
-        len(asked) == 1 and asked[0].unit not in (None, "clock") and asked[0].text.strip() == value.strip()
+    asked = figures(value)  # its unit written another way (`760 ms`, `760 milliseconds`)
+    return (
+        len(asked) == 1
+        and asked[0].unit is not None
+        and any((f.value, f.unit) == (asked[0].value, asked[0].unit) for f in figures(line))
     )
-    return whole and any((f.value, f.unit) == (asked[0].value, asked[0].unit) for f in figures(line))
 
 
 def quoted_in(quote: QuotedLine, value: str) -> bool:
