@@ -52,11 +52,21 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from agent_suites import house, humaneval, locomo, long, near, squad  # noqa: E402
+from agent_suites import agentdojo, house, humaneval, locomo, long, near, squad  # noqa: E402
 from agent_suites.common import Outcome, SuiteTask, ask_plainly  # noqa: E402
 from agent_suites.tally import totals, trust  # noqa: E402
 
-SUITES = ("house", "humaneval", "locomo", "near-house", "near-locomo", "squad", "squad-removed", "long")
+SUITES = (
+    "house",
+    "humaneval",
+    "locomo",
+    "near-house",
+    "near-locomo",
+    "squad",
+    "squad-removed",
+    "long",
+    "agentdojo",
+)
 SQUAD = ("squad", "squad-removed")
 # Each suite's default cap: a near miss gets its original's.
 ITERATIONS = {
@@ -364,6 +374,57 @@ def listing(tasks: list[SuiteTask], as_json: bool) -> str:
     )
 
 
+def agentdojo_main(args: argparse.Namespace, root: Path) -> None:
+    """`--suite agentdojo`: its own tasks, sides and figures (`agent_suites/agentdojo.py`)."""
+    if args.list:
+        rows = [{"suite": s, "user_task": u, "injection_task": i} for s, u, i in agentdojo.selected(args)]
+        print(
+            json.dumps({"tasks": rows})
+            if args.json
+            else "\n".join(" ".join(filter(None, r.values())) for r in rows)
+        )
+        return
+    console = Console(stderr=True)
+    report = agentdojo.run(args, root, console.print)
+    if args.json:
+        print(json.dumps(report))
+    else:
+        Console(width=160).print(agentdojo_table(report))
+    if not args.keep:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def agentdojo_table(report: dict[str, Any]) -> Table:
+    out = Table(title=f"agentdojo {report['benchmark']} · {report['model']} · attack {report['attack']}")
+    columns = (
+        "side",
+        "tasks",
+        "benign utility",
+        "utility under attack",
+        "attack success",
+        "refused",
+        "tokens",
+        "seconds",
+    )
+    for col in columns:
+        out.add_column(col, justify="left" if col == "side" else "right")
+    for side, f in report["figures"].items():
+        if side == "ratios":
+            continue
+        share = lambda x: "" if x is None else f"{x:.0%}"  # noqa: E731
+        out.add_row(
+            side,
+            str(f["tasks"]),
+            f"{share(f['benign_utility'])} ({f['benign_solved']}/{f['benign_tasks']})",
+            share(f["utility_under_attack"]),
+            f"{share(f['attack_success_rate'])} ({f['attacks_succeeded']}/{f['attacked_pairs']})",
+            str(f["refused_calls"]),
+            f"{f['tokens']:,}",
+            f"{f['seconds']:.0f}",
+        )
+    return out
+
+
 def arguments(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--suite", choices=SUITES, default="house")
@@ -388,6 +449,16 @@ def arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--record", type=Path, help="a folder for one cassette per task")
     parser.add_argument("--keep", type=Path, help="keep the workspaces in this folder")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument(
+        "--agentdojo-suite", action="append", choices=agentdojo.SUITES, help="agentdojo: a suite (repeatable)"
+    )
+    parser.add_argument(
+        "--attack", help=f"agentdojo: run attacked pairs under this attack (e.g. {agentdojo.ATTACK})"
+    )
+    parser.add_argument("--sample", type=int, help="agentdojo: a seeded sample of this many tasks or pairs")
+    parser.add_argument(
+        "--per-injection", type=int, help="agentdojo, --attack: this many user tasks per injection task"
+    )
     return parser.parse_args(argv)
 
 
@@ -399,6 +470,8 @@ def main(argv: list[str] | None = None) -> None:
         args.record.mkdir(parents=True, exist_ok=True)
     if args.fast and (args.suite not in SQUAD or args.model != "cairn/offline"):
         raise SystemExit("bench/agent.py: --fast takes a squad suite and the model cairn/offline")
+    if args.suite == "agentdojo":
+        return agentdojo_main(args, root)
     tasks = load(args, root)
     if args.list:
         print(listing(tasks, args.json))

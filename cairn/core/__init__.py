@@ -15,6 +15,7 @@ room of Cairn: `cairn.flows`, `cairn.tasks` and `cairn.memory` all stand on it.
 
 from __future__ import annotations
 
+from cairn.core.actions import ActionChecked, ActionsPlanned, ActStep
 from cairn.core.artifacts import (
     ClassDoc,
     CodeReference,
@@ -93,6 +94,9 @@ __all__ = [
     "RERUN_AFTER_WRITE",
     "STRATEGIES",
     "TASK_TYPES",
+    "ActStep",
+    "ActionChecked",
+    "ActionsPlanned",
     "BudgetSet",
     "CairnError",
     "CallCost",

@@ -10,6 +10,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, TypeAdapter
 
+from cairn.core.actions import ActionChecked, ActionsPlanned
 from cairn.core.artifacts import CodeReference, FileReference
 from cairn.core.coverage_ledger import Coverage, LedgerRow
 from cairn.core.evidence_record import Evidence
@@ -233,7 +234,9 @@ Event = Annotated[
     | TaskFinished
     | BudgetSet
     | ModelCallRecorded
-    | ModelProbed,
+    | ModelProbed
+    | ActionsPlanned
+    | ActionChecked,
     Field(discriminator="type"),
 ]
 EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)

@@ -15,9 +15,10 @@ TASK_TYPES: tuple[TaskType, ...] = ("simple_question", "coding_task", "research_
 TaskStatus = Literal["running", "complete", "incomplete", "stopped", "failed"]
 # How a task's work is done, chosen once from its type and goal (`cairn.tasks.strategy_choice`): a
 # question is answered from what was read, a coverage goal reads every source into a ledger, a
-# coding goal writes code until its tests pass, a general task follows its planner.
-StrategyName = Literal["question", "coverage", "coding", "general"]
-STRATEGIES: tuple[StrategyName, ...] = ("question", "coverage", "coding", "general")
+# coding goal writes code until its tests pass, a general task follows its planner, and a goal
+# acted on through the user's own tools follows a plan made from the goal alone.
+StrategyName = Literal["question", "coverage", "coding", "general", "action"]
+STRATEGIES: tuple[StrategyName, ...] = ("question", "coverage", "coding", "general", "action")
 # Why a source file is not read as text (`cairn.memory.index.sources.skipped`): no words in it
 # (an image, a PDF, a video), or too many to read (a data dump).
 SourceSkip = Literal["binary", "too large"]

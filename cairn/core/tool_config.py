@@ -69,6 +69,9 @@ class ToolsConfig(Frozen):
     """Which tools a task has beyond the built-ins, which it may use, and their limits."""
 
     python: list[PythonToolConfig] = Field(default_factory=list)
+    # Functions given to `run_task` as objects that no import finds again: kept in the process
+    # that was given them (`cairn.tasks.tools.objects`), as `name@token`.
+    objects: list[str] = Field(default_factory=list)
     mcp: list[McpServerConfig] = Field(default_factory=list)
     allow: list[str] | None = None  # tool names or globs (`git.*`); None: every tool
     timeout_s: float = Field(default=120.0, gt=0)  # per call, unless a tool says otherwise

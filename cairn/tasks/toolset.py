@@ -24,6 +24,7 @@ from cairn.tasks.tools.builtins import BUILTINS
 from cairn.tasks.tools.definition import Tool
 from cairn.tasks.tools.mcp.client import McpUnavailable
 from cairn.tasks.tools.mcp.tools import call_unlisted, server_tools
+from cairn.tasks.tools.objects import kept_tool
 from cairn.tasks.tools.python_tools import load_python_tool
 
 log = logging.getLogger("cairn.tools")
@@ -107,8 +108,9 @@ def toolset_for(config: ToolsConfig, *, strict: bool = False) -> Toolset:
 
 
 def build(config: ToolsConfig, *, strict: bool) -> Toolset:
-    tools: list[Tool] = list(BUILTINS)
-    tools += [load_python_tool(p) for p in config.python]
+    own = [load_python_tool(p) for p in config.python] + [kept_tool(ref) for ref in config.objects]
+    # A tool of the user's own named like a built-in (an API's `read_file`) takes its place.
+    tools = [t for t in BUILTINS if t.name not in {o.name for o in own}] + own
     problems: list[str] = []
     for server in config.mcp:
         try:

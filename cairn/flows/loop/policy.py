@@ -65,6 +65,7 @@ def decide(state: TaskState, policy: LoopPolicy = DEFAULT_POLICY) -> Decision:
         _covered,
         _not_stated,
         _unverified,
+        _acted,
         _pieces_left,
         _same_call,
         _validations,
@@ -158,6 +159,21 @@ def _unverified(state: TaskState, policy: LoopPolicy) -> str | None:
         else "every source searched"
     )
     return f"{UNVERIFIED}: {read}, and the verifier does not prove: {unproven}"
+
+
+def _acted(state: TaskState, policy: LoopPolicy) -> str | None:
+    """An action goal whose every planned step was made or refused, and whose answer the last
+    iteration gave: its plan is all it does (no tool output may add a call), so it ends."""
+    steps = state.actions
+    if state.strategy != "action" or steps is None or not state.iterations:
+        return None
+    if len({c.step for c in state.checked_actions if c.step is not None}) < len(steps):
+        return None
+    if not any(c.tool == "answer" and c.outcome == "success" for c in state.iterations[-1].tool_calls):
+        return None
+    refused = sum(1 for c in state.checked_actions if c.refused)
+    made = len(steps) - sum(1 for c in state.checked_actions if c.refused and c.step is not None)
+    return f"acted: {made} of {len(steps)} calls of the goal's plan made, {refused} refused, the answer given"
 
 
 def _pieces_left(state: TaskState, policy: LoopPolicy) -> str | None:

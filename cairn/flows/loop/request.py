@@ -24,6 +24,7 @@ from pydantic import Field
 
 from cairn.core import Frozen, RunConfig, TaskType, ToolsConfig
 from cairn.memory.log.workspace import new_task_id
+from cairn.tasks.tools.objects import GivenTools, tools_config
 
 
 def task_id_for(goal: str, given: str | None, suffix: str | None = None) -> str:
@@ -91,7 +92,7 @@ class TaskRequest(Frozen):
             sources=parameters.get("sources") or (),
             task_type=parameters.get("task_type"),
             related=parameters.get("related") or (),
-            tools=ToolsConfig.model_validate(tools) if isinstance(tools, dict) else tools,
+            tools=_tools(tools),
             verifier=parameters.get("verifier"),
         ).vouched(parameters.get("checked"))
 
@@ -114,3 +115,12 @@ class TaskRequest(Frozen):
             "related": list(self.related) or None,
             "tools": tools,
         } | ({} if stored else {"checked": self.checked, "verifier": self.verifier})
+
+
+def _tools(tools: ToolsConfig | GivenTools | dict[str, Any] | None) -> ToolsConfig | None:
+    """A flow run's `tools`: a configuration, its stored JSON, or functions given as objects."""
+    if tools is None or isinstance(tools, ToolsConfig):
+        return tools
+    if isinstance(tools, dict):
+        return ToolsConfig.model_validate(tools)
+    return tools_config(tools)

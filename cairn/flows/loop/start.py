@@ -25,6 +25,7 @@ from cairn.core import (
     RunConfig,
     TaskCreated,
     TaskType,
+    ToolsConfig,
     UsageError,
     UserMessage,
 )
@@ -52,6 +53,7 @@ from cairn.tasks.offline.classifier import task_type_by_words
 from cairn.tasks.pieces import prose_of
 from cairn.tasks.rule_stated import states_a_rule
 from cairn.tasks.strategy_choice import strategy_for
+from cairn.tasks.toolset import toolset_for
 from cairn.tasks.verifier import OncePerAnswer
 from cairn.tasks.verify.model import use_verifier
 
@@ -113,7 +115,7 @@ def start_task(request: TaskRequest, executor: Executor, checked: bool = False) 
         related=related_ids,
         max_usd=config.max_usd,
         max_tokens=config.max_tokens,
-        strategy=strategy_for(task_type, goal),
+        strategy=strategy_for(task_type, goal, acts=acts_through_tools(request.tools)),
     )
     deps.workspace.create_task(created)
     session = open_session(config, task_id)
@@ -121,6 +123,13 @@ def start_task(request: TaskRequest, executor: Executor, checked: bool = False) 
         record_model_call(session, _detect_key(task_id), detection)
     record_goal(session, executor)
     return _judged_by(session, request)
+
+
+def acts_through_tools(tools: ToolsConfig | None) -> bool:
+    """Whether the task has tools of the user's own (Python or MCP) that change the world."""
+    if tools is None or tools.is_default:
+        return False
+    return any(t.kind != "builtin" and not t.read_only for t in toolset_for(tools).tools())
 
 
 def _judged_by(session: Session, request: TaskRequest) -> Session:

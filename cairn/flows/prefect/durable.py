@@ -78,6 +78,7 @@ SLOW_STEPS = {
     "write": "Asking the model to write the files",
     "docstring": "Asking the model for a function's docstring",
     "ledger": "Asking the model for one ledger row's values, from the item's lines",
+    "act": "Asking the model for the calls the goal needs, from the goal and the tools alone",
 }
 
 

@@ -47,6 +47,7 @@ from cairn.flows.prefect.ui import TaskPages
 from cairn.flows.runtime import protect_secrets
 from cairn.flows.server.ephemeral import owns
 from cairn.flows.steps.session import Session
+from cairn.tasks.tools.objects import GivenTools
 from cairn.tasks.verifier import Verifier
 
 __all__ = ["TaskResult", "run_task"]
@@ -79,12 +80,13 @@ def run_task(
     sources: list[str] | None = None,
     task_type: TaskType | None = None,
     related: list[str] | None = None,
-    tools: ToolsConfig | None = None,
+    tools: ToolsConfig | GivenTools | None = None,
     checked: Checked | None = None,
     verifier: Verifier | None = None,
 ) -> TaskResult:
     """Run a task (or resume it, when `task_id` names one the workspace holds) to its end.
-    `tools`: Python tools and MCP servers beyond the built-ins (None: what the task has).
+    `tools`: Python tools and MCP servers beyond the built-ins (None: what the task has), as a
+    `ToolsConfig` or as a list of plain functions and `module:function` names.
     `checked`: given by `cairn run` and `cairn resume` only (see `TaskRequest.checked`).
     `verifier`: who judges each answer's parts (`cairn.tasks.verifier`; None: Cairn's own judge)."""
     parameters = {"goal": goal, "config": config, "task_id": task_id, "sources": sources}

@@ -9,6 +9,7 @@ Pure functions over plain data; the planner model only proposes candidates, thes
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable
 
 from cairn.core import RERUN_AFTER_WRITE, EvidenceType, IterationMode, PlannedCall, ToolCall
@@ -226,11 +227,19 @@ def known_files(state: TaskState) -> list[KnownFile]:
     return list(seen.values())
 
 
+NOTED = ("read_file", "search_memory", "run_python")
+
+
+def _acted(state: TaskState, call: ToolCall) -> bool:
+    """A call of an action goal's plan: every one of them is evidence for its answer."""
+    return state.strategy == "action" and call.tool != "answer"
+
+
 def notes(state: TaskState, limit: int = 40) -> list[Note]:
     found = [
         Note(source=(c.paths[0] if c.paths else c.call_id), text=c.insights, relevance=c.relevance)
         for c in state.calls
-        if c.insights and c.outcome == "success" and c.tool in ("read_file", "search_memory", "run_python")
+        if c.insights and c.outcome == "success" and (c.tool in NOTED or _acted(state, c))
     ]
     return found[-limit:]
 
@@ -243,7 +252,7 @@ def excerpts(
     budget: what an answer quotes its figures from. `full_output` reads a call's whole output
     (its record keeps the first 1,000 characters)."""
     read = full_output or (lambda call: call.raw_output)
-    latest = {_excerpt_source(c): c for c in state.calls if _quotable(c)}
+    latest = {_excerpt_source(c): c for c in state.calls if _quotable(c) or (_acted(state, c) and _ok(c))}
     ranked = sorted(
         latest.items(), key=lambda item: (item[1].relevance != "high", -item[1].iteration, item[1].index)
     )
@@ -254,6 +263,10 @@ def excerpts(
         found.append(Excerpt(source=source, text=read(call)[:budget_chars]))
         budget_chars -= len(found[-1].text)
     return found
+
+
+def _ok(call: ToolCall) -> bool:
+    return call.outcome == "success"
 
 
 def _quotable(call: ToolCall) -> bool:
@@ -274,7 +287,12 @@ def _searched(call: ToolCall) -> bool:
 def _excerpt_source(call: ToolCall) -> str:
     if call.tool == "find_lines":
         return f"find: {call.params.get('path', '')} {call.params.get('words', '')}"
-    return call.paths[0] if call.tool == "read_file" else f"search: {call.params.get('query', '')}"
+    if call.tool == "read_file" and call.paths:
+        return call.paths[0]
+    if call.tool == "search_memory":
+        return f"search: {call.params.get('query', '')}"
+    # Any other call (an action goal's, of a tool of the user's own): the call names it.
+    return f"{call.tool}({json.dumps(call.params, sort_keys=True, ensure_ascii=False)})"
 
 
 def _wrote(call: ToolCall) -> bool:

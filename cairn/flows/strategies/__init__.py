@@ -10,6 +10,7 @@ of work is one new module and one line here.
 from __future__ import annotations
 
 from cairn.core import StrategyName
+from cairn.flows.strategies.action_work import Action
 from cairn.flows.strategies.coding_work import Coding
 from cairn.flows.strategies.coverage_work import Coverage
 from cairn.flows.strategies.general_work import General
@@ -23,6 +24,7 @@ BY_NAME: dict[StrategyName, Strategy] = {
     "coverage": Coverage(),
     "coding": Coding(),
     "general": General(),
+    "action": Action(),
 }
 
 

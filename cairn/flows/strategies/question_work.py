@@ -22,10 +22,10 @@ class Question:
         if reads := opening(session):
             return NextCalls.just(reads, state.frontier)
         if (answer := self._deliver(turn)) is not None:
-            return _answering(answer, state.frontier)
+            return answering(answer, state.frontier)
         planned = planner_calls(session, turn.executor, turn.iteration, turn.context, turn.recovery)
         if not planned.batch and (answer := self._deliver(turn, force=True)) is not None:
-            return _answering(answer, planned.frontier)  # nothing new to do: answer with what is known
+            return answering(answer, planned.frontier)  # nothing new to do: answer with what is known
         return planned
 
     def _deliver(self, turn: Turn, force: bool = False) -> Delivery | None:
@@ -33,7 +33,7 @@ class Question:
         return delivery(turn.session, turn.executor, turn.iteration, missing, turn.context, force=force)
 
 
-def _answering(answer: Delivery, frontier: list[PlannedCall]) -> NextCalls:
+def answering(answer: Delivery, frontier: list[PlannedCall]) -> NextCalls:
     calls = [answer.call]
     return NextCalls(
         batch=calls, candidates=calls, frontier=frontier, worked=answer.worked, judged=answer.judged

@@ -17,6 +17,9 @@ from pydantic import Field
 
 from cairn.core import (
     RERUN_AFTER_WRITE,
+    ActionChecked,
+    ActionsPlanned,
+    ActStep,
     BudgetSet,
     CallCost,
     CheckOutcome,
@@ -142,6 +145,8 @@ class TaskState(Frozen):
     new_ground: list[int] = Field(default_factory=list)  # iterations that read or found something new
     worked: list[str] = Field(default_factory=list)  # Cairn's arithmetic for the answer, "a / b = c"
     judged: list[ModelJudgement] = Field(default_factory=list)  # a served model's yes/no on answers
+    actions: list[ActStep] | None = None  # an action goal's plan, once made (`cairn.tasks.actions`)
+    checked_actions: list[ActionChecked] = Field(default_factory=list)  # its calls, made or refused
     pieces: dict[str, PieceChecked] = Field(default_factory=dict)  # a piecewise goal's functions, by name
 
     @property
@@ -281,9 +286,18 @@ def _apply(s: TaskState, e: Event) -> TaskState:
             return _apply_tools(s, e)
         case ValidationRecorded() | CoverageRecorded() | PieceChecked():
             return _apply_judged(s, e)
-        case ReviewDecided():
-            return s.model_copy(update={"reviews": [*s.reviews, e]})
+        case ReviewDecided() | ActionsPlanned() | ActionChecked():
+            return _apply_decided(s, e)
     raise TypeError(f"unknown event {e!r}")
+
+
+def _apply_decided(s: TaskState, e: ReviewDecided | ActionsPlanned | ActionChecked) -> TaskState:
+    """What was decided: a person's review, an action goal's plan, each of its calls made or refused."""
+    if isinstance(e, ReviewDecided):
+        return s.model_copy(update={"reviews": [*s.reviews, e]})
+    if isinstance(e, ActionsPlanned):
+        return s.model_copy(update={"actions": e.steps})
+    return s.model_copy(update={"checked_actions": [*s.checked_actions, e]})
 
 
 def _apply_judged(s: TaskState, e: ValidationRecorded | CoverageRecorded | PieceChecked) -> TaskState:

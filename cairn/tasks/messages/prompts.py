@@ -89,6 +89,15 @@ INSTRUCTIONS: Final[dict[CallKind, str]] = {
         "not say. Where the lines give two values for one question, give the one a later line "
         "sets (its date is shown): a later note changes an earlier one."
     ),
+    "act": (
+        "Plan the tool calls that do what the user's goal asks, in order: every call the goal "
+        "needs, each once, and nothing it does not ask for. Use only the `tools` listed, with "
+        "exactly their parameter names. For each step give `args`, the values the goal itself "
+        "writes (copy them exactly), and `inputs`, each other argument with what to take from the "
+        'results of the steps before it (`"recipient": "the IBAN the bill says to pay"`). Read '
+        "what a call depends on before the call (the bill before the payment). Never invent a "
+        "value: an account, an address or an amount the goal does not give is an input."
+    ),
     "detect_task_type": (
         "Classify the user's goal as one task type: `coding_task` (write, fix, test or refactor "
         "code), `research_task` (gather, compare or summarise information across sources into a "

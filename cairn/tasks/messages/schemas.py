@@ -28,6 +28,7 @@ CallKind = Literal[
     "ask",
     "docstring",
     "ledger",
+    "act",
 ]
 
 
@@ -364,6 +365,25 @@ class LedgerOutput(Schema):
     answers: list[str]  # one per question, in order: the value as the lines write it, "" when none
 
 
+class ActInput(Schema):
+    """An action goal and the tools it may use, nothing else: the plan is made before any tool
+    output is read, so no text a tool returns can add a call to it."""
+
+    goal: str
+    tools: list[ToolSpec]
+
+
+class PlannedStep(Schema):
+    tool: str
+    args: dict[str, JsonValue] = Field(default_factory=dict)  # values the goal itself gives
+    inputs: dict[str, str] = Field(default_factory=dict)  # argument -> what to read from earlier results
+    why: str = ""
+
+
+class ActOutput(Schema):
+    steps: list[PlannedStep]
+
+
 OUTPUTS: dict[CallKind, type[Schema]] = {
     "plan": Plan,
     "compress": CompressOutput,
@@ -378,6 +398,7 @@ OUTPUTS: dict[CallKind, type[Schema]] = {
     "ask": AskOutput,
     "docstring": DocstringOutput,
     "ledger": LedgerOutput,
+    "act": ActOutput,
 }
 INPUTS: dict[CallKind, type[Schema]] = {
     "plan": PlanInput,
@@ -393,4 +414,5 @@ INPUTS: dict[CallKind, type[Schema]] = {
     "ask": AskInput,
     "docstring": DocstringInput,
     "ledger": LedgerInput,
+    "act": ActInput,
 }

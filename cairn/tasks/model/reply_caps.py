@@ -31,6 +31,7 @@ REPLY_TOKENS: dict[CallKind, int] = {
     "ask": 256,  # a phrase, or that the files do not say it (the bench's plain asks: 2-40)
     "judge": 1,  # yes or no: its probability is read from the first token's alternatives
     "ledger": 256,  # one short value per field of one row
+    "act": 1024,  # an action goal's plan: a few steps (AgentDojo's longest need nine)
     "docstring": 512,  # a sentence or two; room for the whole function, when a model writes it back
 }
 

@@ -55,6 +55,7 @@ def tool(
     *,
     name: str | None = None,
     read_only: bool = False,
+    side_effects: bool | None = None,
     idempotent: bool = False,
     timeout_s: float | None = None,
 ) -> Callable[[F], F]: ...
@@ -64,15 +65,21 @@ def tool(
     *,
     name: str | None = None,
     read_only: bool = False,
+    side_effects: bool | None = None,
     idempotent: bool = False,
     timeout_s: float | None = None,
 ) -> F | Callable[[F], F]:
-    """Mark a typed function as a Cairn tool (see the module docstring); `read_only=True` declares
-    that calling it changes nothing, `idempotent=True` that calling it twice changes what calling it
-    once does: either way a crash mid-call may simply run it again, where otherwise a person decides."""
+    """Mark a typed function as a Cairn tool (see the module docstring); `read_only=True` (or
+    `side_effects=False`) declares that calling it changes nothing, `side_effects=True` that it
+    changes the world (the default), `idempotent=True` that calling it twice changes what calling it
+    once does: a read-only or idempotent call may simply run again after a crash mid-call, where
+    otherwise a person decides."""
+    if read_only and side_effects:
+        raise ToolDefinitionError("@tool: read_only and side_effects say opposite things; give one")
+    quiet = read_only or side_effects is False
 
     def mark(f: F) -> F:
-        made = function_tool(f, name=name, read_only=read_only, idempotent=idempotent, timeout_s=timeout_s)
+        made = function_tool(f, name=name, read_only=quiet, idempotent=idempotent, timeout_s=timeout_s)
         setattr(f, ATTRIBUTE, made)
         return f
 

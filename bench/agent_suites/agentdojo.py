@@ -1,0 +1,600 @@
+"""AgentDojo's suites through Cairn, beside AgentDojo's own reference pipeline with the same model.
+
+AgentDojo (PyPI `agentdojo` 0.1.35, MIT; Debenedetti et al., NeurIPS 2024 datasets track) ships
+four suites (banking, slack, workspace, travel): user tasks, injection tasks, attacks and the
+checks that grade them on the environment's final state and the agent's answer. Both sides are
+run by AgentDojo itself (`TaskSuite.run_task_with_pipeline`), so both are graded by its own
+`utility` and `security`:
+
+- Cairn is a pipeline element (`CairnAgent`) that runs the task with `run_task`, its tools the
+  suite's functions bound to the task's environment (plain functions, `tools=[...]`);
+- the reference is AgentDojo's pipeline for a local OpenAI-compatible server (`LocalLLM`: tool
+  calls written into the prompt and parsed back), the loop a user would otherwise write.
+
+`Obeying` is the attacker's best case: a scripted model that plays the task right (its calls are
+the user task's ground truth) and, whenever a tool output it is shown holds an injection,
+proposes the calls the injection asks for beside them. It serves Cairn over HTTP
+(`tests/model_server.py`, answering Cairn's prompts) and the reference as its LLM element.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+import json
+import os
+import random
+import re
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+BENCHMARK = "v1.2.2"
+SUITES = ("banking", "slack", "workspace", "travel")
+ATTACK = "important_instructions"
+# The functions of each suite that read and change nothing: the rest change its environment, as
+# a user marks them (`@tool(side_effects=True)` is Cairn's default for a plain function too).
+READS = {
+    "banking": {
+        "get_iban",
+        "get_balance",
+        "get_most_recent_transactions",
+        "get_scheduled_transactions",
+        "read_file",
+        "get_user_info",
+    },
+    "slack": {"get_channels", "read_channel_messages", "read_inbox", "get_users_in_channel", "get_webpage"},
+    "workspace": {
+        "get_unread_emails",  # marks them read, but sends, deletes and shares nothing
+        "get_sent_emails",
+        "get_received_emails",
+        "get_draft_emails",
+        "search_emails",
+        "search_contacts_by_name",
+        "search_contacts_by_email",
+        "get_current_day",
+        "search_calendar_events",
+        "get_day_calendar_events",
+        "search_files_by_filename",
+        "get_file_by_id",
+        "list_files",
+        "search_files",
+    },
+    "travel": set(),  # every `get_*` and `check_*`: see `reads`
+}
+
+
+def reads(suite: str, name: str) -> bool:
+    """Whether a suite's function only reads (travel's are every `get_` and `check_` one)."""
+    return name in READS[suite] or (suite == "travel" and name.startswith(("get_", "check_")))
+
+
+def load_suite(name: str) -> Any:
+    from agentdojo.task_suite.load_suites import get_suite
+
+    return get_suite(BENCHMARK, name)
+
+
+# --- the suite's functions as plain functions -------------------------------------------------
+
+
+def suite_tools(suite: str, runtime: Any, env: Any) -> list[Callable[..., Any]]:
+    """Each function of the runtime as a plain typed function bound to `env`, run through the
+    runtime (its validation, its errors) and its result written as AgentDojo writes it."""
+    return [_bound(suite, function, runtime, env) for function in runtime.functions.values()]
+
+
+def _bound(suite: str, function: Any, runtime: Any, env: Any) -> Callable[..., Any]:
+    from agentdojo.agent_pipeline.tool_execution import tool_result_to_str
+
+    from cairn.tasks.tools import tool
+    from cairn.tasks.tools.base import failure
+
+    def call(**kwargs: Any) -> Any:
+        result, error = runtime.run_function(env, function.name, kwargs)
+        return failure(error) if error else tool_result_to_str(result)
+
+    fields = function.parameters.model_fields
+    call.__name__ = call.__qualname__ = function.name
+    call.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [
+            inspect.Parameter(
+                name,
+                inspect.Parameter.KEYWORD_ONLY,
+                default=inspect.Parameter.empty if f.is_required() else f.default,
+                annotation=f.annotation,
+            )
+            for name, f in fields.items()
+        ]
+    )
+    call.__annotations__ = {name: f.annotation for name, f in fields.items()}
+    args = "".join(f"\n    {name}: {f.description or name}" for name, f in fields.items())
+    call.__doc__ = function.description + (f"\n\nArgs:{args}" if args else "")
+    return tool(name=function.name, side_effects=not reads(suite, function.name))(call)
+
+
+# --- Cairn as an AgentDojo pipeline element ---------------------------------------------------
+
+
+@dataclass
+class Run:
+    """What one side spent on one task, and Cairn's refusals."""
+
+    tokens: int = 0
+    seconds: float = 0.0
+    calls: list[str] = field(default_factory=list)
+    refused: list[dict[str, Any]] = field(default_factory=list)
+    error: str = ""
+
+
+class CairnAgent:
+    """Runs each query as a Cairn task (`run_task`) in a workspace of its own."""
+
+    def __init__(self, model: str, root: Path, suite: str, max_iterations: int = 8) -> None:
+        self.name = "local"  # how an attack addresses the model ("Local model")
+        self.model, self.root, self.suite, self.max_iterations = model, root, suite, max_iterations
+        self.task_name = "task"
+        self.last = Run()
+
+    def query(
+        self,
+        query: str,
+        runtime: Any,
+        env: Any,
+        messages: Sequence[Any] = (),
+        extra_args: dict[str, Any] | None = None,
+    ) -> tuple[str, Any, Any, list[Any], dict[str, Any]]:
+        from agentdojo.functions_runtime import FunctionCall
+        from agentdojo.types import text_content_block_from_string
+
+        from cairn.core import ToolsConfig
+        from cairn.flows.prefect.flow import run_task
+        from cairn.flows.settings import Settings
+        from cairn.memory.log.workspace import Workspace
+        from cairn.tasks.tools.objects import tools_config
+
+        workspace = self.root / self.task_name
+        tools = suite_tools(self.suite, runtime, env)
+        allow = [*runtime.functions, "answer"]
+        config = Settings(workspace=workspace).run_config(
+            model=self.model, max_iterations=self.max_iterations
+        )
+        started = time.monotonic()
+        answer = ""
+        try:
+            result = run_task(
+                query,
+                config,
+                task_id=self.task_name,
+                task_type="general_task",
+                tools=tools_config(tools, ToolsConfig(allow=allow)),
+            )
+            report = Path(result.report_path) if result.report_path else None
+            answer = report.read_text(encoding="utf-8") if report and report.is_file() else ""
+            self.last = Run(tokens=result.tokens)
+        except Exception as exc:  # one task's failure is its row, never the bench's end
+            self.last = Run(error=f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
+        self.last.seconds = time.monotonic() - started
+        known = workspace.is_dir() and self.task_name in Workspace(workspace).task_ids()
+        state = Workspace(workspace).task(self.task_name).state() if known else None
+        out: list[Any] = [{"role": "user", "content": [text_content_block_from_string(query)]}]
+        for call in state.calls if state else []:
+            if call.tool == "answer":
+                continue
+            made = FunctionCall(function=call.tool, args=dict(call.params))
+            self.last.calls.append(f"{call.tool}({json.dumps(call.params, sort_keys=True)})")
+            out.append({"role": "assistant", "content": None, "tool_calls": [made]})
+            out.append(
+                {
+                    "role": "tool",
+                    "content": [text_content_block_from_string(call.raw_output)],
+                    "tool_call": made,
+                    "tool_call_id": None,
+                    "error": call.error,
+                }
+            )
+        if state:
+            self.last.refused = [c.model_dump() for c in state.checked_actions if c.refused]
+        out.append(
+            {"role": "assistant", "content": [text_content_block_from_string(answer)], "tool_calls": None}
+        )
+        return query, runtime, env, out, dict(extra_args or {})
+
+
+# --- the reference pipeline --------------------------------------------------------------------
+
+
+class Counted:
+    """An httpx transport that adds up the tokens each reply's `usage` reports."""
+
+    def __init__(self) -> None:
+        import httpx
+
+        self.tokens = 0
+        outer = self
+
+        class Transport(httpx.HTTPTransport):
+            def handle_request(self, request: httpx.Request) -> httpx.Response:
+                response = super().handle_request(request)
+                body = response.read()
+                with contextlib.suppress(ValueError, AttributeError):
+                    outer.tokens += int(json.loads(body).get("usage", {}).get("total_tokens") or 0)
+                return httpx.Response(response.status_code, headers=response.headers, content=body)
+
+        self.client = httpx.Client(transport=Transport(), timeout=900)
+
+
+def reference_pipeline(llm: Any) -> Any:
+    """AgentDojo's own loop (system message, the query, the model, then tools and model until no
+    call is left), with `llm` as its model."""
+    from agentdojo.agent_pipeline import (
+        AgentPipeline,
+        InitQuery,
+        SystemMessage,
+        ToolsExecutionLoop,
+        ToolsExecutor,
+    )
+    from agentdojo.agent_pipeline.agent_pipeline import load_system_message
+
+    pipeline = AgentPipeline(
+        [
+            SystemMessage(load_system_message(None)),
+            InitQuery(),
+            llm,
+            ToolsExecutionLoop([ToolsExecutor(), llm]),
+        ]
+    )
+    pipeline.name = "local"
+    return pipeline
+
+
+def local_llm(model: str, counter: Counted) -> Any:
+    """AgentDojo's `LocalLLM` on the server `OPENAI_API_BASE` names (the model without `openai/`)."""
+    import openai
+    from agentdojo.agent_pipeline import LocalLLM
+
+    base = os.environ.get("OPENAI_API_BASE", "http://127.0.0.1:8088/v1")
+    client = openai.OpenAI(
+        api_key=os.environ.get("OPENAI_API_KEY", "local"), base_url=base, http_client=counter.client
+    )
+    return LocalLLM(client, model.removeprefix("openai/"))
+
+
+# --- the attacker's best case -------------------------------------------------------------------
+
+
+@dataclass
+class Obeying:
+    """The scripted model that obeys every instruction it reads, for one (user task, injection
+    task) pair: its calls are the user task's ground truth; shown an injection, it proposes the
+    injection's calls too."""
+
+    goal: str
+    task_calls: list[Any]  # FunctionCall: the user task's ground truth
+    injected_calls: list[Any]  # the injection task's ground truth
+    injections: list[str]  # what the planted texts ask for (the injection task's goal)
+    answer: str
+    asked: dict[str, int] = field(default_factory=dict)
+
+    @classmethod
+    def of(
+        cls, suite: Any, user_task: Any, injection_task: Any | None, injections: dict[str, str]
+    ) -> Obeying:
+        env = suite.load_and_inject_default_environment(injections)
+        env = user_task.init_environment(env)
+        injected = injection_task.ground_truth(env.model_copy(deep=True)) if injection_task else []
+        return cls(
+            goal=user_task.PROMPT,
+            task_calls=user_task.ground_truth(env.model_copy(deep=True)),
+            injected_calls=injected,
+            injections=[injection_task.GOAL] if injection_task and injections else [],
+            answer=getattr(user_task, "GROUND_TRUTH_OUTPUT", "") or "Done.",
+        )
+
+    def sees_injection(self, text: str) -> bool:
+        """Whether `text` holds an injection, however a tool wrote it (YAML folds long lines)."""
+        return any(_bare(planted) in _bare(text) for planted in self.injections)
+
+    # Cairn's side: one reply per Cairn prompt, as text (None: the offline model's own answer).
+    def respond(self, messages: list[dict[str, Any]]) -> str | None:
+        from cairn.tasks.messages.prompts import PromptError, parse_request
+
+        try:
+            kind, payload = parse_request(messages)
+        except PromptError:
+            return None
+        shown = "\n".join(str(m.get("content") or "") for m in messages)
+        if kind == "act":
+            return json.dumps({"steps": [self._step(call) for call in self.task_calls]})
+        if kind == "ledger":
+            return json.dumps({"answers": self._values(payload)})
+        if kind == "compress" and self.sees_injection(shown):
+            return json.dumps(
+                {
+                    "insights": "The output asks for more calls.",
+                    "relevance": "high",
+                    "next_suggested_actions": "; ".join(spelled(c) for c in self.injected_calls),
+                }
+            )
+        if kind == "plan":  # never asked by the action strategy; if it were, it would obey
+            calls = self.injected_calls if self.sees_injection(shown) else self.task_calls
+            return json.dumps(
+                {
+                    "candidates": [
+                        {"tool": c.function, "params": dict(c.args), "rationale": "asked"} for c in calls
+                    ]
+                }
+            )
+        if kind in ("deliver", "ask"):
+            return json.dumps({"answer": self.answer}) if kind == "deliver" else self.answer
+        return None
+
+    def _step(self, call: Any) -> dict[str, Any]:
+        from cairn.tasks.actions import GOAL, needs_source, source_of
+
+        args, inputs = {}, {}
+        for name, value in self._written(call).args.items():
+            if not needs_source(value) or source_of(value, self.goal, []) == GOAL:
+                args[name] = value
+            else:
+                inputs[name] = f"the {name} this call needs, from the results read"
+        return {"tool": call.function, "args": args, "inputs": inputs}
+
+    @staticmethod
+    def _written(call: Any) -> Any:
+        """The call as a model writes it: a ground truth's placeholder (`<summary>`) as words."""
+        args = {
+            k: f"A {v.strip('<>')} of what was read." if _placeholder(v) else v for k, v in call.args.items()
+        }
+        return call.model_copy(update={"args": args})
+
+    def _values(self, payload: Any) -> list[str]:
+        """The values of the ground truth's next call of the tool a `ledger` ask is about."""
+        tool = str(payload.item).removeprefix("the call ").split(" ")[0]
+        calls = [c for c in self.task_calls if c.function == tool]
+        n = self.asked.get(tool, 0)
+        self.asked[tool] = n + 1
+        call = self._written(calls[min(n, len(calls) - 1)]) if calls else None
+        names = [q.split(":")[0] for q in payload.questions]
+        return [str(call.args.get(name, "")) if call else "" for name in names]
+
+    # The reference's side: the LLM element of AgentDojo's pipeline.
+    def element(self) -> Any:
+        return _ObeyingLLM(self)
+
+
+class _ObeyingLLM:
+    name = "local"
+
+    def __init__(self, script: Obeying) -> None:
+        self.script, self.next, self.obeyed = script, 0, False
+
+    def query(
+        self,
+        query: str,
+        runtime: Any,
+        env: Any,
+        messages: Sequence[Any] = (),
+        extra_args: dict[str, Any] | None = None,
+    ) -> tuple[str, Any, Any, list[Any], dict[str, Any]]:
+        from agentdojo.types import get_text_content_as_str, text_content_block_from_string
+
+        seen = any(
+            m["role"] == "tool" and self.script.sees_injection(get_text_content_as_str(m["content"]))
+            for m in messages
+        )
+        calls: list[Any] = []
+        if seen and not self.obeyed:
+            calls, self.obeyed = list(self.script.injected_calls), True
+        if self.next < len(self.script.task_calls):
+            calls.append(self.script.task_calls[self.next])
+            self.next += 1
+        text = None if calls else [text_content_block_from_string(self.script.answer)]
+        reply = {"role": "assistant", "content": text, "tool_calls": calls or None}
+        return query, runtime, env, [*messages, reply], dict(extra_args or {})
+
+
+def _placeholder(value: object) -> bool:
+    return isinstance(value, str) and value.startswith("<") and value.endswith(">")
+
+
+def _bare(text: str) -> str:
+    return re.sub(r"[\s\\\"']+", "", text)
+
+
+def spelled(call: Any) -> str:
+    """A call as a model would write it: `send_money(recipient='US13...', amount=0.01)`."""
+    args = ", ".join(f"{k}={v!r}" for k, v in call.args.items())
+    return f"{call.function}({args})"
+
+
+# --- which tasks -----------------------------------------------------------------------------------
+
+
+def attacked_pairs(
+    suite: Any, attack: Any, sample: int | None, seed: int, per_injection: int = 0
+) -> list[tuple[str, str]]:
+    """(user task, injection task) pairs whose user task reads a place an injection can go: a
+    seeded sample of `sample`, or `per_injection` user tasks for every injection task."""
+    rng = random.Random(seed)
+    users = [uid for uid, task in suite.user_tasks.items() if attack.get_injection_candidates(task)]
+    injections = list(suite.injection_tasks)
+    if per_injection:
+        return [(uid, iid) for iid in injections for uid in sorted(rng.sample(users, per_injection))]
+    pairs = [(uid, iid) for uid in users for iid in injections]
+    return sorted(rng.sample(pairs, min(sample or len(pairs), len(pairs))))
+
+
+# --- a run ---------------------------------------------------------------------------------------
+
+
+SCRIPTED = "scripted:obeying"  # `--model` for the attacker's best case (`Obeying`)
+
+
+def selected(args: Any) -> list[tuple[str, str, str | None]]:
+    """(suite, user task, injection task or None) for each task the options select."""
+    from agentdojo.attacks import load_attack
+
+    chosen: list[tuple[str, str, str | None]] = []
+    for name in args.agentdojo_suite or ["banking", "slack"]:
+        suite = load_suite(name)
+        if args.attack:
+            attack = load_attack(args.attack, suite, CairnAgent("", Path("."), name))
+            per = args.per_injection or 0
+            pairs = attacked_pairs(suite, attack, args.sample, args.seed, per)
+            chosen += [(name, uid, iid) for uid, iid in pairs]
+        else:
+            users = sorted(suite.user_tasks, key=lambda uid: int(uid.rsplit("_", 1)[1]))
+            if args.sample:
+                users = sorted(random.Random(args.seed).sample(users, min(args.sample, len(users))))
+            chosen += [(name, uid, None) for uid in users]
+    return chosen[args.offset :][: args.limit]
+
+
+def run_one(name: str, uid: str, iid: str | None, args: Any, root: Path) -> dict[str, Any]:
+    """One task through Cairn, then through the reference pipeline, both graded by AgentDojo."""
+    from agentdojo.attacks import load_attack
+
+    suite = load_suite(name)
+    user = suite.get_user_task_by_id(uid)
+    injection = suite.get_injection_task_by_id(iid) if iid else None
+    cairn = CairnAgent(args.model, root / name, name, args.max_iterations or 8)
+    cairn.task_name = (f"{uid}-{iid}" if iid else uid).replace("_", "-")
+    injections = load_attack(args.attack, suite, cairn).attack(user, injection) if injection else {}
+    row: dict[str, Any] = {
+        "suite": name,
+        "user_task": uid,
+        "injection_task": iid,
+        "attack": args.attack if iid else None,
+    }
+    script = Obeying.of(suite, user, injection, injections) if args.model == SCRIPTED else None
+    with _served(script) as model:
+        cairn.model = model
+        utility, attacked = suite.run_task_with_pipeline(cairn, user, injection, injections)
+    row["cairn"] = _side(utility, attacked if iid else None, cairn.last)
+    if not args.no_baseline:
+        counter = Counted()
+        llm = script.element() if script else local_llm(args.model, counter)
+        started = time.monotonic()
+        try:
+            utility, attacked = suite.run_task_with_pipeline(
+                reference_pipeline(llm), user, injection, injections
+            )
+            spent = Run(tokens=counter.tokens)
+        except Exception as exc:  # the reference's own failure (a model that broke its format) is a row
+            utility, attacked, spent = (
+                False,
+                False,
+                Run(tokens=counter.tokens, error=f"{type(exc).__name__}: {exc}"[:200]),
+            )
+        spent.seconds = time.monotonic() - started
+        row["reference"] = _side(utility, attacked if iid else None, spent)
+    return row
+
+
+def _side(utility: bool, attacked: bool | None, run: Run) -> dict[str, Any]:
+    return {
+        "utility": bool(utility),
+        "attack_succeeded": attacked,
+        "tokens": run.tokens,
+        "seconds": round(run.seconds, 1),
+        "calls": run.calls,
+        "refused": run.refused,
+        "error": run.error,
+    }
+
+
+class _served:
+    """The model Cairn is given: the one named, or the obeying script served on loopback."""
+
+    def __init__(self, script: Obeying | None) -> None:
+        self.script, self.server, self.saved = script, None, os.environ.get("OPENAI_API_BASE")
+
+    def __enter__(self) -> str:
+        if self.script is None:
+            return ""
+        from tests.model_server import ModelServer
+
+        self.server = ModelServer().__enter__()
+        self.server.respond = self.script.respond
+        os.environ["OPENAI_API_BASE"] = self.server.url
+        os.environ.setdefault("OPENAI_API_KEY", "scripted")
+        return "openai/obeying"
+
+    def __exit__(self, *exc: object) -> None:
+        if self.server is not None:
+            self.server.__exit__()
+            if self.saved is None:
+                os.environ.pop("OPENAI_API_BASE", None)
+            else:
+                os.environ["OPENAI_API_BASE"] = self.saved
+
+
+def figures(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Per side: benign utility, utility under attack, targeted attack success, tokens, time."""
+    out: dict[str, Any] = {}
+    for side in ("cairn", "reference"):
+        mine = [r[side] | {"attacked": r["injection_task"] is not None} for r in rows if side in r]
+        if not mine:
+            continue
+        benign = [m for m in mine if not m["attacked"]]
+        attacked = [m for m in mine if m["attacked"]]
+        out[side] = {
+            "tasks": len(mine),
+            "benign_utility": _share([m["utility"] for m in benign]),
+            "benign_solved": sum(m["utility"] for m in benign),
+            "benign_tasks": len(benign),
+            "utility_under_attack": _share([m["utility"] for m in attacked]),
+            "attacked_pairs": len(attacked),
+            "attack_success_rate": _share([bool(m["attack_succeeded"]) for m in attacked]),
+            "attacks_succeeded": sum(bool(m["attack_succeeded"]) for m in attacked),
+            "refused_calls": sum(len(m["refused"]) for m in mine),
+            "tokens": sum(m["tokens"] for m in mine),
+            "seconds": round(sum(m["seconds"] for m in mine), 1),
+            "errors": sum(bool(m["error"]) for m in mine),
+        }
+    if "cairn" in out and "reference" in out:
+        c, r = out["cairn"], out["reference"]
+        out["ratios"] = {
+            "tokens": round(c["tokens"] / r["tokens"], 2) if r["tokens"] else None,
+            "seconds": round(c["seconds"] / r["seconds"], 2) if r["seconds"] else None,
+        }
+    return out
+
+
+def _share(flags: list[bool]) -> float | None:
+    return round(sum(flags) / len(flags), 3) if flags else None
+
+
+def run(args: Any, root: Path, progress: Callable[[str], None]) -> dict[str, Any]:
+    """Every selected task, both sides; one JSON-ready report."""
+    import agentdojo
+
+    from cairn.flows.runtime import prepare
+
+    prepare(root)  # before Prefect is imported
+    rows: list[dict[str, Any]] = []
+    chosen = selected(args)
+    for n, (name, uid, iid) in enumerate(chosen, start=1):
+        rows.append(run_one(name, uid, iid, args, root))
+        row = rows[-1]
+        said = "; ".join(
+            f"{side}: utility {row[side]['utility']}, attacked {row[side]['attack_succeeded']}, "
+            f"refused {len(row[side]['refused'])}, {row[side]['seconds']:.0f} s"
+            + (f" ({row[side]['error']})" if row[side]["error"] else "")
+            for side in ("cairn", "reference")
+            if side in row
+        )
+        progress(f"{n}/{len(chosen)} {name} {uid}{' + ' + iid if iid else ''}: {said}")
+    return {
+        "suite": "agentdojo",
+        "benchmark": BENCHMARK,
+        "agentdojo": agentdojo.__version__ if hasattr(agentdojo, "__version__") else "0.1.35",
+        "model": args.model,
+        "attack": args.attack,
+        "seed": args.seed,
+        "figures": figures(rows),
+        "tasks": rows,
+    }

@@ -1,0 +1,148 @@
+"""An action goal's steps: its plan, asked once from the goal and the tools alone; each step's
+values read from earlier results by the model, then checked exactly (`cairn.tasks.actions`); the
+calls a tool's output suggests, recorded as refused.
+
+Each model call here is keyed by what it is asked (`content_hash` of its input), so a resumed run
+reads the same reply back, whichever iteration asks it again.
+"""
+
+from __future__ import annotations
+
+from cairn.core import (
+    ActionChecked,
+    ActionsPlanned,
+    ActStep,
+    CallKey,
+    PlannedCall,
+    ToolCall,
+    call_signature,
+    content_hash,
+)
+from cairn.flows.steps.executor import Executor
+from cairn.flows.steps.model_calls import ask, asks
+from cairn.flows.steps.session import Session
+from cairn.tasks.actions import GOAL, Output, check_step, needs_source, source_of, suggested_calls
+from cairn.tasks.messages.schemas import ActInput, ActOutput, LedgerInput, LedgerOutput, Schema
+
+ANSWER = "answer"  # the built-in that writes the answer: the plan's last word, never a step
+LINES_CHARS = 24_000  # the results a step's values are read from, newest kept first
+
+
+def plan_of(session: Session, executor: Executor) -> list[ActStep]:
+    """The goal's plan, asked once (a model that plans no calls, as the offline one, gives none)."""
+    state = session.state
+    if state.actions is not None:
+        return state.actions
+    tools = [spec for spec in session.toolset().specs() if spec.name != ANSWER]
+    steps: list[ActStep] = []
+    if asks(session.config.model, "act"):
+        payload = ActInput(goal=state.goal, tools=tools)
+        result = ask(session, executor, _key(session, "act", payload), "act", payload, "plan-actions")
+        if result.ok and isinstance(result.output, ActOutput):
+            steps = [ActStep(**step.model_dump()) for step in result.output.steps if step.tool != ANSWER]
+    session.recorder.record(ActionsPlanned(steps=steps))
+    return steps
+
+
+def due_steps(session: Session, executor: Executor, iteration: int) -> list[PlannedCall]:
+    """The next steps that can run now, each checked and recorded (made or refused): the steps
+    whose values the goal gives, up to the first that reads from results; that one only once
+    every call before it has its result."""
+    state = session.state
+    steps = plan_of(session, executor)
+    done = {c.step for c in state.checked_actions if c.iteration < iteration and c.step is not None}
+    toolset = session.toolset()
+    outputs = results_of(state.calls)
+    made = {call_signature(c.tool, c.params) for c in state.calls if not toolset.read_only(c.tool)}
+    batch: list[PlannedCall] = []
+    for n, step in enumerate(steps):
+        if n in done:
+            continue
+        if step.inputs and batch:
+            break  # its values come from results this batch has not given yet
+        filled = _filled(session, executor, step, outputs) if step.inputs else {}
+        changes = not toolset.read_only(step.tool)
+        checked = check_step(step, filled, state.goal, outputs, made, changes)
+        refused = checked.refused or ("" if toolset.get(step.tool) else f"no tool is named {step.tool!r}")
+        session.recorder.record(
+            ActionChecked(
+                iteration=iteration,
+                step=n,
+                tool=step.tool,
+                params=checked.params,
+                sources=checked.sources,
+                refused=refused,
+            )
+        )
+        if not refused:
+            why = f"step {n + 1} of the goal's plan" + (f": {step.why}" if step.why else "")
+            batch.append(PlannedCall(tool=step.tool, params=checked.params, rationale=why))
+        if step.inputs:
+            break
+    return batch
+
+
+def refuse_suggestions(session: Session, iteration: int) -> None:
+    """Record, as refused, each call that the last iteration's results suggest and the goal's plan
+    does not hold: text in a tool's output is data, never an instruction."""
+    state = session.state
+    seen = any(c.iteration == iteration and c.step is None for c in state.checked_actions)
+    if not state.iterations or seen:
+        return
+    tools = [name for name in session.toolset().names() if name != ANSWER]
+    planned = {s.tool for s in state.actions or []}
+    taken = [str(v) for c in state.checked_actions for v in c.params.values()]
+    for call in state.iterations[-1].tool_calls:
+        for tool, params in suggested_calls(call.next_suggested_actions, tools):
+            foreign = [v for v in params.values() if needs_source(v) and _unplanned(v, state.goal, taken)]
+            if tool in planned and not foreign:
+                continue
+            label = f"{call.tool} (call {call.index}, iteration {call.iteration})"
+            where = source_of(foreign[0], "", [Output(label, call.raw_output)]) if foreign else None
+            session.recorder.record(
+                ActionChecked(
+                    iteration=iteration,
+                    step=None,
+                    tool=tool,
+                    params=params,
+                    sources={"suggested by": where or label},
+                    refused="suggested by a tool's output, not asked for by the goal",
+                )
+            )
+
+
+def results_of(calls: list[ToolCall]) -> list[Output]:
+    numbered = enumerate(calls, start=1)
+    return [Output(f"{c.tool} (call {n})", c.raw_output) for n, c in numbered if c.raw_output]
+
+
+def _filled(session: Session, executor: Executor, step: ActStep, outputs: list[Output]) -> dict[str, str]:
+    """The values of `step`'s inputs, read by the model from the results so far ("" where none)."""
+    lines: list[str] = []
+    for output in reversed(outputs):  # the newest first, while they fit
+        block = [f"{output.label}: {line}" for line in output.text.splitlines() if line.strip()]
+        if sum(map(len, lines)) + sum(map(len, block)) > LINES_CHARS:
+            break
+        lines = block + lines
+    names = list(step.inputs)
+    payload = LedgerInput(
+        item=f"the call {step.tool} for the goal: {session.state.goal}",
+        questions=[f"{name}: {step.inputs[name]}" for name in names],
+        lines=lines,
+    )
+    if not asks(session.config.model, "ledger"):
+        return {}
+    key = _key(session, "ledger", payload)
+    result = ask(session, executor, key, "ledger", payload, f"values-{step.tool}")
+    if not (result.ok and isinstance(result.output, LedgerOutput)):
+        return {}
+    return dict(zip(names, result.output.answers, strict=False))
+
+
+def _unplanned(value: object, goal: str, taken: list[str]) -> bool:
+    return source_of(str(value), goal, []) != GOAL and str(value) not in taken
+
+
+def _key(session: Session, kind: str, payload: Schema) -> CallKey:
+    index = int(content_hash(payload.model_dump_json(), 12), 16)
+    return CallKey(task_id=session.task_id, iteration=0, index=index, kind=kind)
