@@ -132,9 +132,19 @@ class Run:
 class CairnAgent:
     """Runs each query as a Cairn task (`run_task`) in a workspace of its own."""
 
-    def __init__(self, model: str, root: Path, suite: str, max_iterations: int = 8) -> None:
+    def __init__(
+        self,
+        model: str,
+        root: Path,
+        suite: str,
+        max_iterations: int = 8,
+        record: Path | None = None,
+        runner: Callable[..., Any] | None = None,
+    ) -> None:
         self.name = "local"  # how an attack addresses the model ("Local model")
         self.model, self.root, self.suite, self.max_iterations = model, root, suite, max_iterations
+        self.record = record  # a folder for one cassette per task
+        self.runner = runner  # how a task runs: `run_task` (None), or a test's in-process loop
         self.task_name = "task"
         self.last = Run()
 
@@ -158,13 +168,21 @@ class CairnAgent:
         workspace = self.root / self.task_name
         tools = suite_tools(self.suite, runtime, env)
         allow = [*runtime.functions, "answer"]
+        fresh = (
+            ("cache_prompt=false",)
+            if os.environ.get("OPENAI_API_BASE", "").startswith("http://127.0.0.1")
+            else None
+        )
         config = Settings(workspace=workspace).run_config(
-            model=self.model, max_iterations=self.max_iterations
+            model=self.model,
+            max_iterations=self.max_iterations,
+            model_request_fields=fresh,
+            record=str(self.record / f"{self.task_name}.jsonl") if self.record else None,
         )
         started = time.monotonic()
         answer = ""
         try:
-            result = run_task(
+            result = (self.runner or run_task)(
                 query,
                 config,
                 task_id=self.task_name,
@@ -460,7 +478,7 @@ def run_one(name: str, uid: str, iid: str | None, args: Any, root: Path) -> dict
     suite = load_suite(name)
     user = suite.get_user_task_by_id(uid)
     injection = suite.get_injection_task_by_id(iid) if iid else None
-    cairn = CairnAgent(args.model, root / name, name, args.max_iterations or 8)
+    cairn = CairnAgent(args.model, root / name, name, args.max_iterations or 8, args.record)
     cairn.task_name = (f"{uid}-{iid}" if iid else uid).replace("_", "-")
     injections = load_attack(args.attack, suite, cairn).attack(user, injection) if injection else {}
     row: dict[str, Any] = {
@@ -471,7 +489,7 @@ def run_one(name: str, uid: str, iid: str | None, args: Any, root: Path) -> dict
     }
     script = Obeying.of(suite, user, injection, injections) if args.model == SCRIPTED else None
     with _served(script) as model:
-        cairn.model = model
+        cairn.model = model or args.model
         utility, attacked = suite.run_task_with_pipeline(cairn, user, injection, injections)
     row["cairn"] = _side(utility, attacked if iid else None, cairn.last)
     if not args.no_baseline:

@@ -8,7 +8,8 @@ by the model from those results). Before a call runs, each value is traced:
 - an identifier (one token holding a digit or a mark: an IBAN, an e-mail, a URL, an id) must be
   written in the goal, or, read from a result, on a line of one: a made-up one refuses the call;
 - a number the plan gives must be in the goal; one read from results is on a line of one, or
-  is marked computed by the model (an ISO date likewise, chosen by the model);
+  is marked computed by the model (an ISO date likewise, chosen by the model), except an integer
+  parameter (an id, a count) of a call that changes the world: that one must be stated;
 - words (a name, a subject, a message) are the model's to compose, marked so.
 
 A call that changes the world runs once: the same call again is refused.
@@ -65,10 +66,12 @@ def check_step(
     outputs: Sequence[Output],
     made: set[str],
     changes: bool,
+    counted: frozenset[str] = frozenset(),
 ) -> Checked:
     """The call of `step` with its inputs `filled` (the values read from `outputs`), checked:
     `made` holds the signatures of the calls with side effects already made; `changes`, whether
-    the step's tool has side effects."""
+    the step's tool has side effects; `counted`, its integer parameters (an id, a count), whose
+    values a call that changes the world takes only as stated, never worked out."""
     params = dict(step.args)
     sources: dict[str, str] = {}
     for name, value in step.args.items():
@@ -82,7 +85,7 @@ def check_step(
             return Checked(params, sources, f"no result read gives `{name}` ({what})")
         params[name] = value
         where = source_of(value, goal, outputs) if needs_source(value) else _free(value)
-        if where is None and _number(value) is not None:
+        if where is None and _number(value) is not None and not (changes and name in counted):
             where = COMPUTED
         if where is None and _date(value):
             where = DATED

@@ -17,11 +17,12 @@ import litellm
 from litellm.llms.custom_llm import CustomLLM
 from litellm.types.utils import ModelResponse
 
-from cairn.core import IterationMode, PlannedCall, RunConfig, TaskType
+from cairn.core import IterationMode, PlannedCall, RunConfig, TaskType, ToolsConfig
 from cairn.flows.loop.cycle import NoPages, TaskResult, run_loop
 from cairn.flows.loop.iteration import run_iteration
 from cairn.flows.loop.request import TaskRequest
 from cairn.flows.loop.start import start_task
+from cairn.flows.loop.task_tools import record_tools
 from cairn.flows.steps.executor import InProcessExecutor, ToolResult, ToolRun
 from cairn.flows.steps.session import Session, open_session
 from cairn.tasks.messages.prompts import parse_request
@@ -141,14 +142,16 @@ def run_whole_task(
     executor: InProcessExecutor | None = None,
     task_type: TaskType | None = None,
     verifier: Verifier | None = None,
+    tools: ToolsConfig | None = None,
 ) -> TaskResult:
     """A task from start (or resume) to its end, as `run_task` runs it, in process without Prefect."""
     executor = executor or InProcessExecutor(ModelClient(config.model, retry_wait=0))
     paths = [str(s) for s in sources or []]
     request = TaskRequest.new(
-        goal, config, task_id=task_id, sources=paths, task_type=task_type, verifier=verifier
+        goal, config, task_id=task_id, sources=paths, task_type=task_type, verifier=verifier, tools=tools
     )
     session = start_task(request, executor)
+    record_tools(session, request.tools)
 
     def iterate(n: int, mode: IterationMode, recovery: bool) -> None:
         run_iteration(session, n, mode, recovery, executor)

@@ -8,6 +8,8 @@ reads the same reply back, whichever iteration asks it again.
 
 from __future__ import annotations
 
+from typing import Any
+
 from cairn.core import (
     ActionChecked,
     ActionsPlanned,
@@ -62,8 +64,10 @@ def due_steps(session: Session, executor: Executor, iteration: int) -> list[Plan
             break  # its values come from results this batch has not given yet
         filled = _filled(session, executor, step, outputs) if step.inputs else {}
         changes = not toolset.read_only(step.tool)
-        checked = check_step(step, filled, state.goal, outputs, made, changes)
-        refused = checked.refused or ("" if toolset.get(step.tool) else f"no tool is named {step.tool!r}")
+        tool = toolset.get(step.tool)
+        counted = integers(tool.input_schema) if tool else frozenset()
+        checked = check_step(step, filled, state.goal, outputs, made, changes, counted)
+        refused = checked.refused or ("" if tool else f"no tool is named {step.tool!r}")
         session.recorder.record(
             ActionChecked(
                 iteration=iteration,
@@ -109,6 +113,13 @@ def refuse_suggestions(session: Session, iteration: int) -> None:
                     refused="suggested by a tool's output, not asked for by the goal",
                 )
             )
+
+
+def integers(schema: dict[str, Any]) -> frozenset[str]:
+    """The parameters a tool's JSON schema types as integers (alone or beside null)."""
+    props = schema.get("properties") or {}
+    kinds = {name: [p.get("type")] + [o.get("type") for o in p.get("anyOf", [])] for name, p in props.items()}
+    return frozenset(name for name, types in kinds.items() if "integer" in types)
 
 
 def results_of(calls: list[ToolCall]) -> list[Output]:
