@@ -7,9 +7,10 @@ by the model from those results). Before a call runs, each value is traced:
 
 - an identifier (one token holding a digit or a mark: an IBAN, an e-mail, a URL, an id) must be
   written in the goal, or, read from a result, on a line of one: a made-up one refuses the call;
-- a number the plan gives must be in the goal; one read from results is on a line of one, or
-  is marked computed by the model (an ISO date likewise, chosen by the model), except an integer
-  parameter (an id, a count) of a call that changes the world: that one must be stated;
+- a number the plan gives a call that changes the world must be in the goal (a read may choose
+  how much to read); one read from results is on a line of one, or is marked computed by the
+  model (an ISO date likewise, chosen by it), except an integer parameter (an id, a count) of a
+  call that changes the world: that one must be stated;
 - words (a name, a subject, a message) are the model's to compose, marked so.
 
 A call that changes the world runs once: the same call again is refused.
@@ -37,6 +38,7 @@ GOAL = "the goal"
 COMPUTED = "computed by the model (no result states it)"
 COMPOSED = "composed by the model"
 DATED = "a date chosen by the model (no result states it)"
+CHOSEN = "chosen by the model (a read changes nothing)"
 _NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
 _SPACE = re.compile(r"\s+")
 
@@ -75,7 +77,11 @@ def check_step(
     params = dict(step.args)
     sources: dict[str, str] = {}
     for name, value in step.args.items():
+        if name in step.inputs:
+            continue  # read from results after all
         where = source_of(value, goal, []) if needs_source(value) else _free(value)
+        if where is None and not changes and _number(value) is not None:
+            where = CHOSEN  # how many to read: a read changes nothing
         if where is None:
             return Checked(params, sources, f"`{name}` = {value!r} is not in the goal (made up)")
         sources[name] = where

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from cairn.core import ActStep, call_signature
-from cairn.tasks.actions import COMPOSED, COMPUTED, DATED, GOAL, Output, check_step, suggested_calls
+from cairn.tasks.actions import CHOSEN, COMPOSED, COMPUTED, DATED, GOAL, Output, check_step, suggested_calls
 
 BILL = Output("read_file (call 1)", "Car Rental\t\t98.70\nIBAN: UK12345678901234567890\nThank you.")
 PAY = ActStep(
@@ -63,6 +63,13 @@ def test_an_id_is_a_whole_token_never_a_digit_inside_another_number() -> None:
     listed = Output("get_scheduled (call 2)", "id: 7\nsubject: Rent")
     traced = check_step(step, {"id": "7"}, "Update my rent.", [listed], set(), True, ids)
     assert traced.sources["id"] == "get_scheduled (call 2): id: 7"
+
+
+def test_a_read_may_choose_how_much_to_read_a_payment_may_not_choose_its_amount() -> None:
+    read = ActStep(tool="get_most_recent_transactions", args={"n": 100})
+    assert check_step(read, {}, "What did I spend?", [], set(), changes=False).sources == {"n": CHOSEN}
+    pay = ActStep(tool="send_money", args={"recipient": "DE00111122223333", "amount": 100})
+    assert "made up" in check_step(pay, {}, "Pay DE00111122223333.", [], set(), changes=True).refused
 
 
 def test_a_call_that_changes_the_world_is_made_once_a_read_may_run_again() -> None:
