@@ -32,7 +32,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 
-from cairn.core import ActStep, JsonValue, call_signature
+from cairn.core import ActionChecked, ActStep, JsonValue, call_signature
 
 GOAL = "the goal"
 COMPUTED = "computed by the model (no result states it)"
@@ -208,3 +208,20 @@ def _arguments(text: str) -> dict[str, JsonValue]:
         if keyword.arg and isinstance(value, str | int | float | bool):
             params[keyword.arg] = value
     return params
+
+
+def described(check: ActionChecked) -> str:
+    """One line for a person: the call, made (and where each value came from) or refused (why).
+
+    >>> check = ActionChecked(iteration=2, step=None, tool="send_money", params={"to": "US13"},
+    ...     sources={"suggested by": "read_file (call 1)"}, refused="not asked for by the goal")
+    >>> described(check)
+    "refused send_money(to='US13'): not asked for by the goal (suggested by read_file (call 1))"
+    """
+    call = f"{check.tool}({', '.join(f'{k}={v!r}' for k, v in check.params.items())})"
+    where = "; ".join(
+        f"{k} {v}" if k == "suggested by" else f"{k} from {v}" for k, v in check.sources.items()
+    )
+    if check.refused:
+        return f"refused {call}: {check.refused}" + (f" ({where})" if where else "")
+    return f"made {call}" + (f": {where}" if where else "")

@@ -7,6 +7,7 @@ from rich.console import Console
 from rich.table import Table
 
 from cairn.core import (
+    ActionChecked,
     Coverage,
     Evidence,
     IterationRecord,
@@ -26,6 +27,7 @@ from cairn.memory.log.history import Replay
 from cairn.memory.log.state import Constraint, HotIssue, replay
 from cairn.memory.log.workspace import TaskRepo
 from cairn.memory.store.protocol import SearchHit
+from cairn.tasks.actions import described
 from cairn.tasks.task_grounding import full_output_reader
 
 out = Console()
@@ -51,6 +53,7 @@ class TaskView(BaseModel):
     pieces: str | None = None  # a goal of several functions: how many its examples verified
     judge: str = ""  # who judges its answers, and how far the model's word is trusted (calibration)
     model_calls: list[ModelCall] = []
+    actions: list[ActionChecked] = []  # an action goal's calls, made or refused, with their values' sources
     history_warning: str | None = None  # a torn last line (a crash while appending)
     history_problems: list[str] = []  # lines changed, removed or reordered (`cairn verify`)
 
@@ -77,6 +80,7 @@ def task_view(repo: TaskRepo, log: Replay, tampering: list[str] | None = None) -
         pieces=progress(state, full_output_reader(repo.root)),
         judge=judge_line(state.model),
         model_calls=state.model_calls,
+        actions=state.checked_actions,
         history_warning=log.torn_tail,
         history_problems=tampering or [],
     )
@@ -107,6 +111,8 @@ def print_task(view: TaskView) -> None:
         out.print(f"rule: {safe(c.rule)} {'(retired)' if not c.active else ''}")
     for h in view.hot_issues:
         out.print(f"hot issue: {safe(h.content)} {'(resolved)' if not h.active else '[red](active)[/]'}")
+    for check in view.actions:
+        out.print(f"{'[red]' if check.refused else ''}action: {safe(described(check))}", highlight=False)
     if view.model_calls:
         out.print(usage_table(view.model_calls))
     if view.coverage:

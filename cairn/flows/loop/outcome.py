@@ -18,6 +18,7 @@ from pydantic import BaseModel
 from cairn.core import IterationRecord, Verdict
 from cairn.flows.steps.session import judge_line
 from cairn.memory.log.state import TaskState
+from cairn.tasks.actions import described
 
 REPORT_CHARS = 4000  # what the result page shows of the report; the file holds the rest
 _ = IterationRecord  # named in the doctest
@@ -104,7 +105,10 @@ def result_markdown(state: TaskState, run: RunTotals, report: str | None, artifa
     ]
     if report:
         lines += [report, ""]
-    lines += ["## Verdict", "", *_verdict_lines(state.verdict), "", "## Files written", ""]
+    lines += ["## Verdict", "", *_verdict_lines(state.verdict), ""]
+    if state.checked_actions:  # an action goal: each call of its plan, made or refused, and why
+        lines += ["## Calls", "", *(f"- {described(check)}" for check in state.checked_actions), ""]
+    lines += ["## Files written", ""]
     lines += [f"- `{artifacts / path}`" for path in sorted(state.files)] or ["- (none)"]
     lines += [
         "",
