@@ -129,7 +129,9 @@ def synthesize(
         context=rules_block(state, session.deps.store),
         feedback=state.iteration_feedback,
     )
-    out = _ask_synthesis(session, executor, iteration, payload) if _modelled(calls) else None
+    # An action goal's plan, not its progress, says what comes next: nothing for a model to weigh.
+    weighed = _modelled(calls) and state.strategy != "action"
+    out = _ask_synthesis(session, executor, iteration, payload) if weighed else None
     found = any(call.outcome == "success" and call.relevance != "low" for call in calls)
     progress: Progress = (
         out.progress_assessment if out else ("advancing" if new_evidence or found else "stuck")
