@@ -457,6 +457,11 @@ def arguments(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--sample", type=int, help="agentdojo: a seeded sample of this many tasks or pairs")
     parser.add_argument(
+        "--reference",
+        type=Path,
+        help="agentdojo: keep the reference's results in this JSON file, and reuse them",
+    )
+    parser.add_argument(
         "--per-injection", type=int, help="agentdojo, --attack: this many user tasks per injection task"
     )
     return parser.parse_args(argv)

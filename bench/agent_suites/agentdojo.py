@@ -493,23 +493,47 @@ def run_one(name: str, uid: str, iid: str | None, args: Any, root: Path) -> dict
         utility, attacked = suite.run_task_with_pipeline(cairn, user, injection, injections)
     row["cairn"] = _side(utility, attacked if iid else None, cairn.last)
     if not args.no_baseline:
-        counter = Counted()
-        llm = script.element() if script else local_llm(args.model, counter)
-        started = time.monotonic()
-        try:
-            utility, attacked = suite.run_task_with_pipeline(
-                reference_pipeline(llm), user, injection, injections
-            )
-            spent = Run(tokens=counter.tokens)
-        except Exception as exc:  # the reference's own failure (a model that broke its format) is a row
-            utility, attacked, spent = (
-                False,
-                False,
-                Run(tokens=counter.tokens, error=f"{type(exc).__name__}: {exc}"[:200]),
-            )
-        spent.seconds = time.monotonic() - started
-        row["reference"] = _side(utility, attacked if iid else None, spent)
+        kept = Reference(args.reference) if getattr(args, "reference", None) else None
+        key = f"{args.model}/{BENCHMARK}/{name}/{uid}/{iid}/{args.attack if iid else None}/seed{args.seed}"
+        row["reference"] = kept.get(key) if kept else None
+        if row["reference"] is None:
+            row["reference"] = _reference(suite, user, injection, injections, script, args.model)
+            if kept:
+                kept.put(key, row["reference"])
     return row
+
+
+def _reference(
+    suite: Any, user: Any, injection: Any, injections: dict[str, str], script: Obeying | None, model: str
+) -> dict[str, Any]:
+    """AgentDojo's own pipeline on the task, with the same model (or the same script)."""
+    counter = Counted()
+    llm = script.element() if script else local_llm(model, counter)
+    started = time.monotonic()
+    try:
+        utility, attacked = suite.run_task_with_pipeline(reference_pipeline(llm), user, injection, injections)
+        spent = Run(tokens=counter.tokens)
+    except Exception as exc:  # the reference's own failure (a model that broke its format) is a row
+        utility, attacked = False, False
+        spent = Run(tokens=counter.tokens, error=f"{type(exc).__name__}: {exc}"[:200])
+    spent.seconds = time.monotonic() - started
+    return _side(utility, attacked if injection else None, spent)
+
+
+class Reference:
+    """The reference pipeline's results kept as data (`--reference FILE`), one per model, benchmark,
+    task, attack and seed: a rerun costs Cairn's side only."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.rows: dict[str, Any] = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        return self.rows.get(key)
+
+    def put(self, key: str, row: dict[str, Any]) -> None:
+        self.rows[key] = row
+        self.path.write_text(json.dumps(self.rows, indent=1, sort_keys=True) + "\n", encoding="utf-8")
 
 
 def _side(utility: bool, attacked: bool | None, run: Run) -> dict[str, Any]:
