@@ -163,7 +163,7 @@ class CairnAgent:
         from cairn.flows.prefect.flow import run_task
         from cairn.flows.settings import Settings
         from cairn.memory.log.workspace import Workspace
-        from cairn.tasks.tools.objects import tools_config
+        from cairn.tasks.tools.python_tools import tools_config
 
         workspace = self.root / self.task_name
         tools = suite_tools(self.suite, runtime, env)

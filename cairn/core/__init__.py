@@ -15,7 +15,7 @@ room of Cairn: `cairn.flows`, `cairn.tasks` and `cairn.memory` all stand on it.
 
 from __future__ import annotations
 
-from cairn.core.actions import ActionChecked, ActionsPlanned, ActStep
+from cairn.core.action_plan import ActionChecked, ActionsPlanned, ActStep
 from cairn.core.artifacts import (
     ClassDoc,
     CodeReference,

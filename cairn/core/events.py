@@ -10,7 +10,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, TypeAdapter
 
-from cairn.core.actions import ActionChecked, ActionsPlanned
+from cairn.core.action_plan import ActionChecked, ActionsPlanned
 from cairn.core.artifacts import CodeReference, FileReference
 from cairn.core.coverage_ledger import Coverage, LedgerRow
 from cairn.core.evidence_record import Evidence

@@ -70,7 +70,7 @@ class ToolsConfig(Frozen):
 
     python: list[PythonToolConfig] = Field(default_factory=list)
     # Functions given to `run_task` as objects that no import finds again: kept in the process
-    # that was given them (`cairn.tasks.tools.objects`), as `name@token`.
+    # that was given them (`cairn.tasks.tools.python_tools`), as `name@token`.
     objects: list[str] = Field(default_factory=list)
     mcp: list[McpServerConfig] = Field(default_factory=list)
     allow: list[str] | None = None  # tool names or globs (`git.*`); None: every tool

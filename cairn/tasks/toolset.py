@@ -24,8 +24,7 @@ from cairn.tasks.tools.builtins import BUILTINS
 from cairn.tasks.tools.definition import Tool
 from cairn.tasks.tools.mcp.client import McpUnavailable
 from cairn.tasks.tools.mcp.tools import call_unlisted, server_tools
-from cairn.tasks.tools.objects import kept_tool
-from cairn.tasks.tools.python_tools import load_python_tool
+from cairn.tasks.tools.python_tools import kept_tool, load_python_tool
 
 log = logging.getLogger("cairn.tools")
 

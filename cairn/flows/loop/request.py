@@ -24,7 +24,7 @@ from pydantic import Field
 
 from cairn.core import Frozen, RunConfig, TaskType, ToolsConfig
 from cairn.memory.log.workspace import new_task_id
-from cairn.tasks.tools.objects import GivenTools, tools_config
+from cairn.tasks.tools.python_tools import GivenTools, tools_config
 
 
 def task_id_for(goal: str, given: str | None, suffix: str | None = None) -> str:

@@ -47,7 +47,7 @@ from cairn.flows.prefect.ui import TaskPages
 from cairn.flows.runtime import protect_secrets
 from cairn.flows.server.ephemeral import owns
 from cairn.flows.steps.session import Session
-from cairn.tasks.tools.objects import GivenTools
+from cairn.tasks.tools.python_tools import GivenTools
 from cairn.tasks.verifier import Verifier
 
 __all__ = ["TaskResult", "run_task"]

@@ -19,7 +19,8 @@ works too and is taken to have side effects. A parameter annotated `ToolContext`
 call's context (the task's artifacts folder, its sources) and is not shown to the model. Arguments
 are validated against the signature before the call; what the function returns becomes the
 output (text as it is, anything else as JSON). A call that outlives its timeout is reported as a
-`timeout` (Python cannot stop a thread: the function runs on, its result is dropped).
+`timeout` (Python cannot stop a thread: the function runs on, its result is dropped). Functions
+may also be given to `run_task` as objects (`tools_config`, at the end).
 """
 
 from __future__ import annotations
@@ -29,12 +30,12 @@ import inspect
 import re
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar, get_type_hints, overload
 
 from pydantic import ConfigDict, Field, ValidationError, create_model
 
-from cairn.core import JsonValue, PythonToolConfig, UsageError
+from cairn.core import JsonValue, PythonToolConfig, ToolsConfig, UsageError
 from cairn.tasks.tools.base import ToolContext, ToolOutput, failure
 from cairn.tasks.tools.definition import Runner, Tool, ToolKind, make_spec, to_output
 
@@ -223,3 +224,71 @@ def _with_timeout(call: Callable[[], Any], timeout_s: float, name: str) -> ToolO
     if "error" in box:
         raise box["error"]
     return to_output(box.get("value"))
+
+
+# --- functions given to `run_task` as objects -----------------------------------------------
+# `run_task(goal, config, tools=[send_money, "mytools:word_count"])`: a function an import finds
+# again by its name (defined at a module's top level) is recorded as `module:function`, so a
+# worker or a resume in another process rebuilds it; any other callable (a closure over a live
+# connection, a bound method) is kept in this process only, under a name and a token recorded in
+# the task's history, and a resume in another process must pass it again.
+
+GivenTools = Sequence[Callable[..., Any] | str]
+_KEPT: dict[str, Tool] = {}  # this process's object tools, by reference (`name@token`)
+_KEPT_LOCK = threading.Lock()
+
+
+def tools_config(tools: GivenTools, base: ToolsConfig | None = None) -> ToolsConfig:
+    """The configuration for `tools` (functions, or `module:function` names), added to `base`.
+
+    >>> def local(): ...
+    >>> config = tools_config([local, "mytools:word_count"])
+    >>> [p.function for p in config.python], [ref.split("@")[0] for ref in config.objects]
+    (['mytools:word_count'], ['local'])
+    """
+    python, objects = list(base.python if base else []), list(base.objects if base else [])
+    for given in tools:
+        if isinstance(given, str):
+            python.append(PythonToolConfig(function=given))
+        elif (name := importable(given)) is not None:
+            python.append(PythonToolConfig(function=name))
+        else:
+            objects.append(keep(given))
+    return (base or ToolsConfig()).model_copy(update={"python": python, "objects": objects})
+
+
+def importable(fn: Callable[..., Any]) -> str | None:
+    """`module:function` when importing it gives this very function back, else None."""
+    module, name = getattr(fn, "__module__", None), getattr(fn, "__qualname__", "")
+    if not module or module == "__main__" or not name.isidentifier():
+        return None
+    try:
+        found = getattr(importlib.import_module(module), name, None)
+    except ImportError:
+        return None
+    return f"{module}:{name}" if found is fn else None
+
+
+def keep(fn: Callable[..., Any]) -> str:
+    """Keep a callable as a tool of this process; its reference for the task's configuration."""
+    if not callable(fn):
+        raise ToolDefinitionError(f"tools: {fn!r} is not a function")
+    found = getattr(fn, ATTRIBUTE, None)
+    made = found if isinstance(found, Tool) else function_tool(fn)
+    ref = f"{made.name}@{id(fn):x}"
+    with _KEPT_LOCK:
+        _KEPT[ref] = made
+    return ref
+
+
+def kept_tool(ref: str) -> Tool:
+    """The tool kept under `ref`; one kept by another process cannot be had here."""
+    with _KEPT_LOCK:
+        found = _KEPT.get(ref)
+    if found is None:
+        name = ref.split("@")[0]
+        raise ToolDefinitionError(
+            f"tool {name!r} was given to run_task as an object in another process: pass it again "
+            "(tools=[...]) to resume here, or define it at a module's top level"
+        )
+    return found

@@ -16,7 +16,7 @@ from cairn.tasks.messages.prompts import parse_request
 from cairn.tasks.messages.schemas import ActInput, CompressInput, DeliverInput, LedgerInput
 from cairn.tasks.offline import respond
 from cairn.tasks.tools import tool
-from cairn.tasks.tools.objects import tools_config
+from cairn.tasks.tools.python_tools import tools_config
 from tests.unit.scripted import provided, run_whole_task
 
 GOAL = "Please pay the bill 'bill.txt' for me."

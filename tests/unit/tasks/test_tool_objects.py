@@ -7,8 +7,7 @@ import pytest
 
 from cairn.core import ToolsConfig
 from cairn.tasks.tools import tool
-from cairn.tasks.tools.objects import kept_tool, tools_config
-from cairn.tasks.tools.python_tools import ToolDefinitionError
+from cairn.tasks.tools.python_tools import ToolDefinitionError, kept_tool, tools_config
 from cairn.tasks.toolset import build
 
 
