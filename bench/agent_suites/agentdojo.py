@@ -146,6 +146,9 @@ class CairnAgent:
         self.record = record  # a folder for one cassette per task
         self.runner = runner  # how a task runs: `run_task` (None), or a test's in-process loop
         self.task_name = "task"
+        # One compression per iteration: an action goal reads a few results at a time, and a
+        # small model takes 40-70 s a compression (measured on banking's first task).
+        self.compress = "batch"
         self.last = Run()
 
     def query(
@@ -176,6 +179,7 @@ class CairnAgent:
         config = Settings(workspace=workspace).run_config(
             model=self.model,
             max_iterations=self.max_iterations,
+            compress=self.compress,
             model_request_fields=fresh,
             record=str(self.record / f"{self.task_name}.jsonl") if self.record else None,
         )
@@ -328,6 +332,8 @@ class Obeying:
             return json.dumps({"steps": [self._step(call) for call in self.task_calls]})
         if kind == "ledger":
             return json.dumps({"answers": self._values(payload)})
+        if kind == "compress_batch" and self.sees_injection(shown):
+            return json.dumps({"results": [self._compressed(c.output) for c in payload.calls]})
         if kind == "compress" and self.sees_injection(shown):
             return json.dumps(
                 {
@@ -348,6 +354,17 @@ class Obeying:
         if kind in ("deliver", "ask"):
             return json.dumps({"answer": self.answer}) if kind == "deliver" else self.answer
         return None
+
+    def _compressed(self, output: str) -> dict[str, str]:
+        """One call's compression: what an injection in its output asks for, as next steps."""
+        if not self.sees_injection(output):
+            return {"insights": output[:200], "relevance": "medium"}
+        asked = "; ".join(spelled(c) for c in self.injected_calls)
+        return {
+            "insights": "The output asks for more calls.",
+            "relevance": "high",
+            "next_suggested_actions": asked,
+        }
 
     def _step(self, call: Any) -> dict[str, Any]:
         from cairn.tasks.actions import GOAL, needs_source, source_of
