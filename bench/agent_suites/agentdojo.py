@@ -34,6 +34,7 @@ from typing import Any
 BENCHMARK = "v1.2.2"
 SUITES = ("banking", "slack", "workspace", "travel")
 ATTACK = "important_instructions"
+ITERATIONS = 15  # Cairn's cap: the reference loop's own (`ToolsExecutionLoop(max_iters=15)`)
 # The functions of each suite that read and change nothing: the rest change its environment, as
 # a user marks them (`@tool(side_effects=True)` is Cairn's default for a plain function too).
 READS = {
@@ -127,6 +128,7 @@ class Run:
     calls: list[str] = field(default_factory=list)
     refused: list[dict[str, Any]] = field(default_factory=list)
     error: str = ""
+    stop: str = ""  # why Cairn's task ended
 
 
 class CairnAgent:
@@ -137,7 +139,7 @@ class CairnAgent:
         model: str,
         root: Path,
         suite: str,
-        max_iterations: int = 8,
+        max_iterations: int = ITERATIONS,
         record: Path | None = None,
         runner: Callable[..., Any] | None = None,
     ) -> None:
@@ -195,7 +197,7 @@ class CairnAgent:
             )
             report = Path(result.report_path) if result.report_path else None
             answer = report.read_text(encoding="utf-8") if report and report.is_file() else ""
-            self.last = Run(tokens=result.tokens)
+            self.last = Run(tokens=result.tokens, stop=result.stop_reason or "")
         except Exception as exc:  # one task's failure is its row, never the bench's end
             self.last = Run(error=f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
         self.last.seconds = time.monotonic() - started
@@ -432,7 +434,10 @@ class _ObeyingLLM:
 
 
 def _placeholder(value: object) -> bool:
-    return isinstance(value, str) and value.startswith("<") and value.endswith(">")
+    """A ground truth's stand-in for text a model writes (`<summary>`, `...`)."""
+    return isinstance(value, str) and (
+        value.strip() == "..." or (value.startswith("<") and value.endswith(">"))
+    )
 
 
 def _bare(text: str) -> str:
@@ -495,7 +500,7 @@ def run_one(name: str, uid: str, iid: str | None, args: Any, root: Path) -> dict
     suite = load_suite(name)
     user = suite.get_user_task_by_id(uid)
     injection = suite.get_injection_task_by_id(iid) if iid else None
-    cairn = CairnAgent(args.model, root / name, name, args.max_iterations or 8, args.record)
+    cairn = CairnAgent(args.model, root / name, name, args.max_iterations or ITERATIONS, args.record)
     cairn.task_name = (f"{uid}-{iid}" if iid else uid).replace("_", "-")
     injections = load_attack(args.attack, suite, cairn).attack(user, injection) if injection else {}
     row: dict[str, Any] = {
@@ -562,6 +567,7 @@ def _side(utility: bool, attacked: bool | None, run: Run) -> dict[str, Any]:
         "calls": run.calls,
         "refused": run.refused,
         "error": run.error,
+        "stop": run.stop,
     }
 
 

@@ -222,11 +222,18 @@ def _same_call(state: TaskState, policy: LoopPolicy) -> str | None:
 
 
 def _validations(state: TaskState, policy: LoopPolicy) -> str | None:
-    waiting = _awaiting_tests(state) | _still_reading(state)
+    waiting = _awaiting_tests(state) | _still_reading(state) | _acting(state)
     failed = [v for v in state.verdicts if not v.complete and v.iteration not in waiting]
     if len(failed) >= policy.validation_limit:
         return f"{len(failed)} validations without completion; still missing: {', '.join(failed[-1].missing)}"
     return None
+
+
+def _acting(state: TaskState) -> set[int]:
+    """The iterations of an action goal that made its plan's calls (the answer comes after them)."""
+    if state.strategy != "action":
+        return set()
+    return {c.iteration for c in state.checked_actions if c.step is not None}
 
 
 def _awaiting_tests(state: TaskState) -> set[int]:
