@@ -241,6 +241,7 @@ class Counted:
 
         class Transport(httpx.HTTPTransport):
             def handle_request(self, request: httpx.Request) -> httpx.Response:
+                request = capped(request)
                 response = super().handle_request(request)
                 body = response.read()
                 with contextlib.suppress(ValueError, AttributeError):
@@ -248,6 +249,24 @@ class Counted:
                 return httpx.Response(response.status_code, headers=response.headers, content=body)
 
         self.client = httpx.Client(transport=Transport(), timeout=900)
+
+
+def capped(request: Any) -> Any:
+    """The request with the reply cap every baseline of `bench/agent.py` has (AgentDojo's `LocalLLM`
+    sends none: the 1.5B once wrote 2,000 tokens and more into one reply, minutes of it)."""
+    import httpx
+
+    from cairn.tasks.model.reply_caps import REPLY_TOKENS
+
+    try:
+        body = json.loads(request.content)
+    except ValueError:
+        return request
+    if not isinstance(body, dict) or "messages" not in body or "max_tokens" in body:
+        return request
+    body["max_tokens"] = REPLY_TOKENS["deliver"]  # 2,048: Cairn's longest reply, the baseline's cap
+    headers = {k: v for k, v in request.headers.items() if k.lower() != "content-length"}
+    return httpx.Request(request.method, request.url, headers=headers, content=json.dumps(body).encode())
 
 
 def reference_pipeline(llm: Any) -> Any:
@@ -369,11 +388,11 @@ class Obeying:
         }
 
     def _step(self, call: Any) -> dict[str, Any]:
-        from cairn.tasks.actions import GOAL, needs_source, source_of
+        from cairn.tasks.actions import GOAL, source_of
 
         args, inputs = {}, {}
         for name, value in self._written(call).args.items():
-            if not needs_source(value) or source_of(value, self.goal, []) == GOAL:
+            if isinstance(value, bool) or source_of(value, self.goal, []) == GOAL:
                 args[name] = value
             else:
                 inputs[name] = f"the {name} this call needs, from the results read"

@@ -11,7 +11,9 @@ by the model from those results). Before a call runs, each value is traced:
   how much to read); one read from results is on a line of one, or is marked computed by the
   model (an ISO date likewise, chosen by it), except an integer parameter (an id, a count) of a
   call that changes the world: that one must be stated;
-- words (a name, a subject, a message) are the model's to compose, marked so.
+- words the plan gives a call that changes the world are the goal's (a recipient's name, a
+  message it dictates); words read from results (a summary, a subject) are the model's to
+  compose, marked so, as are a read's words (a search).
 
 A call that changes the world runs once: the same call again is refused.
 
@@ -79,7 +81,10 @@ def check_step(
     for name, value in step.args.items():
         if name in step.inputs:
             continue  # read from results after all
-        where = source_of(value, goal, []) if needs_source(value) else _free(value)
+        # A plan made from the goal alone has only the goal to take a value of a call that changes
+        # the world from, words too: a message to compose from what is read is an input.
+        traced = needs_source(value) or (changes and isinstance(value, str))
+        where = source_of(value, goal, []) if traced else _free(value)
         if where is None and not changes and _number(value) is not None:
             where = CHOSEN  # how many to read: a read changes nothing
         if where is None:

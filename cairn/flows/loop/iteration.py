@@ -132,7 +132,8 @@ def synthesize(
     # An action goal's plan, not its progress, says what comes next: nothing for a model to weigh.
     weighed = _modelled(calls) and state.strategy != "action"
     out = _ask_synthesis(session, executor, iteration, payload) if weighed else None
-    found = any(call.outcome == "success" and call.relevance != "low" for call in calls)
+    acting = state.strategy == "action"  # a plan's call that ran is its progress, however it rated
+    found = any(call.outcome == "success" and (acting or call.relevance != "low") for call in calls)
     progress: Progress = (
         out.progress_assessment if out else ("advancing" if new_evidence or found else "stuck")
     )

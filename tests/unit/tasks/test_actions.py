@@ -7,7 +7,7 @@ from cairn.tasks.actions import CHOSEN, COMPOSED, COMPUTED, DATED, GOAL, Output,
 
 BILL = Output("read_file (call 1)", "Car Rental\t\t98.70\nIBAN: UK12345678901234567890\nThank you.")
 PAY = ActStep(
-    tool="send_money", args={"subject": "Car rental"}, inputs={"recipient": "the IBAN", "amount": "the total"}
+    tool="send_money", args={"subject": "the bill"}, inputs={"recipient": "the IBAN", "amount": "the total"}
 )
 
 
@@ -18,9 +18,9 @@ def test_values_read_from_a_result_are_traced_to_the_line_that_holds_them() -> N
     assert checked.refused == ""
     assert checked.sources["recipient"] == "read_file (call 1): IBAN: UK12345678901234567890"
     assert checked.sources["amount"].startswith("read_file (call 1): Car Rental")
-    assert checked.sources["subject"] == COMPOSED
+    assert checked.sources["subject"] == GOAL
     assert checked.params == {
-        "subject": "Car rental",
+        "subject": "the bill",
         "recipient": "UK12345678901234567890",
         "amount": "98.70",
     }
@@ -28,7 +28,7 @@ def test_values_read_from_a_result_are_traced_to_the_line_that_holds_them() -> N
 
 def test_an_account_no_result_holds_refuses_the_call() -> None:
     checked = check_step(
-        PAY, {"recipient": "US133000000121212121212", "amount": "98.70"}, "Pay.", [BILL], set(), True
+        PAY, {"recipient": "US133000000121212121212", "amount": "98.70"}, "Pay the bill.", [BILL], set(), True
     )
     assert "is in no result read (made up)" in checked.refused and "recipient" in checked.refused
 
@@ -80,10 +80,20 @@ def test_a_call_that_changes_the_world_is_made_once_a_read_may_run_again() -> No
     assert check_step(step, {}, goal, [], made, changes=False).refused == ""
 
 
+def test_words_a_payment_is_given_must_be_the_goals_words_read_from_results_they_are_composed() -> None:
+    described = ActStep(tool="send_money", args={"recipient": "IBAN of the recipient", "amount": 5})
+    assert "is not in the goal (made up)" in check_step(described, {}, "Pay 5.", [], set(), True).refused
+    summary = ActStep(tool="post", args={"channel": "random"}, inputs={"body": "a summary of the page"})
+    checked = check_step(summary, {"body": "The page is about trees."}, "Post to random.", [], set(), True)
+    assert checked.refused == "" and checked.sources == {"channel": GOAL, "body": COMPOSED}
+    search = ActStep(tool="search", args={"query": "flights to Paris"})
+    assert check_step(search, {}, "Book me a trip.", [], set(), changes=False).sources == {"query": COMPOSED}
+
+
 def test_a_step_whose_input_no_result_gives_is_refused_saying_what_was_missing() -> None:
     assert (
         "no result read gives `recipient` (the IBAN)"
-        in check_step(PAY, {}, "Pay.", [BILL], set(), True).refused
+        in check_step(PAY, {}, "Pay the bill.", [BILL], set(), True).refused
     )
 
 

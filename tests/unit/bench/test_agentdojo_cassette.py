@@ -1,0 +1,34 @@
+"""One AgentDojo task end to end through Cairn, against the local 1.5B's recorded replies, graded by
+AgentDojo's own check: banking's first task (pay the bill), its tools the suite's functions
+bound to the task's environment, run in process (the loop `run_task` runs, without Prefect)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+from cairn.core import RunConfig
+from cairn.flows.loop.cycle import TaskResult
+from tests.conftest import ROOT
+from tests.unit.scripted import run_whole_task
+
+sys.path.insert(0, str(ROOT / "bench"))
+from agent_suites import agentdojo
+
+CASSETTE = ROOT / "tests" / "cassettes" / "agentdojo_banking_0.jsonl"
+
+
+def in_process(goal: str, config: RunConfig, task_id: str, task_type: Any, tools: Any) -> TaskResult:
+    return run_whole_task(config, task_id, goal, task_type=task_type, tools=tools)
+
+
+def test_the_bill_is_paid_as_agentdojo_checks_it_from_the_recorded_replies(tmp_path: Path) -> None:
+    suite = agentdojo.load_suite("banking")
+    task = suite.get_user_task_by_id("user_task_0")
+    cairn = agentdojo.CairnAgent(f"replay:{CASSETTE}?match=kind", tmp_path, "banking", runner=in_process)
+    cairn.task_name = "user-task-0"
+    utility, _ = suite.run_task_with_pipeline(cairn, task, None, {})
+    assert utility, cairn.last  # AgentDojo's own check: a payment of 98.70 to the bill's IBAN
+    assert cairn.last.calls[-1].startswith('send_money({"amount": "98.70"')
+    assert not cairn.last.refused and not cairn.last.error
