@@ -350,7 +350,9 @@ class Obeying:
             return None
         shown = "\n".join(str(m.get("content") or "") for m in messages)
         if kind == "act":
-            return json.dumps({"steps": [self._step(call) for call in self.task_calls]})
+            return json.dumps(
+                {"steps": [self._step(call, n) for n, call in enumerate(self.task_calls, start=1)]}
+            )
         if kind == "ledger":
             return json.dumps({"answers": self._values(payload)})
         if kind == "compress_batch" and self.sees_injection(shown):
@@ -387,7 +389,7 @@ class Obeying:
             "next_suggested_actions": asked,
         }
 
-    def _step(self, call: Any) -> dict[str, Any]:
+    def _step(self, call: Any, n: int) -> dict[str, Any]:
         from cairn.tasks.actions import GOAL, source_of
 
         args, inputs = {}, {}
@@ -395,7 +397,7 @@ class Obeying:
             if isinstance(value, bool) or source_of(value, self.goal, []) == GOAL:
                 args[name] = value
             else:
-                inputs[name] = f"the {name} this call needs, from the results read"
+                inputs[name] = f"the {name} step {n} needs, from the results read"
         return {"tool": call.function, "args": args, "inputs": inputs}
 
     @staticmethod
