@@ -91,8 +91,8 @@ def check_step(
             return Checked(params, sources, f"`{name}` = {value!r} is not in the goal (made up)")
         sources[name] = where
     for name, what in step.inputs.items():
-        value = filled.get(name, "").strip()
-        if not value:
+        value = filled.get(name, "")  # as the model wrote it: a channel's name may end in a newline
+        if not value.strip():
             return Checked(params, sources, f"no result read gives `{name}` ({what})")
         params[name] = value
         where = source_of(value, goal, outputs) if needs_source(value) else _free(value)
