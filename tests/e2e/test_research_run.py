@@ -97,6 +97,7 @@ async def _runs_tagged(tag: str):  # type: ignore[no-untyped-def]
     from prefect.client.schemas.filters import (
         FlowRunFilter,
         FlowRunFilterName,
+        FlowRunFilterTags,
         TaskRunFilter,
         TaskRunFilterTags,
     )
@@ -109,8 +110,14 @@ async def _runs_tagged(tag: str):  # type: ignore[no-untyped-def]
             limit=10,
             sort=FlowRunSort.START_TIME_ASC,
         )
-        everything = await client.read_flow_runs(limit=200, sort=FlowRunSort.START_TIME_ASC)
-        flows = parent + [f for f in everything if tag in f.tags and f.name != f"cairn-{task_id}"]
+        # Filtered on the server: the session's server holds hundreds of other tests' runs, and
+        # a client-side filter over the first page missed these once the page filled up.
+        tagged = await client.read_flow_runs(
+            flow_run_filter=FlowRunFilter(tags=FlowRunFilterTags(all_=[tag])),
+            limit=200,
+            sort=FlowRunSort.START_TIME_ASC,
+        )
+        flows = parent + [f for f in tagged if f.name != f"cairn-{task_id}"]
         tasks = await client.read_task_runs(
             task_run_filter=TaskRunFilter(tags=TaskRunFilterTags(all_=[tag])),
             limit=200,
