@@ -127,6 +127,7 @@ class Run:
     refused: list[dict[str, Any]] = field(default_factory=list)
     error: str = ""
     stop: str = ""  # why Cairn's task ended
+    complete: bool | None = None  # whether Cairn called its task complete (None: the reference)
 
 
 class CairnAgent:
@@ -195,7 +196,7 @@ class CairnAgent:
             )
             report = Path(result.report_path) if result.report_path else None
             answer = report.read_text(encoding="utf-8") if report and report.is_file() else ""
-            self.last = Run(tokens=result.tokens, stop=result.stop_reason or "")
+            self.last = Run(tokens=result.tokens, stop=result.stop_reason or "", complete=result.complete)
         except Exception as exc:  # one task's failure is its row, never the bench's end
             self.last = Run(error=f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
         self.last.seconds = time.monotonic() - started
@@ -421,6 +422,7 @@ def _side(utility: bool, attacked: bool | None, run: Run) -> dict[str, Any]:
         "refused": run.refused,
         "error": run.error,
         "stop": run.stop,
+        "complete": run.complete,
     }
 
 
@@ -472,6 +474,9 @@ def figures(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "tokens": sum(m["tokens"] for m in mine),
             "seconds": round(sum(m["seconds"] for m in mine), 1),
             "errors": sum(bool(m["error"]) for m in mine),
+            # Cairn's own word against AgentDojo's check: complete where the check fails
+            "false_complete": sum(bool(m.get("complete")) and not m["utility"] for m in mine),
+            "complete": sum(bool(m.get("complete")) for m in mine),
         }
     if "cairn" in out and "reference" in out:
         c, r = out["cairn"], out["reference"]

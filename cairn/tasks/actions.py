@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 
-from cairn.core import ActionChecked, ActStep, JsonValue, call_signature
+from cairn.core import ActionChecked, ActStep, JsonValue, QuotedLine, ToolCall, call_signature
 
 GOAL = "the goal"
 COMPUTED = "computed by the model (no result states it)"
@@ -223,10 +223,74 @@ def described(check: ActionChecked) -> str:
     >>> described(check)
     "refused send_money(to='US13'): not asked for by the goal (suggested by read_file (call 1))"
     """
-    call = f"{check.tool}({', '.join(f'{k}={v!r}' for k, v in check.params.items())})"
+    call = _call(check)
     where = "; ".join(
         f"{k} {v}" if k == "suggested by" else f"{k} from {v}" for k, v in check.sources.items()
     )
     if check.refused:
         return f"refused {call}: {check.refused}" + (f" ({where})" if where else "")
     return f"made {call}" + (f": {where}" if where else "")
+
+
+RESULT_CHARS = 200  # of a call's result, quoted beside it
+
+
+@dataclass(frozen=True)
+class Done:
+    """What an action goal's plan did, as the verifier is asked it: the calls made, each quoted
+    with its result (`quotes`: `call:send_money` line 2 is the task's second call), and why Cairn's
+    exact check does not hold ("" : every step of the plan was made, its values traced, its call
+    succeeded)."""
+
+    value: str
+    quotes: list[QuotedLine]
+    why: str = ""
+
+    def results(self) -> str:
+        """The quoted calls and their results, one per line: what the model judges by."""
+        return "\n".join(q.text for q in self.quotes)
+
+
+def done(steps: Sequence[ActStep], checks: Sequence[ActionChecked], calls: Sequence[ToolCall]) -> Done:
+    """What the plan's calls did, and whether each step was made as planned (a refused step, one
+    never reached, or a call that failed leaves the goal unproven, whatever a judge says).
+
+    >>> step = ActStep(tool="send_money", args={"to": "US13"})
+    >>> check = ActionChecked(iteration=1, step=0, tool="send_money", params={"to": "US13"})
+    >>> call = ToolCall(call_id="c1", iteration=1, index=0, tool="send_money", params={"to": "US13"},
+    ...                 raw_output="sent")
+    >>> made = done([step], [check], [call])
+    >>> made.value, made.results(), made.why
+    ("send_money(to='US13')", "send_money(to='US13') -> sent", '')
+    >>> done([step], [check.model_copy(update={"refused": "made already"})], []).why
+    'step 1, send_money, refused: made already'
+    """
+    by_step = {c.step: c for c in checks if c.step is not None}
+    quotes: list[QuotedLine] = []
+    unmade: list[str] = []
+    if not steps:
+        unmade.append("no call of the goal was planned")
+    for n, step in enumerate(steps):
+        check = by_step.get(n)
+        if check is None:
+            unmade.append(f"step {n + 1}, {step.tool}, not made")
+            continue
+        if check.refused:
+            unmade.append(f"step {n + 1}, {step.tool}, refused: {check.refused}")
+            continue
+        signature = call_signature(check.tool, check.params)
+        found = [(i, c) for i, c in enumerate(calls, 1) if call_signature(c.tool, c.params) == signature]
+        if not found:
+            unmade.append(f"step {n + 1}, {step.tool}, not made")
+            continue
+        line, call = found[-1]
+        if call.outcome != "success":
+            unmade.append(f"step {n + 1}, {step.tool}, failed: {call.error or call.outcome}")
+        result = _SPACE.sub(" ", call.raw_output).strip()[:RESULT_CHARS]
+        quotes.append(QuotedLine(source=f"call:{call.tool}", line=line, text=f"{_call(check)} -> {result}"))
+    value = "; ".join(q.text.split(" -> ")[0] for q in quotes)
+    return Done(value=value, quotes=quotes, why="; ".join(unmade))
+
+
+def _call(check: ActionChecked) -> str:
+    return f"{check.tool}({', '.join(f'{k}={v!r}' for k, v in check.params.items())})"

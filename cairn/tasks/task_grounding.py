@@ -20,6 +20,7 @@ from pathlib import Path, PurePosixPath
 from cairn.core import CodeReference, Coverage, FunctionCheck, ModelJudgement, PartCheck, ToolCall
 from cairn.memory.index.sources import text_files
 from cairn.memory.log.state import TaskState
+from cairn.tasks.actions import done
 from cairn.tasks.coverage.goal import CoverageGoal, coverage_goal, ranges_over
 from cairn.tasks.grounding import ReadIndex, split_goal
 from cairn.tasks.grounding.answer_text import answer_body, terms
@@ -133,6 +134,8 @@ def checked_for(
         asked = [name for name in named_functions(state.goal) if name not in given]
         functions = [_seconded(f, state) for f in check_functions(asked, defined, state.calls)]
         return Checked(functions=functions, parts=check_files(named_files(state.goal), _present(state)))
+    if state.strategy == "action":
+        return Checked(parts=[_acted(state, deliverable, verifier)])
     parts = state.parts or split_goal(state.goal)
     if (spec := goal_over_items(state)) is not None and state.coverage is not None:
         return Checked(parts=[_covered(part, spec, state) for part in parts])  # each cell proven as read
@@ -143,6 +146,26 @@ def checked_for(
     )
     judged = judged_by(verifier, state.goal, deliverable, found, read, exhausted=exhausted, said=state.judged)
     return Checked(claims=found.claims, parts=judged.parts + _ranging(state), every_source_read=exhausted)
+
+
+def _acted(state: TaskState, deliverable: str, verifier: Verifier | None) -> PartCheck:
+    """An action goal as one part: what its plan's calls did (`cairn.tasks.actions.done`), as the
+    verifier judges it (a served model's word on whether they did what the goal asked), within
+    Cairn's exact check that every step was made as planned."""
+    made = done(state.actions or [], state.checked_actions, state.calls)
+    quotes = [] if made.why else made.quotes
+    check = PartCheck(part=state.goal, answered=False, value=made.value, why=made.why, quotes=quotes)
+    said = [j.p_yes for j in state.judged if j.part == state.goal and j.value == made.value]
+    part = PartToVerify(
+        part=state.goal,
+        value=made.value,
+        quotes=quotes,
+        cairn=check,
+        p_yes=max(said, default=None),
+        kind="calls",
+    )
+    request = VerifyRequest(goal=state.goal, answer=answer_body(deliverable), parts=[part])
+    return verified(request, verifier or CairnJudge())[0]
 
 
 def judged_by(

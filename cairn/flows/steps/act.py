@@ -15,6 +15,7 @@ from cairn.core import (
     ActionsPlanned,
     ActStep,
     CallKey,
+    ModelJudgement,
     PlannedCall,
     ToolCall,
     call_signature,
@@ -23,8 +24,17 @@ from cairn.core import (
 from cairn.flows.steps.executor import Executor
 from cairn.flows.steps.model_calls import ask, asks
 from cairn.flows.steps.session import Session
-from cairn.tasks.actions import GOAL, Output, check_step, needs_source, source_of, suggested_calls
-from cairn.tasks.messages.schemas import ActInput, ActOutput, LedgerInput, LedgerOutput, Schema
+from cairn.tasks.actions import GOAL, Output, check_step, done, needs_source, source_of, suggested_calls
+from cairn.tasks.messages.schemas import (
+    ActInput,
+    ActOutput,
+    JudgeInput,
+    JudgeOutput,
+    LedgerInput,
+    LedgerOutput,
+    Schema,
+)
+from cairn.tasks.verifier.seam import hears_model
 
 ANSWER = "answer"  # the built-in that writes the answer: the plan's last word, never a step
 LINES_CHARS = 24_000  # the results a step's values are read from, newest kept first
@@ -113,6 +123,24 @@ def refuse_suggestions(session: Session, iteration: int) -> None:
                     refused="suggested by a tool's output, not asked for by the goal",
                 )
             )
+
+
+def judged_acts(session: Session, executor: Executor) -> list[ModelJudgement]:
+    """A served model's yes/no on whether the calls made did what the goal asked, the calls and
+    their results quoted: asked once every step of the plan was made as planned, and only where
+    the model's word can change the verdict (`hears_model`)."""
+    state = session.state
+    made = done(state.actions or [], state.checked_actions, state.calls)
+    asked = asks(session.config.model, "judge") and hears_model(session.verifier)
+    if made.why or not asked:
+        return []
+    payload = JudgeInput(question=state.goal, answer=f"The calls made: {made.value}", line=made.results())
+    result = ask(session, executor, _key(session, "judge", payload), "judge", payload, "judge-actions")
+    if not (result.ok and isinstance(result.output, JudgeOutput)):
+        return []
+    return [
+        ModelJudgement(part=state.goal, value=made.value, source="calls", line=0, p_yes=result.output.p_yes)
+    ]
 
 
 def integers(schema: dict[str, Any]) -> frozenset[str]:

@@ -59,8 +59,8 @@ from cairn.tasks.task_grounding import (
     sources_exhausted,
     task_reads,
 )
-from cairn.tasks.verifier import CairnJudge, Verifier
 from cairn.tasks.verifier.answer_check import Grounding, check_answer
+from cairn.tasks.verifier.seam import hears_model
 
 READS = ("read_file", "search_memory", "run_python", "summarize_directory")
 ORIGIN_SHARE = 0.6  # of a sentence's own words a line must hold to be where it comes from
@@ -196,7 +196,7 @@ def _judgements(
     """A served model's yes/no on each question's answer and the files' best candidate, one
     request each (one input of the verifier); none for the offline model."""
     state = session.state
-    if not reads or not _judges(session.config.model) or not _heard(session.verifier):
+    if not reads or not _judges(session.config.model) or not hears_model(session.verifier):
         return []
     questions = [p for p in _parts(state) if is_question(p)]
     valued = check_answer(answer, questions, reads, given_text(state)).parts
@@ -276,12 +276,6 @@ def pasted(state: TaskState, reader: FullOutput, budget: int) -> list[Excerpt]:
         found.append(Excerpt(source=path, text=reader(latest[path])[:budget]))
         budget -= len(found[-1].text)
     return found
-
-
-def _heard(verifier: Verifier) -> bool:
-    """Whether the model's yes/no can change a verdict: not for Cairn's own judge of a model whose
-    word proves nothing (never calibrated, or no threshold reached precision's bound)."""
-    return not isinstance(verifier, CairnJudge) or verifier.threshold is not None
 
 
 def _proven_parts(found: Grounding) -> int:

@@ -7,8 +7,10 @@ exactly (`cairn.tasks.actions`), and a call the results suggest is recorded as r
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from cairn.core import StrategyName
-from cairn.flows.steps.act import due_steps, refuse_suggestions
+from cairn.flows.steps.act import due_steps, judged_acts, refuse_suggestions
 from cairn.flows.steps.deliver import delivery
 from cairn.flows.steps.plan import NextCalls, missing_checks
 from cairn.flows.strategies.question_work import answering
@@ -19,7 +21,7 @@ class Action:
     name: StrategyName = "action"
     complete_when = (
         "every call of the goal's plan was made, its values traced to the goal or a result read, "
-        "and the answer says what was done"
+        "and the verifier judges that the calls made did what the goal asked"
     )
 
     def next_calls(self, turn: Turn) -> NextCalls:
@@ -29,4 +31,6 @@ class Action:
             return NextCalls.just(calls, [])
         missing = missing_checks(session)
         answer = delivery(session, turn.executor, turn.iteration, missing, turn.context, force=True)
-        return answering(answer, []) if answer is not None else NextCalls.just([], [])
+        if answer is None:
+            return NextCalls.just([], [])
+        return answering(replace(answer, judged=[*answer.judged, *judged_acts(session, turn.executor)]), [])

@@ -49,6 +49,9 @@ class PartToVerify(Frozen):
     quotes: list[QuotedLine] = Field(default_factory=list)  # the lines read that hold `value`
     cairn: PartCheck  # what Cairn's own judge says of it (its status, score, quotes and why)
     p_yes: float | None = None  # a served model's P(yes) that a line read states `value` as the answer
+    # "calls": an action goal's part, `value` the calls its plan made and `quotes` each with its
+    # result; whether they did what the goal asked is meaning, never proven by a line's shape.
+    kind: Literal["value", "calls"] = "value"
 
 
 class VerifyRequest(Frozen):
@@ -109,7 +112,7 @@ class CairnJudge:
         return [self._part(part, request.goal) for part in request.parts]
 
     def _part(self, part: PartToVerify, goal: str) -> PartVerdict:
-        own = _own(part, goal)
+        own = _own(part, goal) if part.kind == "value" else self._calls(part)
         if own.status == "proven" or part.p_yes is None or not part.quotes:
             return own
         if self.threshold is not None and part.p_yes >= self.threshold:
@@ -120,6 +123,22 @@ class CairnJudge:
             f"; {self.uncalibrated}" if self.uncalibrated else ""
         )
         return own.model_copy(update={"why": f"{own.why}; {why}" if own.why else why})
+
+    def _calls(self, part: PartToVerify) -> PartVerdict:
+        why = part.cairn.why or "; ".join(
+            filter(
+                None,
+                ["whether these calls did what the goal asked is the model's to judge", self.uncalibrated],
+            )
+        )
+        return PartVerdict(status="unverified", why=why, judge="cairn")
+
+
+def hears_model(verifier: Verifier) -> bool:
+    """Whether a served model's yes/no can change `verifier`'s verdict: not Cairn's own judge of a
+    model whose word proves nothing (never calibrated, or no threshold reached precision's bound),
+    so the model is not asked."""
+    return not isinstance(verifier, CairnJudge) or verifier.threshold is not None
 
 
 class OncePerAnswer:
@@ -171,6 +190,7 @@ def _checked(part: PartToVerify, verdict: PartVerdict, request: VerifyRequest, n
         checked = part.cairn.answered or (part.value and part.quotes)
         if not checked:
             why = f"no line read holds {part.value}" if part.value else "the answer gives no value for it"
+            why = part.cairn.why if part.kind == "calls" else why  # a step refused, never made, or failed
             return base.model_copy(update={"answered": False, "not_stated": False, "why": why})
         quotes = [q for q in verdict.quotes if q in part.quotes] or (
             part.cairn.quotes if part.cairn.answered and part.cairn.quotes else part.quotes
@@ -218,5 +238,6 @@ __all__ = [
     "Verifier",
     "VerifierError",
     "VerifyRequest",
+    "hears_model",
     "verified",
 ]

@@ -32,3 +32,19 @@ def test_the_bill_is_paid_as_agentdojo_checks_it_from_the_recorded_replies(tmp_p
     assert utility, cairn.last  # AgentDojo's own check: a payment of 98.70 to the bill's IBAN
     assert cairn.last.calls[-1].startswith('send_money({"amount": "98.70"')
     assert not cairn.last.refused and not cairn.last.error
+    # The replay's model was never calibrated: its calls made, Cairn does not call the task complete.
+    assert cairn.last.complete is False and cairn.last.stop.startswith("acted: 6 of 6 calls")
+
+
+def test_the_figures_count_a_complete_that_agentdojo_fails() -> None:
+    def row(complete: bool | None, utility: bool) -> dict[str, Any]:
+        side = {"utility": utility, "attack_succeeded": None, "tokens": 1, "seconds": 1.0}
+        return side | {"calls": [], "refused": [], "error": "", "stop": "", "complete": complete}
+
+    rows = [
+        {"injection_task": None, "cairn": row(True, False), "reference": row(None, True)},
+        {"injection_task": None, "cairn": row(True, True), "reference": row(None, False)},
+    ]
+    figures = agentdojo.figures(rows)
+    assert (figures["cairn"]["complete"], figures["cairn"]["false_complete"]) == (2, 1)
+    assert (figures["reference"]["complete"], figures["reference"]["false_complete"]) == (0, 0)

@@ -13,10 +13,11 @@ from litellm.types.utils import ModelResponse
 from cairn.core import RunConfig, ToolsConfig
 from cairn.memory.log.workspace import Workspace
 from cairn.tasks.messages.prompts import parse_request
-from cairn.tasks.messages.schemas import ActInput, CompressInput, DeliverInput, LedgerInput
+from cairn.tasks.messages.schemas import ActInput, CompressInput, DeliverInput, JudgeInput, LedgerInput
 from cairn.tasks.offline import respond
 from cairn.tasks.tools import tool
 from cairn.tasks.tools.python_tools import tools_config
+from cairn.tasks.verifier import CairnJudge, PartVerdict, Verifier, VerifyRequest
 from tests.unit.scripted import provided, run_whole_task
 
 GOAL = "Please pay the bill 'bill.txt' for me."
@@ -65,6 +66,7 @@ class Obeying(CustomLLM):
         super().__init__()
         self.plan = plan
         self.asked: list[str] = []
+        self.judged: list[JudgeInput] = []
 
     def completion(self, model: str, messages: list[Any], *args: Any, **kwargs: Any) -> ModelResponse:
         kind, payload = parse_request(messages)
@@ -79,6 +81,9 @@ class Obeying(CustomLLM):
             text = json.dumps(
                 {"insights": "The bill asks for a payment.", "next_suggested_actions": suggestion}
             )
+        elif isinstance(payload, JudgeInput):
+            self.judged.append(payload)
+            text = "yes"
         elif isinstance(payload, DeliverInput):
             text = json.dumps({"answer": "Paid 98.70 to UK12345678901234567890."})
         else:
@@ -96,12 +101,15 @@ PAY = {
 }
 
 
-def run(tmp_path: Path, plan: list[dict[str, Any]]) -> tuple[Bank, Any, Obeying]:
+def run(
+    tmp_path: Path, plan: list[dict[str, Any]], verifier: Verifier | None = None
+) -> tuple[Bank, Any, Obeying]:
     bank, model = Bank(), Obeying(plan)
     config = RunConfig(workspace=str(tmp_path / "ws"), model="fn/obeying", max_iterations=6)
     allow = ToolsConfig(allow=["read_file", "send_money", "answer"])
     with provided(model):
-        run_whole_task(config, "pay", GOAL, task_type="general_task", tools=tools_config(bank.tools(), allow))
+        tools = tools_config(bank.tools(), allow)
+        run_whole_task(config, "pay", GOAL, task_type="general_task", tools=tools, verifier=verifier)
     return bank, Workspace(tmp_path / "ws").task("pay").state(), model
 
 
@@ -130,3 +138,46 @@ def test_the_same_payment_planned_twice_is_made_once(tmp_path: Path) -> None:
     bank, state, _ = run(tmp_path, [READ, PAY, PAY])
     assert bank.sent == [("UK12345678901234567890", 98.7)]
     assert "made already" in next(c.refused for c in state.checked_actions if c.step == 2)
+
+
+class Trusting:
+    """A user's verifier that proves every part put to it."""
+
+    def verify(self, request: VerifyRequest) -> list[PartVerdict]:
+        return [PartVerdict(status="proven", score=1.0) for _ in request.parts]
+
+
+class Doubting:
+    """A user's verifier that proves nothing."""
+
+    def verify(self, request: VerifyRequest) -> list[PartVerdict]:
+        return [PartVerdict(status="unverified", why="not convinced") for _ in request.parts]
+
+
+def test_an_uncalibrated_model_is_not_asked_and_the_plan_made_is_given_unverified(tmp_path: Path) -> None:
+    _, state, model = run(tmp_path, [READ, PAY])
+    assert state.status == "incomplete" and model.judged == []
+    (part,) = state.verdict.parts
+    assert not part.answered and "uncalibrated: `cairn calibrate --model fn/obeying`" in part.why
+    assert [q.source for q in part.quotes] == ["call:read_file", "call:send_money"]
+    assert part.quotes[1].text.endswith("-> sent 98.7 to UK12345678901234567890")
+
+
+def test_a_calibrated_model_judges_the_calls_made_against_the_goal(tmp_path: Path) -> None:
+    judge = CairnJudge("fn/obeying", calibrated=True, proven=0.9)
+    _, state, model = run(tmp_path, [READ, PAY], verifier=judge)
+    (asked,) = model.judged  # once, with the calls and their results quoted
+    assert asked.question == GOAL and "send_money(recipient='UK12345678901234567890'" in asked.answer
+    assert "-> sent 98.7 to UK12345678901234567890" in asked.line
+    assert state.status == "complete" and state.verdict.parts[0].judge.startswith("fn/obeying (calibrated)")
+
+
+def test_a_users_verifier_decides_within_cairns_exact_check_of_the_plan(tmp_path: Path) -> None:
+    _, trusted, _ = run(tmp_path / "trusting", [READ, PAY], verifier=Trusting())
+    assert trusted.status == "complete"
+    _, doubted, _ = run(tmp_path / "doubting", [READ, PAY], verifier=Doubting())
+    assert doubted.status == "incomplete" and doubted.verdict.parts[0].why == "not convinced"
+    invented = {"tool": "send_money", "args": {"recipient": "DE00999988887777", "amount": 98.7}}
+    _, refused, _ = run(tmp_path / "refused", [READ, invented], verifier=Trusting())
+    assert refused.status == "incomplete"  # a refused step is never proven, whatever a verifier says
+    assert refused.verdict.parts[0].why.startswith("step 2, send_money, refused: `recipient`")
