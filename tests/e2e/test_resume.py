@@ -125,7 +125,8 @@ def test_resume_completes_the_task_and_runs_no_finished_call_twice(interrupted: 
     assert resumed.returncode == 0, resumed.stderr[-3000:]
     calls = _calls(interrupted)
     assert [key for key, n in calls.items() if n > 1] == []
-    assert f"{TASK}/2/0/deliver" in calls and f"{TASK}/2/1/tool" in calls
+    assert any(k.startswith(f"{TASK}/2/") and k.endswith("/deliver") for k in calls), calls
+    assert f"{TASK}/2/1/tool" in calls
 
 
 def test_resumed_task_equals_an_uninterrupted_run(

@@ -14,15 +14,13 @@ from cairn.core import (
     ActionChecked,
     ActionsPlanned,
     ActStep,
-    CallKey,
     ModelJudgement,
     PlannedCall,
     ToolCall,
     call_signature,
-    content_hash,
 )
 from cairn.flows.steps.executor import Executor
-from cairn.flows.steps.model_calls import ask, asks
+from cairn.flows.steps.model_calls import ask, asks, keyed
 from cairn.flows.steps.session import Session
 from cairn.tasks.actions import GOAL, Output, check_step, done, needs_source, source_of, suggested_calls
 from cairn.tasks.messages.schemas import (
@@ -32,7 +30,6 @@ from cairn.tasks.messages.schemas import (
     JudgeOutput,
     LedgerInput,
     LedgerOutput,
-    Schema,
 )
 from cairn.tasks.verifier.seam import hears_model
 
@@ -49,7 +46,7 @@ def plan_of(session: Session, executor: Executor) -> list[ActStep]:
     steps: list[ActStep] = []
     if asks(session.config.model, "act"):
         payload = ActInput(goal=state.goal, tools=tools)
-        result = ask(session, executor, _key(session, "act", payload), "act", payload, "plan-actions")
+        result = ask(session, executor, keyed(session, 0, "act", payload), "act", payload, "plan-actions")
         if result.ok and isinstance(result.output, ActOutput):
             steps = [ActStep(**step.model_dump()) for step in result.output.steps if step.tool != ANSWER]
     session.recorder.record(ActionsPlanned(steps=steps))
@@ -135,7 +132,7 @@ def judged_acts(session: Session, executor: Executor) -> list[ModelJudgement]:
     if made.why or not asked:
         return []
     payload = JudgeInput(question=state.goal, answer=f"The calls made: {made.value}", line=made.results())
-    result = ask(session, executor, _key(session, "judge", payload), "judge", payload, "judge-actions")
+    result = ask(session, executor, keyed(session, 0, "judge", payload), "judge", payload, "judge-actions")
     if not (result.ok and isinstance(result.output, JudgeOutput)):
         return []
     return [
@@ -171,7 +168,7 @@ def _filled(session: Session, executor: Executor, step: ActStep, outputs: list[O
     )
     if not asks(session.config.model, "ledger"):
         return {}
-    key = _key(session, "ledger", payload)
+    key = keyed(session, 0, "ledger", payload)
     result = ask(session, executor, key, "ledger", payload, f"values-{step.tool}")
     if not (result.ok and isinstance(result.output, LedgerOutput)):
         return {}
@@ -180,8 +177,3 @@ def _filled(session: Session, executor: Executor, step: ActStep, outputs: list[O
 
 def _unplanned(value: object, goal: str, taken: list[str]) -> bool:
     return source_of(str(value), goal, []) != GOAL and str(value) not in taken
-
-
-def _key(session: Session, kind: str, payload: Schema) -> CallKey:
-    index = int(content_hash(payload.model_dump_json(), 12), 16)
-    return CallKey(task_id=session.task_id, iteration=0, index=index, kind=kind)

@@ -21,11 +21,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cairn.core import CallKey, ModelJudgement, PartCheck, PlannedCall
+from cairn.core import ModelJudgement, PartCheck, PlannedCall
 from cairn.flows.steps import frontier
 from cairn.flows.steps.deliverable import deliverable_name, deliverable_text
 from cairn.flows.steps.executor import Executor
-from cairn.flows.steps.model_calls import ask, asks
+from cairn.flows.steps.model_calls import ask, asks, keyed
 from cairn.flows.steps.session import Session
 from cairn.memory.context.relevant import rules_block
 from cairn.memory.log.state import TaskState
@@ -93,10 +93,9 @@ def delivery(
         return None
     payload = _payload(session, missing)
     name = f"deliver-{iteration}" + ("-after-plan" if force else "")
-    key = CallKey(task_id=session.task_id, iteration=iteration, index=int(force), kind="deliver")
     plainly = _plainly_first(session, payload)
-    answer = (_ask(session, executor, key, payload) if plainly else "") or _answer(
-        session, executor, key, payload, name
+    answer = (_asked_plainly(session, executor, iteration, payload) if plainly else "") or _answer(
+        session, executor, iteration, payload, name
     )
     if not answer:
         return None
@@ -104,16 +103,14 @@ def delivery(
     reads = ReadIndex(task_reads(state, reader))
     exhausted = sources_exhausted(state, reader)
     done: list[str] = []
-    if (sum_ := _arithmetic(session, executor, key, payload, answer, reads, exhausted)) is not None:
+    if (sum_ := _arithmetic(session, executor, iteration, payload, answer, reads, exhausted)) is not None:
         again = payload.model_copy(update={"worked": [sum_]})
-        key = key.model_copy(update={"index": 2 + int(force)})
-        answer = _answer(session, executor, key, again, f"{name}-worked") or answer
+        answer = _answer(session, executor, iteration, again, f"{name}-worked") or answer
         done.append(sum_)
-    judged = [*state.judged, *_judgements(session, executor, key, answer, reads)]
+    judged = [*state.judged, *_judgements(session, executor, iteration, answer, reads)]
     found = _check(session, answer, reads, done, exhausted, judged)
-    if not plainly and (plain := _plainly(session, executor, key, payload, found)) is not None:
-        plain_key = key.model_copy(update={"index": 4 + key.index})
-        plain_judged = [*judged, *_judgements(session, executor, plain_key, plain, reads)]
+    if not plainly and (plain := _plainly(session, executor, iteration, payload, found)) is not None:
+        plain_judged = [*judged, *_judgements(session, executor, iteration, plain, reads)]
         plain_found = _check(session, plain, reads, done, exhausted, plain_judged)
         if _proven_parts(plain_found) >= _proven_parts(found):  # the model's own, unless Cairn's proves more
             answer, found, judged = plain, plain_found, plain_judged
@@ -191,7 +188,7 @@ def _same_values(answer: str, checks: list[PartCheck]) -> bool:
 
 
 def _judgements(
-    session: Session, executor: Executor, key: CallKey, answer: str, reads: ReadIndex
+    session: Session, executor: Executor, iteration: int, answer: str, reads: ReadIndex
 ) -> list[ModelJudgement]:
     """A served model's yes/no on each question's answer and the files' best candidate, one
     request each (one input of the verifier); none for the offline model."""
@@ -203,10 +200,10 @@ def _judgements(
     asked = [(c.part, c.value, c.quotes[0]) for c in valued if c.value and c.quotes and not c.answered]
     found: list[ModelJudgement] = []
     for n, (part, value, quote) in enumerate(asked):
-        ask_key = key.model_copy(update={"kind": "judge", "index": 10 * key.index + n})
         line = f"{quote.context} › {quote.text}" if quote.context else quote.text  # as calibrated: no place
         payload = JudgeInput(question=part, answer=value, line=line)
-        result = ask(session, executor, ask_key, "judge", payload, f"judge-{key.iteration}-{n}")
+        key = keyed(session, iteration, "judge", payload)
+        result = ask(session, executor, key, "judge", payload, f"judge-{iteration}-{n}")
         if result.ok and isinstance(result.output, JudgeOutput):
             found.append(
                 ModelJudgement(
@@ -226,20 +223,22 @@ def _plainly_first(session: Session, payload: DeliverInput) -> bool:
     return asked and bool(payload.excerpts) and asks(session.config.model, "ask")
 
 
-def _ask(session: Session, executor: Executor, key: CallKey, payload: DeliverInput) -> str:
+def _asked_plainly(session: Session, executor: Executor, iteration: int, payload: DeliverInput) -> str:
+    """The goal asked as a user would ask it, the files pasted in (`pasted`), the model's answer as
+    it wrote it ("" when the call failed)."""
+    state = session.state
     request = AskInput(
-        question=session.state.goal,
-        files=pasted(session.state, session.reader, session.words) or payload.excerpts,
+        question=state.goal, files=pasted(state, session.reader, session.words) or payload.excerpts
     )
     result = ask(
-        session, executor, key.model_copy(update={"kind": "ask"}), "ask", request, f"ask-{key.iteration}"
+        session, executor, keyed(session, iteration, "ask", request), "ask", request, f"ask-{iteration}"
     )
     out = result.output if result.ok and isinstance(result.output, AskOutput) else None
     return out.answer.strip() if out else ""
 
 
 def _plainly(
-    session: Session, executor: Executor, key: CallKey, payload: DeliverInput, found: Grounding
+    session: Session, executor: Executor, iteration: int, payload: DeliverInput, found: Grounding
 ) -> str | None:
     """A served model's answer to the question asked plainly, the files pasted in, as a user would
     ask it without Cairn; asked only when the goal is questions and Cairn's answer left one
@@ -252,13 +251,7 @@ def _plainly(
         return None
     if all(p.answered for p in found.parts):
         return None
-    request = AskInput(
-        question=state.goal, files=pasted(state, session.reader, session.words) or payload.excerpts
-    )
-    ask_key = key.model_copy(update={"kind": "ask"})
-    result = ask(session, executor, ask_key, "ask", request, f"ask-{key.iteration}")
-    out = result.output if result.ok and isinstance(result.output, AskOutput) else None
-    return out.answer if out and out.answer.strip() else None
+    return _asked_plainly(session, executor, iteration, payload) or None
 
 
 def pasted(state: TaskState, reader: FullOutput, budget: int) -> list[Excerpt]:
@@ -314,8 +307,8 @@ def _payload(session: Session, missing: list[str]) -> DeliverInput:
     )
 
 
-def _answer(session: Session, executor: Executor, key: CallKey, payload: DeliverInput, name: str) -> str:
-    result = ask(session, executor, key, "deliver", payload, name)
+def _answer(session: Session, executor: Executor, iteration: int, payload: DeliverInput, name: str) -> str:
+    result = ask(session, executor, keyed(session, iteration, "deliver", payload), "deliver", payload, name)
     out = result.output if result.ok and isinstance(result.output, DeliverOutput) else None
     return out.answer.strip() if out else ""
 
@@ -323,7 +316,7 @@ def _answer(session: Session, executor: Executor, key: CallKey, payload: Deliver
 def _arithmetic(
     session: Session,
     executor: Executor,
-    key: CallKey,
+    iteration: int,
     payload: DeliverInput,
     answer: str,
     reads: ReadIndex,
@@ -336,9 +329,9 @@ def _arithmetic(
     found = _check(session, answer, reads, [], exhausted)
     if not any(not p.answered and _asks_number(p.part) for p in found.parts):
         return None
-    ask_key = key.model_copy(update={"kind": "calculate"})
     request = CalculateInput(goal=state.goal, excerpts=payload.excerpts, answer=answer)
-    result = ask(session, executor, ask_key, "calculate", request, f"calculate-{key.iteration}")
+    key = keyed(session, iteration, "calculate", request)
+    result = ask(session, executor, key, "calculate", request, f"calculate-{iteration}")
     out = result.output if result.ok and isinstance(result.output, CalculateOutput) else None
     line = worked(out.calculation) if out else None
     return line if line is not None and grounded_arithmetic(line, reads) else None

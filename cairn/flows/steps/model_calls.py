@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from cairn.core import CallKey, ModelCall, ModelCallRecorded
+from cairn.core import CallKey, ModelCall, ModelCallRecorded, content_hash
 from cairn.flows.steps.executor import Executor
 from cairn.flows.steps.session import Session
 from cairn.tasks.messages.schemas import CallKind, Schema
@@ -32,6 +32,14 @@ def ask(
     result = executor.ask(key, kind, payload, name)
     record_model_call(session, key, result)
     return result
+
+
+def keyed(session: Session, iteration: int, kind: CallKind, payload: Schema) -> CallKey:
+    """A model call's key, from what it asks: the same request in one iteration is one call, so a
+    resumed run (or a second path of the same step) reads its reply back, and no key is numbered
+    by hand."""
+    index = int(content_hash(payload.model_dump_json(), 12), 16)
+    return CallKey(task_id=session.task_id, iteration=iteration, index=index, kind=kind)
 
 
 def asks(model: str, kind: CallKind) -> bool:

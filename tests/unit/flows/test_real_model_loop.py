@@ -272,11 +272,9 @@ def test_arithmetic_the_model_names_is_worked_out_and_asked_again(tmp_path: Path
     assert "- source:corpus/reservoir.md" in answer and "- source:corpus/water-use-2025.md" in answer
     assert result.complete and result.iterations == 2  # the figure is Cairn's arithmetic over the files'
     calls = Workspace(tmp_path).task("q").state().model_calls
-    assert [c.key for c in calls if c.kind in ("ask", "deliver", "calculate")] == [
-        "q/2/0/ask",
-        "q/2/0/calculate",
-        "q/2/2/deliver",
-    ]
+    asked = [c for c in calls if c.kind in ("ask", "deliver", "calculate")]
+    assert [(c.iteration, c.kind) for c in asked] == [(2, "ask"), (2, "calculate"), (2, "deliver")]
+    assert len({c.key for c in asked}) == 3  # each keyed by what it asks
 
 
 def test_a_calculation_over_figures_no_file_states_is_not_worked_out(tmp_path: Path, model: Install) -> None:
