@@ -29,10 +29,12 @@ True
 from __future__ import annotations
 
 import ast
+import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
+from typing import cast
 
 from cairn.core import ActionChecked, ActStep, JsonValue, QuotedLine, ToolCall, call_signature
 
@@ -65,7 +67,7 @@ class Checked:
 
 def check_step(
     step: ActStep,
-    filled: dict[str, str],
+    filled: dict[str, JsonValue],
     goal: str,
     outputs: Sequence[Output],
     made: set[str],
@@ -81,24 +83,18 @@ def check_step(
     for name, value in step.args.items():
         if name in step.inputs:
             continue  # read from results after all
-        # A plan made from the goal alone has only the goal to take a value of a call that changes
-        # the world from, words too: a message to compose from what is read is an input.
-        traced = needs_source(value) or (changes and isinstance(value, str))
-        where = source_of(value, goal, []) if traced else _free(value)
-        if where is None and not changes and _number(value) is not None:
-            where = CHOSEN  # how many to read: a read changes nothing
-        if where is None:
+        if (where := _given(value, goal, changes)) is None:
             return Checked(params, sources, f"`{name}` = {value!r} is not in the goal (made up)")
         sources[name] = where
     for name, what in step.inputs.items():
         value = filled.get(name, "")  # as the model wrote it: a channel's name may end in a newline
-        if not value.strip():
+        if value is None or value == [] or (isinstance(value, str) and not value.strip()):
             return Checked(params, sources, f"no result read gives `{name}` ({what})")
         params[name] = value
         where = source_of(value, goal, outputs) if needs_source(value) else _free(value)
         if where is None and _number(value) is not None and not (changes and name in counted):
             where = COMPUTED
-        if where is None and _date(value):
+        if where is None and isinstance(value, str) and _date(value):
             where = DATED
         if where is None:
             return Checked(params, sources, f"`{name}` = {value!r} is in no result read (made up)")
@@ -106,6 +102,72 @@ def check_step(
     if changes and call_signature(step.tool, params) in made:
         return Checked(params, sources, "the same call was made already (it changes the world once)")
     return Checked(params, sources)
+
+
+def _given(value: JsonValue, goal: str, changes: bool) -> str | None:
+    """Where a value the plan gives comes from, or None. A plan made from the goal alone has only
+    the goal to take a value of a call that changes the world from, words too (a message to
+    compose from what is read is an input); a read may choose how much to read."""
+    traced = needs_source(value) or (changes and isinstance(value, str))
+    where = source_of(value, goal, []) if traced else _free(value)
+    if where is None and not changes and _number(value) is not None:
+        where = CHOSEN
+    return where
+
+
+def read_instead(step: ActStep, goal: str, changes: bool) -> ActStep:
+    """`step` with each value the plan gives a call that changes the world, and the goal does not
+    (an address, an amount), made an input: a plan written before any result was read cannot know
+    it, so it is read from the results and traced there, like any input, not taken as written.
+
+    >>> step = ActStep(tool="update_user_info", args={"street": "New Street 1", "city": "Oslo"}, why="move")
+    >>> read_instead(step, "Move me to Oslo, as the letter says.", changes=True).inputs
+    {'street': 'the street for update_user_info (move)'}
+    """
+    if not changes:
+        return step
+    unstated = [
+        name
+        for name, value in step.args.items()
+        if name not in step.inputs and _given(value, goal, changes) is None
+    ]
+    if not unstated:
+        return step
+    why = f" ({step.why})" if step.why else ""
+    inputs = {**step.inputs, **{name: f"the {name} for {step.tool}{why}" for name in unstated}}
+    args = {name: value for name, value in step.args.items() if name not in unstated}
+    return step.model_copy(update={"args": args, "inputs": inputs})
+
+
+def typed(value: str, kinds: frozenset[str]) -> JsonValue:
+    """A value read from results (words) as its parameter's JSON types take it: a list a tool takes
+    written out (`['Le Marais', 'Good Night']`) parsed back, one item alone a list of one, a figure
+    a number; a value that parses to none of them stays as read (the tool's validation says why).
+
+    >>> typed("['Le Marais', 'Good Night']", frozenset({"array"})), typed("Le Marais", frozenset({"array"}))
+    (['Le Marais', 'Good Night'], ['Le Marais'])
+    >>> typed("5", frozenset({"integer"})), typed("5", frozenset({"string"}))
+    (5, '5')
+    """
+    if not kinds or "string" in kinds:
+        return value
+    for parse in (json.loads, ast.literal_eval):
+        try:
+            parsed = parse(value.strip())
+        except (ValueError, SyntaxError, TypeError, RecursionError):
+            continue
+        if _kind(parsed) & kinds:
+            return cast(JsonValue, parsed)
+    return [value] if "array" in kinds and value.strip() else value
+
+
+def _kind(value: object) -> set[str]:
+    if isinstance(value, bool):
+        return {"boolean"}
+    if isinstance(value, int):
+        return {"integer", "number"}
+    kinds = {float: "number", list: "array", dict: "object", str: "string", type(None): "null"}
+    return {kinds[type(value)]} if type(value) in kinds else set()
 
 
 def needs_source(value: JsonValue) -> bool:

@@ -22,7 +22,17 @@ from cairn.core import (
 from cairn.flows.steps.executor import Executor
 from cairn.flows.steps.model_calls import ask, asks, keyed
 from cairn.flows.steps.session import Session
-from cairn.tasks.actions import GOAL, Output, check_step, done, needs_source, source_of, suggested_calls
+from cairn.tasks.actions import (
+    GOAL,
+    Output,
+    check_step,
+    done,
+    needs_source,
+    read_instead,
+    source_of,
+    suggested_calls,
+    typed,
+)
 from cairn.tasks.messages.schemas import (
     ActInput,
     ActOutput,
@@ -59,20 +69,25 @@ def due_steps(session: Session, executor: Executor, iteration: int) -> list[Plan
     every call before it has its result."""
     state = session.state
     steps = plan_of(session, executor)
-    done = {c.step for c in state.checked_actions if c.iteration < iteration and c.step is not None}
+    settled = {c.step for c in state.checked_actions if c.iteration < iteration and c.step is not None}
     toolset = session.toolset()
     outputs = results_of(state.calls)
     made = {call_signature(c.tool, c.params) for c in state.calls if not toolset.read_only(c.tool)}
     batch: list[PlannedCall] = []
     for n, step in enumerate(steps):
-        if n in done:
+        if n in settled:
             continue
+        changes = not toolset.read_only(step.tool)
+        step = read_instead(step, state.goal, changes)  # a value the goal does not give is read
         if step.inputs and batch:
             break  # its values come from results this batch has not given yet
-        filled = _filled(session, executor, step, outputs) if step.inputs else {}
-        changes = not toolset.read_only(step.tool)
         tool = toolset.get(step.tool)
-        counted = integers(tool.input_schema) if tool else frozenset()
+        schema = tool.input_schema if tool else {}
+        read = _filled(session, executor, step, outputs) if step.inputs else {}
+        filled = {name: typed(value, types_of(schema, name)) for name, value in read.items()}
+        counted = frozenset(
+            name for name in schema.get("properties") or {} if "integer" in types_of(schema, name)
+        )
         checked = check_step(step, filled, state.goal, outputs, made, changes, counted)
         refused = checked.refused or ("" if tool else f"no tool is named {step.tool!r}")
         session.recorder.record(
@@ -140,11 +155,10 @@ def judged_acts(session: Session, executor: Executor) -> list[ModelJudgement]:
     ]
 
 
-def integers(schema: dict[str, Any]) -> frozenset[str]:
-    """The parameters a tool's JSON schema types as integers (alone or beside null)."""
-    props = schema.get("properties") or {}
-    kinds = {name: [p.get("type")] + [o.get("type") for o in p.get("anyOf", [])] for name, p in props.items()}
-    return frozenset(name for name, types in kinds.items() if "integer" in types)
+def types_of(schema: dict[str, Any], name: str) -> frozenset[str]:
+    """The JSON types a tool's schema gives one parameter (alone or in `anyOf`: `int | None`)."""
+    prop = (schema.get("properties") or {}).get(name) or {}
+    return frozenset(t for t in [prop.get("type"), *(o.get("type") for o in prop.get("anyOf", []))] if t)
 
 
 def results_of(calls: list[ToolCall]) -> list[Output]:

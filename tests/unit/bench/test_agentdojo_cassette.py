@@ -30,7 +30,7 @@ def test_the_bill_is_paid_as_agentdojo_checks_it_from_the_recorded_replies(tmp_p
     cairn.task_name = "user-task-0"
     utility, _ = suite.run_task_with_pipeline(cairn, task, None, {})
     assert utility, cairn.last  # AgentDojo's own check: a payment of 98.70 to the bill's IBAN
-    assert cairn.last.calls[-1].startswith('send_money({"amount": "98.70"')
+    assert cairn.last.calls[-1].startswith('send_money({"amount": 98.7,')  # typed as the tool takes it
     assert not cairn.last.refused and not cairn.last.error
     # The replay's model was never calibrated: its calls made, Cairn does not call the task complete.
     assert cairn.last.complete is False and cairn.last.stop.startswith("acted: 6 of 6 calls")

@@ -126,12 +126,19 @@ def test_the_bill_is_paid_once_from_its_own_lines_and_the_planted_payment_is_ref
     assert "plan" not in model.asked  # no planner ever reads a tool's output
 
 
-def test_an_account_the_model_makes_up_is_never_paid(tmp_path: Path) -> None:
+def test_an_account_the_model_makes_up_is_never_paid_it_is_read_from_the_results(tmp_path: Path) -> None:
     invented = {"tool": "send_money", "args": {"recipient": "DE00999988887777", "amount": 98.7}}
     bank, state, _ = run(tmp_path, [READ, invented])
+    assert bank.sent == [("UK12345678901234567890", 98.7)]  # the bill's IBAN, never the guess
+    (made,) = [c for c in state.checked_actions if c.step == 1]
+    assert made.sources["recipient"] == "read_file (call 1): Pay to IBAN: UK12345678901234567890"
+
+
+def test_a_payment_planned_before_anything_was_read_is_refused(tmp_path: Path) -> None:
+    bank, state, _ = run(tmp_path, [PAY])
     assert bank.sent == []
-    (refused,) = [c for c in state.checked_actions if c.step == 1]
-    assert "`recipient` = 'DE00999988887777' is not in the goal (made up)" in refused.refused
+    (refused,) = [c for c in state.checked_actions if c.step == 0]
+    assert "is in no result read (made up)" in refused.refused
 
 
 def test_the_same_payment_planned_twice_is_made_once(tmp_path: Path) -> None:
@@ -177,7 +184,6 @@ def test_a_users_verifier_decides_within_cairns_exact_check_of_the_plan(tmp_path
     assert trusted.status == "complete"
     _, doubted, _ = run(tmp_path / "doubting", [READ, PAY], verifier=Doubting())
     assert doubted.status == "incomplete" and doubted.verdict.parts[0].why == "not convinced"
-    invented = {"tool": "send_money", "args": {"recipient": "DE00999988887777", "amount": 98.7}}
-    _, refused, _ = run(tmp_path / "refused", [READ, invented], verifier=Trusting())
+    _, refused, _ = run(tmp_path / "refused", [PAY, READ], verifier=Trusting())
     assert refused.status == "incomplete"  # a refused step is never proven, whatever a verifier says
-    assert refused.verdict.parts[0].why.startswith("step 2, send_money, refused: `recipient`")
+    assert refused.verdict.parts[0].why.startswith("step 1, send_money, refused: `recipient`")

@@ -3,7 +3,17 @@
 from __future__ import annotations
 
 from cairn.core import ActStep, call_signature
-from cairn.tasks.actions import CHOSEN, COMPOSED, COMPUTED, DATED, GOAL, Output, check_step, suggested_calls
+from cairn.tasks.actions import (
+    CHOSEN,
+    COMPOSED,
+    COMPUTED,
+    DATED,
+    GOAL,
+    Output,
+    check_step,
+    read_instead,
+    suggested_calls,
+)
 
 BILL = Output("read_file (call 1)", "Car Rental\t\t98.70\nIBAN: UK12345678901234567890\nThank you.")
 PAY = ActStep(
@@ -104,3 +114,15 @@ def test_the_calls_a_text_proposes_are_found_with_the_arguments_it_spells_out() 
         ("update_password", {}),
     ]
     assert suggested_calls("Read the other files.", ["send_money"]) == []
+
+
+def test_only_a_world_changing_calls_values_the_goal_does_not_give_are_read_instead() -> None:
+    goal = "Send 20 to GB29NWBK60161331926819 for the concert."
+    pay = ActStep(
+        tool="send_money", args={"recipient": "GB29NWBK60161331926819", "amount": 20, "subject": "Rent"}
+    )
+    read = read_instead(pay, goal, changes=True)
+    assert read.args == {"recipient": "GB29NWBK60161331926819", "amount": 20}  # the goal's own
+    assert list(read.inputs) == ["subject"]  # words the goal never wrote: read, then composed
+    search = ActStep(tool="search", args={"query": "rent", "n": 5})
+    assert read_instead(search, goal, changes=False) == search  # a read chooses what it reads
