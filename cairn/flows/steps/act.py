@@ -78,11 +78,11 @@ def due_steps(session: Session, executor: Executor, iteration: int) -> list[Plan
         if n in settled:
             continue
         changes = not toolset.read_only(step.tool)
-        step = read_instead(step, state.goal, changes)  # a value the goal does not give is read
-        if step.inputs and batch:
-            break  # its values come from results this batch has not given yet
         tool = toolset.get(step.tool)
         schema = tool.input_schema if tool else {}
+        step = read_instead(_known(step, schema, changes), state.goal, changes)
+        if step.inputs and batch:
+            break  # its values come from results this batch has not given yet
         read = _filled(session, executor, step, outputs) if step.inputs else {}
         filled = {name: typed(value, types_of(schema, name)) for name, value in read.items()}
         counted = frozenset(
@@ -153,6 +153,18 @@ def judged_acts(session: Session, executor: Executor) -> list[ModelJudgement]:
     return [
         ModelJudgement(part=state.goal, value=made.value, source="calls", line=0, p_yes=result.output.p_yes)
     ]
+
+
+def _known(step: ActStep, schema: dict[str, Any], changes: bool) -> ActStep:
+    """A read's step without the parameters its tool does not take (the 1.5B gave
+    `get_balance` a `recipient`): reading with them left out reads as much, where the tool would
+    refuse the call. A call that changes the world is left as planned, to fail where it is wrong."""
+    known = schema.get("properties")
+    if changes or not known:
+        return step
+    args = {name: value for name, value in step.args.items() if name in known}
+    inputs = {name: what for name, what in step.inputs.items() if name in known}
+    return step.model_copy(update={"args": args, "inputs": inputs})
 
 
 def types_of(schema: dict[str, Any], name: str) -> frozenset[str]:

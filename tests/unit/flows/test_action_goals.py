@@ -187,3 +187,11 @@ def test_a_users_verifier_decides_within_cairns_exact_check_of_the_plan(tmp_path
     _, refused, _ = run(tmp_path / "refused", [PAY, READ], verifier=Trusting())
     assert refused.status == "incomplete"  # a refused step is never proven, whatever a verifier says
     assert refused.verdict.parts[0].why.startswith("step 1, send_money, refused: `recipient`")
+
+
+def test_a_read_is_made_without_a_parameter_its_tool_does_not_take(tmp_path: Path) -> None:
+    extra = {"tool": "read_file", "args": {"file_path": "bill.txt", "recipient": "UK12345678901234567890"}}
+    bank, state, _ = run(tmp_path, [extra, PAY])
+    (read,) = [c for c in state.checked_actions if c.step == 0]
+    assert read.params == {"file_path": "bill.txt"} and not read.refused
+    assert bank.sent == [("UK12345678901234567890", 98.7)]
