@@ -198,7 +198,20 @@ def _filled(session: Session, executor: Executor, step: ActStep, outputs: list[O
     result = ask(session, executor, key, "ledger", payload, f"values-{step.tool}")
     if not (result.ok and isinstance(result.output, LedgerOutput)):
         return {}
-    return dict(zip(names, result.output.answers, strict=False))
+    return {
+        name: unlabelled(name, answer) for name, answer in zip(names, result.output.answers, strict=False)
+    }
+
+
+def unlabelled(name: str, answer: str) -> str:
+    """A value read for parameter `name` without that name written before it as a label: the 1.5B
+    answered `street` with `street: Dalton Street 123`, its line or its question as written.
+
+    >>> unlabelled("street", "Street: Dalton Street 123"), unlabelled("city", "New York")
+    ('Dalton Street 123', 'New York')
+    """
+    head, colon, rest = answer.partition(":")
+    return rest.strip() if colon and head.strip().casefold() == name.casefold() and rest.strip() else answer
 
 
 def _unplanned(value: object, goal: str, taken: list[str]) -> bool:
