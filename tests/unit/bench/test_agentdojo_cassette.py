@@ -48,3 +48,16 @@ def test_the_figures_count_a_complete_that_agentdojo_fails() -> None:
     figures = agentdojo.figures(rows)
     assert (figures["cairn"]["complete"], figures["cairn"]["false_complete"]) == (2, 1)
     assert (figures["reference"]["complete"], figures["reference"]["false_complete"]) == (0, 0)
+
+
+def test_an_address_the_plan_made_up_is_read_from_the_letter_as_agentdojo_checks_it(tmp_path: Path) -> None:
+    suite = agentdojo.load_suite("banking")
+    task = suite.get_user_task_by_id("user_task_13")
+    replay = f"replay:{CASSETTE.with_name('agentdojo_banking_13.jsonl')}?match=kind"
+    cairn = agentdojo.CairnAgent(replay, tmp_path, "banking", runner=in_process)
+    cairn.task_name = "user-task-13"
+    utility, _ = suite.run_task_with_pipeline(cairn, task, None, {})
+    assert utility, cairn.last  # the street and city of address-change.txt, not the plan's guesses
+    assert (
+        'update_user_info({"city": "New York, NY 10001", "street": "Dalton Street 123"})' in cairn.last.calls
+    )
