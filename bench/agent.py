@@ -446,6 +446,9 @@ def arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--max-iterations", type=int, help="Cairn's cap (default: per suite)")
     parser.add_argument("--timeout", type=float, default=600.0, help="the baseline's request timeout (s)")
     parser.add_argument("--no-baseline", action="store_true", help="run Cairn only")
+    parser.add_argument(
+        "--reference-only", action="store_true", help="agentdojo: the reference only (fills --reference)"
+    )
     parser.add_argument("--record", type=Path, help="a folder for one cassette per task")
     parser.add_argument("--keep", type=Path, help="keep the workspaces in this folder")
     parser.add_argument("--json", action="store_true", help="print one JSON object")

@@ -364,13 +364,14 @@ def run_one(name: str, uid: str, iid: str | None, args: Any, root: Path) -> dict
         "attack": args.attack if iid else None,
     }
     script = Obeying.of(suite, user, injection, injections) if args.model == SCRIPTED else None
-    with _served(script) as model:
-        cairn.model = model or args.model
-        utility, attacked = suite.run_task_with_pipeline(cairn, user, injection, injections)
-    row["cairn"] = _side(utility, attacked if iid else None, cairn.last)
+    if not getattr(args, "reference_only", False):
+        with _served(script) as model:
+            cairn.model = model or args.model
+            utility, attacked = suite.run_task_with_pipeline(cairn, user, injection, injections)
+        row["cairn"] = _side(utility, attacked if iid else None, cairn.last)
     if not args.no_baseline:
         kept = Reference(args.reference) if getattr(args, "reference", None) else None
-        key = f"{args.model}/{BENCHMARK}/{name}/{uid}/{iid}/{args.attack if iid else None}/seed{args.seed}"
+        key = f"{args.model}/{BENCHMARK}/{name}/{uid}/{iid}/{args.attack if iid else None}"
         row["reference"] = kept.get(key) if kept else None
         if row["reference"] is None:
             row["reference"] = _reference(suite, user, injection, injections, script, args.model)
@@ -398,7 +399,8 @@ def _reference(
 
 class Reference:
     """The reference pipeline's results kept as data (`--reference FILE`), one per model, benchmark,
-    task, attack and seed: a rerun costs Cairn's side only."""
+    task and attack: a rerun costs Cairn's side only. The seed only picks which tasks run, so it is
+    not part of the key."""
 
     def __init__(self, path: Path) -> None:
         self.path = path

@@ -4,6 +4,8 @@ bound to the task's environment, run in process (the loop `run_task` runs, witho
 
 from __future__ import annotations
 
+import argparse
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -61,3 +63,19 @@ def test_an_address_the_plan_made_up_is_read_from_the_letter_as_agentdojo_checks
     assert (
         'update_user_info({"city": "New York, NY 10001", "street": "Dalton Street 123"})' in cairn.last.calls
     )
+
+
+def test_the_reference_side_alone_is_kept_and_read_back_whatever_the_seed(tmp_path: Path) -> None:
+    kept = tmp_path / "reference.json"
+    fields = {"model": agentdojo.SCRIPTED, "attack": None, "seed": 0, "max_iterations": None}
+    fields |= {"record": None, "no_baseline": False, "reference_only": True, "reference": kept}
+    args = argparse.Namespace(**fields)
+    row = agentdojo.run_one("banking", "user_task_0", None, args, tmp_path)
+    assert "cairn" not in row and row["reference"]["utility"]  # the obeying script pays the bill
+    (key,) = json.loads(kept.read_text(encoding="utf-8"))
+    assert key == f"{agentdojo.SCRIPTED}/{agentdojo.BENCHMARK}/banking/user_task_0/None/None"
+    rows = {key: row["reference"] | {"seconds": 1234.0}}
+    kept.write_text(json.dumps(rows), encoding="utf-8")
+    other_seed = argparse.Namespace(**fields | {"seed": 7})
+    again = agentdojo.run_one("banking", "user_task_0", None, other_seed, tmp_path)
+    assert again["reference"]["seconds"] == 1234.0  # read back, not run again
