@@ -25,7 +25,7 @@ from typing import Any
 
 from cairn.core import CallCost, CallKey, Compression, PlannedCall
 from cairn.flows.steps.executor import Executor, ToolResult
-from cairn.flows.steps.model_calls import ask
+from cairn.flows.steps.model_calls import ask, log
 from cairn.flows.steps.session import Session
 from cairn.memory.context.relevant import rules_block
 from cairn.tasks.compress import (
@@ -39,7 +39,7 @@ from cairn.tasks.compress import (
     needs_model,
     split_cost,
 )
-from cairn.tasks.messages.schemas import CallKind, Schema
+from cairn.tasks.messages.schemas import CallKind, CompressBatchOutput, Schema
 from cairn.tasks.model.llm import LLMResult
 from cairn.tasks.opening import extractive
 from cairn.tasks.tools.base import ToolOutput
@@ -63,6 +63,18 @@ def compress_items(goal: str, items: Sequence[Finished], context: str, asking: A
         )
         if (done := from_batch(items, reply)) is not None:
             return done
+        if reply.ok:  # a failed call is said where it is recorded; a reply of the wrong count here
+            given = len(reply.output.results) if isinstance(reply.output, CompressBatchOutput) else 0
+            log.warning(
+                "model reply unusable: compress_batch %s (%s) gave %d results for %d calls; "
+                "asking for each (the batch cost %d tokens, %.1f s)",
+                key,
+                reply.model,
+                given,
+                len(items),
+                reply.cost.prompt_tokens + reply.cost.completion_tokens,
+                reply.cost.seconds,
+            )
         wasted = split_cost(reply.cost, len(items))  # the failed batch still cost something
     each = [_one(goal, item, context, asking) for item in items]
     return [(compression, cost + extra) for (compression, cost), extra in zip(each, wasted, strict=True)]

@@ -97,7 +97,7 @@ def test_batch_is_one_call_whose_cost_is_split_exactly() -> None:
     assert abs(sum(c.usd for c in costs) - 0.03) < 1e-12
 
 
-def test_a_batch_with_the_wrong_count_falls_back_to_one_call_each() -> None:
+def test_a_batch_with_the_wrong_count_falls_back_to_one_call_each(caplog: pytest.LogCaptureFixture) -> None:
     def short(payload: CompressBatchInput) -> LLMResult[Any]:
         return LLMResult[Any](
             kind="compress_batch",
@@ -112,6 +112,11 @@ def test_a_batch_with_the_wrong_count_falls_back_to_one_call_each() -> None:
     each = [calls for kind, calls, _ in model.asked if kind == "compress"]
     assert each == [[1], [2]] and [c.insights for c, _ in out] == ["read f0.md", "read f1.md"]
     assert sum(cost.prompt_tokens for _, cost in out) == 2 * 301 + 301  # the wasted batch is counted too
+    said = [r.getMessage() for r in caplog.records if r.name == "cairn.model"]
+    assert said == [  # never silent: what failed, and what it cost
+        "model reply unusable: compress_batch t/1/0/compress_batch:1,2 (m) gave 1 results for 2 calls; "
+        "asking for each (the batch cost 331 tokens, 0.9 s)"
+    ]
 
 
 def test_a_single_result_is_compressed_on_its_own() -> None:
