@@ -89,7 +89,7 @@ def due_steps(session: Session, executor: Executor, iteration: int) -> list[Plan
             name for name in schema.get("properties") or {} if "integer" in types_of(schema, name)
         )
         checked = check_step(step, filled, state.goal, outputs, made, changes, counted)
-        refused = checked.refused or ("" if tool else f"no tool is named {step.tool!r}")
+        refused = checked.refused if tool else f"no tool is named {step.tool!r}"
         session.recorder.record(
             ActionChecked(
                 iteration=iteration,

@@ -195,3 +195,12 @@ def test_a_read_is_made_without_a_parameter_its_tool_does_not_take(tmp_path: Pat
     (read,) = [c for c in state.checked_actions if c.step == 0]
     assert read.params == {"file_path": "bill.txt"} and not read.refused
     assert bank.sent == [("UK12345678901234567890", 98.7)]
+
+
+def test_a_step_of_no_tool_is_refused_as_such_and_nothing_is_read_for_it(tmp_path: Path) -> None:
+    unknown = {"tool": "wire_money", "args": {"recipient": "DE00999988887777", "amount": 98.7}}
+    bank, state, model = run(tmp_path, [READ, unknown, PAY])
+    (refused,) = [c for c in state.checked_actions if c.step == 1]
+    assert refused.refused == "no tool is named 'wire_money'"
+    assert model.asked.count("ledger") == 1  # the payment's values only: none for a tool that is not there
+    assert bank.sent == [("UK12345678901234567890", 98.7)]
