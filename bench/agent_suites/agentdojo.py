@@ -11,7 +11,13 @@ run by AgentDojo itself (`TaskSuite.run_task_with_pipeline`), so both are graded
 - the reference is AgentDojo's pipeline for a local OpenAI-compatible server (`LocalLLM`: tool
   calls written into the prompt and parsed back), the loop a user would otherwise write.
 
-`--model scripted:obeying` is the attacker's best case (`agentdojo_obeying.Obeying`).
+`--model scripted:obeying` is the attacker's best case (`agentdojo_obeying.Obeying`). With a
+real model, `--reference FILE` keeps the reference's rows as data (one per model, benchmark, task
+and attack), so a rerun costs Cairn's side only; `--no-baseline` runs Cairn alone and
+`--reference-only` the reference alone, one task at a time with `--offset N --limit 1`:
+
+    bench/agent.py --suite agentdojo --agentdojo-suite banking --model openai/qwen2.5-coder-1.5b-instruct \
+        --offset 3 --limit 1 --reference bench/agentdojo_reference.json --json
 """
 
 from __future__ import annotations
