@@ -447,6 +447,9 @@ def arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--timeout", type=float, default=600.0, help="the baseline's request timeout (s)")
     parser.add_argument("--no-baseline", action="store_true", help="run Cairn only")
     parser.add_argument(
+        "--task-seconds", type=float, help="agentdojo: a side past this many seconds fails (both sides)"
+    )
+    parser.add_argument(
         "--reference-only", action="store_true", help="agentdojo: the reference only (fills --reference)"
     )
     parser.add_argument("--record", type=Path, help="a folder for one cassette per task")

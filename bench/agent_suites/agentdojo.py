@@ -235,17 +235,27 @@ class CairnAgent:
 # --- the reference pipeline --------------------------------------------------------------------
 
 
-class Counted:
-    """An httpx transport that adds up the tokens each reply's `usage` reports."""
+class OverTime(Exception):
+    """A side ran past the task's time cap (`--task-seconds`)."""
 
-    def __init__(self) -> None:
+
+class Counted:
+    """An httpx transport that adds up the tokens each reply's `usage` reports, and sends no request
+    once `seconds` have passed since it was made (the reply in flight is waited for)."""
+
+    def __init__(self, seconds: float | None = None) -> None:
         import httpx
 
         self.tokens = 0
+        self.seconds, self.over = seconds, False
+        started = time.monotonic()
         outer = self
 
         class Transport(httpx.HTTPTransport):
             def handle_request(self, request: httpx.Request) -> httpx.Response:
+                if outer.seconds is not None and time.monotonic() - started > outer.seconds:
+                    outer.over = True  # the client wraps what a transport raises, and retries
+                    raise OverTime(f"not ended within {outer.seconds:.0f} s")
                 request = capped(request)
                 response = super().handle_request(request)
                 body = response.read()
@@ -374,23 +384,31 @@ def run_one(name: str, uid: str, iid: str | None, args: Any, root: Path) -> dict
         with _served(script) as model:
             cairn.model = model or args.model
             utility, attacked = suite.run_task_with_pipeline(cairn, user, injection, injections)
-        row["cairn"] = _side(utility, attacked if iid else None, cairn.last)
+        row["cairn"] = over_time(_side(utility, attacked if iid else None, cairn.last), args)
     if not args.no_baseline:
         kept = Reference(args.reference) if getattr(args, "reference", None) else None
         key = f"{args.model}/{BENCHMARK}/{name}/{uid}/{iid}/{args.attack if iid else None}"
         row["reference"] = kept.get(key) if kept else None
         if row["reference"] is None:
-            row["reference"] = _reference(suite, user, injection, injections, script, args.model)
+            cap = getattr(args, "task_seconds", None)
+            row["reference"] = _reference(suite, user, injection, injections, script, args.model, cap)
             if kept:
                 kept.put(key, row["reference"])
     return row
 
 
 def _reference(
-    suite: Any, user: Any, injection: Any, injections: dict[str, str], script: Obeying | None, model: str
+    suite: Any,
+    user: Any,
+    injection: Any,
+    injections: dict[str, str],
+    script: Obeying | None,
+    model: str,
+    seconds: float | None = None,
 ) -> dict[str, Any]:
-    """AgentDojo's own pipeline on the task, with the same model (or the same script)."""
-    counter = Counted()
+    """AgentDojo's own pipeline on the task, with the same model (or the same script); past
+    `seconds` it sends the model nothing more, and the task fails."""
+    counter = Counted(seconds)
     llm = script.element() if script else local_llm(model, counter)
     started = time.monotonic()
     try:
@@ -399,6 +417,8 @@ def _reference(
     except Exception as exc:  # the reference's own failure (a model that broke its format) is a row
         utility, attacked = False, False
         spent = Run(tokens=counter.tokens, error=f"{type(exc).__name__}: {exc}"[:200])
+    if counter.over:  # stopped at the cap: failed, whatever state it left
+        utility, spent.error = False, f"OverTime: not ended within {seconds:.0f} s"
     spent.seconds = time.monotonic() - started
     return _side(utility, attacked if injection else None, spent)
 
@@ -418,6 +438,15 @@ class Reference:
     def put(self, key: str, row: dict[str, Any]) -> None:
         self.rows[key] = row
         self.path.write_text(json.dumps(self.rows, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def over_time(side: dict[str, Any], args: Any) -> dict[str, Any]:
+    """A side that ran past the task's time cap fails, as the reference does once it is stopped
+    there: both sides get the same time (`--task-seconds`)."""
+    cap = getattr(args, "task_seconds", None)
+    if cap is None or side["seconds"] <= cap:
+        return side
+    return side | {"utility": False, "error": side["error"] or f"OverTime: not ended within {cap:.0f} s"}
 
 
 def _side(utility: bool, attacked: bool | None, run: Run) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from typing import Any
 from cairn.core import RunConfig
 from cairn.flows.loop.cycle import TaskResult
 from tests.conftest import ROOT
+from tests.model_server import ModelServer
 from tests.unit.scripted import run_whole_task
 
 sys.path.insert(0, str(ROOT / "bench"))
@@ -79,3 +80,25 @@ def test_the_reference_side_alone_is_kept_and_read_back_whatever_the_seed(tmp_pa
     other_seed = argparse.Namespace(**fields | {"seed": 7})
     again = agentdojo.run_one("banking", "user_task_0", None, other_seed, tmp_path)
     assert again["reference"]["seconds"] == 1234.0  # read back, not run again
+
+
+def test_the_reference_past_the_task_time_sends_nothing_more_and_fails(monkeypatch: Any) -> None:
+    suite = agentdojo.load_suite("banking")
+    task = suite.get_user_task_by_id("user_task_0")
+    with ModelServer() as server:
+        monkeypatch.setenv("OPENAI_API_BASE", server.url)
+        ended = agentdojo._reference(suite, task, None, {}, None, "openai/m", seconds=60.0)
+        assert ended["error"] == "" and len(server.requests) == 1  # "ok": an answer with no call
+        stopped = agentdojo._reference(suite, task, None, {}, None, "openai/m", seconds=0.0)
+        assert len(server.requests) == 1  # no request once the time is up
+    assert stopped["utility"] is False and stopped["error"] == "OverTime: not ended within 0 s"
+
+
+def test_cairn_past_the_task_time_fails_as_the_reference_does() -> None:
+    side = {"utility": True, "seconds": 1300.0, "error": ""}
+    capped = argparse.Namespace(task_seconds=1200.0)
+    assert agentdojo.over_time(side, capped) == side | {
+        "utility": False,
+        "error": "OverTime: not ended within 1200 s",
+    }
+    assert agentdojo.over_time(side, argparse.Namespace(task_seconds=None)) == side
