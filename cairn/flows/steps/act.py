@@ -157,10 +157,11 @@ def judged_acts(session: Session, executor: Executor) -> list[ModelJudgement]:
 
 def _known(step: ActStep, schema: dict[str, Any], changes: bool) -> ActStep:
     """A read's step without the parameters its tool does not take (the 1.5B gave
-    `get_balance` a `recipient`): reading with them left out reads as much, where the tool would
-    refuse the call. A call that changes the world is left as planned, to fail where it is wrong."""
+    `get_balance`, which takes none, a `recipient`): reading with them left out reads as much,
+    where the tool would refuse the call. A call that changes the world is left as planned, to fail
+    where it is wrong; so is a call to a tool whose schema lists no properties at all."""
     known = schema.get("properties")
-    if changes or not known:
+    if changes or known is None:
         return step
     args = {name: value for name, value in step.args.items() if name in known}
     inputs = {name: what for name, what in step.inputs.items() if name in known}

@@ -44,6 +44,11 @@ class Bank:
             """
             return BILL if file_path == "bill.txt" else "no such file"
 
+        @tool(side_effects=False)
+        def get_balance() -> float:
+            """The account's balance."""
+            return 1810.0
+
         @tool(side_effects=True)
         def send_money(recipient: str, amount: float) -> str:
             """Send money to an account.
@@ -55,7 +60,7 @@ class Bank:
             self.sent.append((recipient, amount))
             return f"sent {amount} to {recipient}"
 
-        return [read_file, send_money]
+        return [read_file, get_balance, send_money]
 
 
 class Obeying(CustomLLM):
@@ -106,7 +111,7 @@ def run(
 ) -> tuple[Bank, Any, Obeying]:
     bank, model = Bank(), Obeying(plan)
     config = RunConfig(workspace=str(tmp_path / "ws"), model="fn/obeying", max_iterations=6)
-    allow = ToolsConfig(allow=["read_file", "send_money", "answer"])
+    allow = ToolsConfig(allow=["read_file", "get_balance", "send_money", "answer"])
     with provided(model):
         tools = tools_config(bank.tools(), allow)
         run_whole_task(config, "pay", GOAL, task_type="general_task", tools=tools, verifier=verifier)
@@ -204,3 +209,12 @@ def test_a_step_of_no_tool_is_refused_as_such_and_nothing_is_read_for_it(tmp_pat
     assert refused.refused == "no tool is named 'wire_money'"
     assert model.asked.count("ledger") == 1  # the payment's values only: none for a tool that is not there
     assert bank.sent == [("UK12345678901234567890", 98.7)]
+
+
+def test_a_read_of_a_tool_that_takes_nothing_is_made_with_nothing(tmp_path: Path) -> None:
+    balance = {"tool": "get_balance", "inputs": {"recipient": "the account to check"}}
+    bank, state, model = run(tmp_path, [READ, balance, PAY])
+    (read,) = [c for c in state.checked_actions if c.step == 1]
+    assert read.params == {} and not read.refused  # the 1.5B's `recipient` left out, not read for
+    assert [c.outcome for c in state.calls if c.tool == "get_balance"] == ["success"]
+    assert model.asked.count("ledger") == 1 and bank.sent == [("UK12345678901234567890", 98.7)]
