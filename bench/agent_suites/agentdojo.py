@@ -239,6 +239,11 @@ class OverTime(Exception):
     """A side ran past the task's time cap (`--task-seconds`)."""
 
 
+def over_time_error(cap: float) -> str:
+    """The row's error of a side past the cap, the same on both sides."""
+    return f"OverTime: not ended within {cap:.0f} s"
+
+
 class Counted:
     """An httpx transport that adds up the tokens each reply's `usage` reports, and sends no request
     once `seconds` have passed since it was made (the reply in flight is waited for)."""
@@ -255,7 +260,7 @@ class Counted:
             def handle_request(self, request: httpx.Request) -> httpx.Response:
                 if outer.seconds is not None and time.monotonic() - started > outer.seconds:
                     outer.over = True  # the client wraps what a transport raises, and retries
-                    raise OverTime(f"not ended within {outer.seconds:.0f} s")
+                    raise OverTime(over_time_error(outer.seconds))
                 request = capped(request)
                 response = super().handle_request(request)
                 body = response.read()
@@ -418,7 +423,7 @@ def _reference(
         utility, attacked = False, False
         spent = Run(tokens=counter.tokens, error=f"{type(exc).__name__}: {exc}"[:200])
     if counter.over:  # stopped at the cap: failed, whatever state it left
-        utility, spent.error = False, f"OverTime: not ended within {seconds:.0f} s"
+        utility, spent.error = False, over_time_error(counter.seconds or 0.0)
     spent.seconds = time.monotonic() - started
     return _side(utility, attacked if injection else None, spent)
 
@@ -446,7 +451,7 @@ def over_time(side: dict[str, Any], args: Any) -> dict[str, Any]:
     cap = getattr(args, "task_seconds", None)
     if cap is None or side["seconds"] <= cap:
         return side
-    return side | {"utility": False, "error": side["error"] or f"OverTime: not ended within {cap:.0f} s"}
+    return side | {"utility": False, "error": side["error"] or over_time_error(cap)}
 
 
 def _side(utility: bool, attacked: bool | None, run: Run) -> dict[str, Any]:
