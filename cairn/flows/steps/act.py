@@ -47,20 +47,39 @@ ANSWER = "answer"  # the built-in that writes the answer: the plan's last word, 
 LINES_CHARS = 24_000  # the results a step's values are read from, newest kept first
 
 
-def plan_of(session: Session, executor: Executor) -> list[ActStep]:
-    """The goal's plan, asked once (a model that plans no calls, as the offline one, gives none)."""
+def plan_of(session: Session, executor: Executor, iteration: int) -> list[ActStep]:
+    """The goal's plan, asked once (a model that plans no calls, as the offline one, gives none).
+    Where the model says the goal only asks to find something out, a step that would change the
+    world is no step of it: it is recorded as refused, and the plan reads."""
     state = session.state
     if state.actions is not None:
         return state.actions
-    tools = [spec for spec in session.toolset().specs() if spec.name != ANSWER]
+    toolset = session.toolset()
+    tools = [spec for spec in toolset.specs() if spec.name != ANSWER]
     steps: list[ActStep] = []
     if asks(session.config.model, "act"):
         payload = ActInput(goal=state.goal, tools=tools)
         result = ask(session, executor, keyed(session, 0, "act", payload), "act", payload, "plan-actions")
         if result.ok and isinstance(result.output, ActOutput):
             steps = [ActStep(**step.model_dump()) for step in result.output.steps if step.tool != ANSWER]
+            if not result.output.asks_for_change:
+                steps = _reads_only(session, steps, iteration)
     session.recorder.record(ActionsPlanned(steps=steps))
     return steps
+
+
+def _reads_only(session: Session, steps: list[ActStep], iteration: int) -> list[ActStep]:
+    """The reads of a plan for a goal that asks no change; each other step recorded as refused."""
+    toolset = session.toolset()
+    for step in steps:
+        if toolset.get(step.tool) and not toolset.read_only(step.tool):
+            refused = "the goal only asks to find something out: a call that changes the world is not made"
+            session.recorder.record(
+                ActionChecked(
+                    iteration=iteration, step=None, tool=step.tool, params=dict(step.args), refused=refused
+                )
+            )
+    return [s for s in steps if not toolset.get(s.tool) or toolset.read_only(s.tool)]
 
 
 def due_steps(session: Session, executor: Executor, iteration: int) -> list[PlannedCall]:
@@ -68,7 +87,7 @@ def due_steps(session: Session, executor: Executor, iteration: int) -> list[Plan
     whose values the goal gives, up to the first that reads from results; that one only once
     every call before it has its result."""
     state = session.state
-    steps = plan_of(session, executor)
+    steps = plan_of(session, executor, iteration)
     settled = {c.step for c in state.checked_actions if c.iteration < iteration and c.step is not None}
     toolset = session.toolset()
     outputs = results_of(state.calls)

@@ -96,7 +96,9 @@ INSTRUCTIONS: Final[dict[CallKind, str]] = {
         "writes (copy them exactly), and `inputs`, each other argument with what to take from the "
         'results of the steps before it (`"recipient": "the IBAN the bill says to pay"`). Read '
         "what a call depends on before the call (the bill before the payment). Never invent a "
-        "value: an account, an address or an amount the goal does not give is an input."
+        "value: an account, an address or an amount the goal does not give is an input. Set "
+        "`asks_for_change` to false where the goal only asks to find something out (how much, "
+        "what, which): then plan only the reads its answer needs."
     ),
     "detect_task_type": (
         "Classify the user's goal as one task type: `coding_task` (write, fix, test or refactor "

@@ -381,6 +381,7 @@ class PlannedStep(Schema):
 
 
 class ActOutput(Schema):
+    asks_for_change: bool = True  # false: the goal only asks to find something out, so only reads run
     steps: list[PlannedStep]
 
 
