@@ -49,8 +49,9 @@ LINES_CHARS = 24_000  # the results a step's values are read from, newest kept f
 
 def plan_of(session: Session, executor: Executor, iteration: int) -> list[ActStep]:
     """The goal's plan, asked once (a model that plans no calls, as the offline one, gives none).
-    Where the model says the goal only asks to find something out, a step that would change the
-    world is no step of it: it is recorded as refused, and the plan reads."""
+    Where the model says the goal only asks to find something out, and its word on meaning is
+    heard (`hears_model`: calibrated), a step that would change the world is no step of it: it is
+    recorded as refused, and the plan reads."""
     state = session.state
     if state.actions is not None:
         return state.actions
@@ -62,7 +63,7 @@ def plan_of(session: Session, executor: Executor, iteration: int) -> list[ActSte
         result = ask(session, executor, keyed(session, 0, "act", payload), "act", payload, "plan-actions")
         if result.ok and isinstance(result.output, ActOutput):
             steps = [ActStep(**step.model_dump()) for step in result.output.steps if step.tool != ANSWER]
-            if not result.output.asks_for_change:
+            if not result.output.asks_for_change and hears_model(session.verifier):
                 steps = _reads_only(session, steps, iteration)
     session.recorder.record(ActionsPlanned(steps=steps))
     return steps
