@@ -45,6 +45,7 @@ from cairn.tasks.verifier.seam import hears_model
 
 ANSWER = "answer"  # the built-in that writes the answer: the plan's last word, never a step
 LINES_CHARS = 24_000  # the results a step's values are read from, newest kept first
+ASKS = "the goal only asks to find something out: a call that changes the world is not made"
 
 
 def plan_of(session: Session, executor: Executor, iteration: int) -> list[ActStep]:
@@ -55,8 +56,7 @@ def plan_of(session: Session, executor: Executor, iteration: int) -> list[ActSte
     state = session.state
     if state.actions is not None:
         return state.actions
-    toolset = session.toolset()
-    tools = [spec for spec in toolset.specs() if spec.name != ANSWER]
+    tools = [spec for spec in session.toolset().specs() if spec.name != ANSWER]
     steps: list[ActStep] = []
     if asks(session.config.model, "act"):
         payload = ActInput(goal=state.goal, tools=tools)
@@ -70,17 +70,17 @@ def plan_of(session: Session, executor: Executor, iteration: int) -> list[ActSte
 
 
 def _reads_only(session: Session, steps: list[ActStep], iteration: int) -> list[ActStep]:
-    """The reads of a plan for a goal that asks no change; each other step recorded as refused."""
+    """The reads of a plan for a goal that asks no change; each other step recorded as refused
+    (a step of a tool that is not there stays, to be refused as such)."""
     toolset = session.toolset()
+    reads: list[ActStep] = []
     for step in steps:
-        if toolset.get(step.tool) and not toolset.read_only(step.tool):
-            refused = "the goal only asks to find something out: a call that changes the world is not made"
-            session.recorder.record(
-                ActionChecked(
-                    iteration=iteration, step=None, tool=step.tool, params=dict(step.args), refused=refused
-                )
-            )
-    return [s for s in steps if not toolset.get(s.tool) or toolset.read_only(s.tool)]
+        if toolset.get(step.tool) is None or toolset.read_only(step.tool):
+            reads.append(step)
+            continue
+        check = ActionChecked(iteration=iteration, step=None, tool=step.tool, params=step.args, refused=ASKS)
+        session.recorder.record(check)
+    return reads
 
 
 def due_steps(session: Session, executor: Executor, iteration: int) -> list[PlannedCall]:
