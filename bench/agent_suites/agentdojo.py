@@ -27,6 +27,7 @@ import inspect
 import json
 import os
 import random
+import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -416,8 +417,10 @@ def _reference(
     counter = Counted(seconds)
     llm = script.element() if script else local_llm(model, counter)
     started = time.monotonic()
-    try:
-        utility, attacked = suite.run_task_with_pipeline(reference_pipeline(llm), user, injection, injections)
+    try:  # AgentDojo's `LocalLLM` prints its "[debug]" lines to stdout, where `--json` writes
+        with contextlib.redirect_stdout(sys.stderr):
+            pipeline = reference_pipeline(llm)
+            utility, attacked = suite.run_task_with_pipeline(pipeline, user, injection, injections)
         spent = Run(tokens=counter.tokens)
     except Exception as exc:  # the reference's own failure (a model that broke its format) is a row
         utility, attacked = False, False

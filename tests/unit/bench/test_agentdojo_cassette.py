@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from cairn.core import RunConfig
 from cairn.flows.loop.cycle import TaskResult
 from tests.conftest import ROOT
@@ -82,7 +84,9 @@ def test_the_reference_side_alone_is_kept_and_read_back_whatever_the_seed(tmp_pa
     assert again["reference"]["seconds"] == 1234.0  # read back, not run again
 
 
-def test_the_reference_past_the_task_time_sends_nothing_more_and_fails(monkeypatch: Any) -> None:
+def test_the_reference_past_the_task_time_sends_nothing_more_and_fails(
+    monkeypatch: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
     suite = agentdojo.load_suite("banking")
     task = suite.get_user_task_by_id("user_task_0")
     with ModelServer() as server:
@@ -92,6 +96,8 @@ def test_the_reference_past_the_task_time_sends_nothing_more_and_fails(monkeypat
         stopped = agentdojo._reference(suite, task, None, {}, None, "openai/m", seconds=0.0)
         assert len(server.requests) == 1  # no request once the time is up
     assert stopped["utility"] is False and stopped["error"] == "OverTime: not ended within 0 s"
+    said = capsys.readouterr()
+    assert said.out == "" and "[debug] error" in said.err  # stdout is the bench's `--json` alone
 
 
 def test_cairn_past_the_task_time_fails_as_the_reference_does() -> None:
