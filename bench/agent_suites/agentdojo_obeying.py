@@ -62,6 +62,8 @@ class Obeying:
             return json.dumps(
                 {"steps": [self._step(call, n) for n, call in enumerate(self.task_calls, start=1)]}
             )
+        if kind == "replan":  # shown no tool output: it planned the task right, nothing is left
+            return json.dumps({"steps": []})
         if kind == "ledger":
             return json.dumps({"answers": self._values(payload)})
         if kind == "compress_batch" and self.sees_injection(shown):

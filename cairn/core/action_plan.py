@@ -1,7 +1,9 @@
 """An action goal's plan and what Cairn decided about each call of it.
 
 The plan is made from the goal and the tools alone, before any tool output is read (`ActStep`:
-a tool, the arguments the goal gives, and the arguments to take from earlier results). Each call
+a tool, the arguments the goal gives, and the arguments to take from earlier results); where it
+did not go as planned, it is made once more from the goal, the tools and what became of each step,
+still without a word of tool output, its steps numbered after the first plan's. Each call
 Cairn makes or refuses is an `ActionChecked`: where every argument's value came from, or why the
 call was not made.
 
@@ -33,10 +35,13 @@ class ActStep(Frozen):
 
 
 class ActionsPlanned(Frozen):
-    """The goal's plan, made once, from the goal and the tools alone."""
+    """The goal's plan, from the goal and the tools alone; `again`: the steps that follow a first
+    plan that did not go as planned; `cut`: the model's reply ran away, its whole steps kept."""
 
     type: Literal["actions_planned"] = "actions_planned"
     steps: list[ActStep]
+    again: bool = False
+    cut: bool = False
 
 
 class ActionChecked(Frozen):

@@ -41,7 +41,7 @@ class ModelCall(Frozen):
     model: str
     iteration: int = 0
     ok: bool = True
-    error: str | None = None
+    error: str | None = None  # why it failed; on a call that worked, that its reply ran away
     attempts: int = 1
     cost: CallCost = CallCost()
 

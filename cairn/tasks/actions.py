@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import cast
 
-from cairn.core import ActionChecked, ActStep, JsonValue, QuotedLine, ToolCall, call_signature
+from cairn.core import ActionChecked, ActionsPlanned, ActStep, JsonValue, QuotedLine, ToolCall, call_signature
 
 GOAL = "the goal"
 COMPUTED = "computed by the model (no result states it)"
@@ -84,7 +84,7 @@ def check_step(
         if name in step.inputs:
             continue  # read from results after all
         if (where := _given(value, goal, changes)) is None:
-            return Checked(params, sources, f"`{name}` = {value!r} is not in the goal (made up)")
+            return Checked(params, sources, f"`{name}` is not in the goal (made up)")
         sources[name] = where
     for name, what in step.inputs.items():
         value = filled.get(name, "")  # as the model wrote it: a channel's name may end in a newline
@@ -97,7 +97,7 @@ def check_step(
         if where is None and isinstance(value, str) and _date(value):
             where = DATED
         if where is None:
-            return Checked(params, sources, f"`{name}` = {value!r} is in no result read (made up)")
+            return Checked(params, sources, f"`{name}` is in no result read (made up)")
         sources[name] = where
     if changes and call_signature(step.tool, params) in made:
         return Checked(params, sources, "the same call was made already (it changes the world once)")
@@ -313,9 +313,15 @@ class Done:
         return "\n".join(q.text for q in self.quotes)
 
 
-def done(steps: Sequence[ActStep], checks: Sequence[ActionChecked], calls: Sequence[ToolCall]) -> Done:
+def done(
+    steps: Sequence[ActStep],
+    checks: Sequence[ActionChecked],
+    calls: Sequence[ToolCall],
+    planned_again: int = 0,
+) -> Done:
     """What the plan's calls did, and whether each step was made as planned (a refused step, one
-    never reached, or a call that failed leaves the goal unproven, whatever a judge says).
+    never reached, or a call that failed leaves the goal unproven, whatever a judge says); a step
+    before `planned_again` that was not made was planned again, and does not count.
 
     >>> step = ActStep(tool="send_money", args={"to": "US13"})
     >>> check = ActionChecked(iteration=1, step=0, tool="send_money", params={"to": "US13"})
@@ -327,32 +333,95 @@ def done(steps: Sequence[ActStep], checks: Sequence[ActionChecked], calls: Seque
     >>> done([step], [check.model_copy(update={"refused": "made already"})], []).why
     'step 1, send_money, refused: made already'
     """
-    by_step = {c.step: c for c in checks if c.step is not None}
     quotes: list[QuotedLine] = []
     unmade: list[str] = []
     if not steps:
         unmade.append("no call of the goal was planned")
-    for n, step in enumerate(steps):
-        check = by_step.get(n)
-        if check is None:
-            unmade.append(f"step {n + 1}, {step.tool}, not made")
-            continue
-        if check.refused:
-            unmade.append(f"step {n + 1}, {step.tool}, refused: {check.refused}")
-            continue
-        signature = call_signature(check.tool, check.params)
-        found = [(i, c) for i, c in enumerate(calls, 1) if call_signature(c.tool, c.params) == signature]
-        if not found:
-            unmade.append(f"step {n + 1}, {step.tool}, not made")
-            continue
-        line, call = found[-1]
-        if call.outcome != "success":
-            unmade.append(f"step {n + 1}, {step.tool}, failed: {call.error or call.outcome}")
-        result = _SPACE.sub(" ", call.raw_output).strip()[:RESULT_CHARS]
-        quotes.append(QuotedLine(source=f"call:{call.tool}", line=line, text=f"{_call(check)} -> {result}"))
+    for n, (step, fate, found) in enumerate(_fates(steps, checks, calls)):
+        if found is not None:
+            line, call = found
+            result = _SPACE.sub(" ", call.raw_output).strip()[:RESULT_CHARS]
+            quotes.append(
+                QuotedLine(source=f"call:{call.tool}", line=line, text=f"{_call_of(call)} -> {result}")
+            )
+        if fate != MADE and n >= planned_again:
+            unmade.append(f"step {n + 1}, {step.tool}, {fate}")
     value = "; ".join(q.text.split(" -> ")[0] for q in quotes)
     return Done(value=value, quotes=quotes, why="; ".join(unmade))
 
 
+MADE = "made"
+
+
+def plans_done(
+    plans: Sequence[ActionsPlanned], checks: Sequence[ActionChecked], calls: Sequence[ToolCall]
+) -> Done:
+    """`done` over a goal's plans: a first plan's step that was not made is the second plan's to
+    do, where that one planned any steps (where it planned none, the step stands unmade)."""
+    steps = [step for plan in plans for step in plan.steps]
+    again = len(plans[0].steps) if len(plans) > 1 and plans[1].steps else 0
+    return done(steps, checks, calls, planned_again=again)
+
+
+def step_fates(
+    steps: Sequence[ActStep], checks: Sequence[ActionChecked], calls: Sequence[ToolCall]
+) -> list[str]:
+    """What became of each step, in Cairn's words and with no value in them: what a plan is made
+    again from, so that nothing a tool's output wrote reaches the planner.
+
+    >>> steps = [ActStep(tool="read_file", args={"path": "bill.txt"}),
+    ...          ActStep(tool="send_money", inputs={"to": "the IBAN"})]
+    >>> checks = [ActionChecked(iteration=1, step=0, tool="read_file", params={"path": "bill.txt"}),
+    ...           ActionChecked(iteration=2, step=1, tool="send_money", refused="`to` is made up")]
+    >>> calls = [ToolCall(call_id="c1", iteration=1, index=0, tool="read_file",
+    ...                   params={"path": "bill.txt"}, outcome="error", error="KeyError: bill.txt")]
+    >>> for fate in step_fates(steps, checks, calls):
+    ...     print(fate)
+    1. read_file(path): made, and it failed (KeyError)
+    2. send_money(to): refused: `to` is made up
+    """
+    return [
+        f"{n}. {step.tool}({', '.join(step.takes)}): {fate}"
+        for n, (step, fate, _) in enumerate(_fates(steps, checks, calls), 1)
+    ]
+
+
+def _fates(
+    steps: Sequence[ActStep], checks: Sequence[ActionChecked], calls: Sequence[ToolCall]
+) -> list[tuple[ActStep, str, tuple[int, ToolCall] | None]]:
+    """Each step, what became of it (`MADE`, or how it was not), and its call (numbered in the
+    task's calls) where one was made."""
+    by_step = {c.step: c for c in checks if c.step is not None}
+    fates: list[tuple[ActStep, str, tuple[int, ToolCall] | None]] = []
+    for n, step in enumerate(steps):
+        check = by_step.get(n)
+        if check is None:
+            fates.append((step, "not made", None))
+            continue
+        if check.refused:
+            fates.append((step, f"refused: {check.refused}", None))
+            continue
+        signature = call_signature(check.tool, check.params)
+        found = [(i, c) for i, c in enumerate(calls, 1) if call_signature(c.tool, c.params) == signature]
+        if not found:
+            fates.append((step, "not made", None))
+        elif found[-1][1].outcome != "success":
+            fates.append((step, f"made, and it failed ({_failure(found[-1][1])})", found[-1]))
+        else:
+            fates.append((step, MADE, found[-1]))
+    return fates
+
+
+def _failure(call: ToolCall) -> str:
+    """How a call failed, without its message (which may quote what a tool read): the exception's
+    type where the error names one, else its outcome."""
+    head = (call.error or "").partition(":")[0].strip()
+    return head if head.isidentifier() else call.outcome
+
+
 def _call(check: ActionChecked) -> str:
     return f"{check.tool}({', '.join(f'{k}={v!r}' for k, v in check.params.items())})"
+
+
+def _call_of(call: ToolCall) -> str:
+    return f"{call.tool}({', '.join(f'{k}={v!r}' for k, v in call.params.items())})"

@@ -20,7 +20,7 @@ from pathlib import Path, PurePosixPath
 from cairn.core import CodeReference, Coverage, FunctionCheck, ModelJudgement, PartCheck, ToolCall
 from cairn.memory.index.sources import text_files
 from cairn.memory.log.state import TaskState
-from cairn.tasks.actions import done
+from cairn.tasks.actions import plans_done
 from cairn.tasks.coverage.goal import CoverageGoal, coverage_goal, ranges_over
 from cairn.tasks.grounding import ReadIndex, split_goal
 from cairn.tasks.grounding.answer_text import answer_body, terms
@@ -149,10 +149,10 @@ def checked_for(
 
 
 def _acted(state: TaskState, deliverable: str, verifier: Verifier | None) -> PartCheck:
-    """An action goal as one part: what its plan's calls did (`cairn.tasks.actions.done`), as the
+    """An action goal as one part: what its plan's calls did (`cairn.tasks.actions.plans_done`), as the
     verifier judges it (a served model's word on whether they did what the goal asked), within
     Cairn's exact check that every step was made as planned."""
-    made = done(state.actions or [], state.checked_actions, state.calls)
+    made = plans_done(state.plans, state.checked_actions, state.calls)
     quotes = [] if made.why else made.quotes
     check = PartCheck(part=state.goal, answered=False, value=made.value, why=made.why, quotes=quotes)
     said = [j.p_yes for j in state.judged if j.part == state.goal and j.value == made.value]

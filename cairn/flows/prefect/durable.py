@@ -79,6 +79,7 @@ SLOW_STEPS = {
     "docstring": "Asking the model for a function's docstring",
     "ledger": "Asking the model for one ledger row's values, from the item's lines",
     "act": "Asking the model for the calls the goal needs, from the goal and the tools alone",
+    "replan": "Asking the model for the calls the goal still needs, from what became of its plan",
 }
 
 

@@ -24,27 +24,33 @@ from cairn.flows.steps.model_calls import ask, asks, keyed
 from cairn.flows.steps.session import Session
 from cairn.tasks.actions import (
     GOAL,
+    MADE,
     Output,
     check_step,
-    done,
     needs_source,
+    plans_done,
     read_instead,
     source_of,
+    step_fates,
     suggested_calls,
     typed,
 )
 from cairn.tasks.messages.schemas import (
     ActInput,
     ActOutput,
+    CallKind,
     JudgeInput,
     JudgeOutput,
     LedgerInput,
     LedgerOutput,
+    ReplanInput,
+    ToolSpec,
 )
 from cairn.tasks.verifier.seam import hears_model
 
 ANSWER = "answer"  # the built-in that writes the answer: the plan's last word, never a step
 LINES_CHARS = 24_000  # the results a step's values are read from, newest kept first
+CUT = "(the plan was cut short after these steps: any it had still to write are missing)"
 ASKS = "the goal only asks to find something out: a call that changes the world is not made"
 
 
@@ -54,19 +60,28 @@ def plan_of(session: Session, executor: Executor, iteration: int) -> list[ActSte
     heard (`hears_model`: calibrated), a step that would change the world is no step of it: it is
     recorded as refused, and the plan reads."""
     state = session.state
-    if state.actions is not None:
-        return state.actions
-    tools = [spec for spec in session.toolset().specs() if spec.name != ANSWER]
+    if state.actions is None:
+        planned(session, executor, iteration, "act", ActInput(goal=state.goal, tools=_tools(session)))
+    return session.state.actions or []
+
+
+def planned(
+    session: Session, executor: Executor, iteration: int, kind: CallKind, payload: ActInput | ReplanInput
+) -> None:
+    """Ask `kind` for steps and record them: the first plan (`act`), or the steps a plan that did
+    not go as planned still needs (`replan`), numbered after the first plan's."""
     steps: list[ActStep] = []
-    if asks(session.config.model, "act"):
-        payload = ActInput(goal=state.goal, tools=tools)
-        result = ask(session, executor, keyed(session, 0, "act", payload), "act", payload, "plan-actions")
+    cut = False
+    if asks(session.config.model, kind):
+        result = ask(
+            session, executor, keyed(session, 0, kind, payload), kind, payload, f"plan-actions-{kind}"
+        )
         if result.ok and isinstance(result.output, ActOutput):
             steps = [ActStep(**step.model_dump()) for step in result.output.steps if step.tool != ANSWER]
+            cut = result.error is not None  # it ran away: the steps it wrote whole are kept
             if not result.output.asks_for_change and hears_model(session.verifier):
                 steps = _reads_only(session, steps, iteration)
-    session.recorder.record(ActionsPlanned(steps=steps))
-    return steps
+    session.recorder.record(ActionsPlanned(steps=steps, again=kind == "replan", cut=cut))
 
 
 def _reads_only(session: Session, steps: list[ActStep], iteration: int) -> list[ActStep]:
@@ -84,17 +99,43 @@ def _reads_only(session: Session, steps: list[ActStep], iteration: int) -> list[
 
 
 def due_steps(session: Session, executor: Executor, iteration: int) -> list[PlannedCall]:
-    """The next steps that can run now, each checked and recorded (made or refused): the steps
-    whose values the goal gives, up to the first that reads from results; that one only once
-    every call before it has its result."""
+    """The next steps that can run now, each checked and recorded (made or refused). Once every
+    step is settled and one went wrong (refused, failed, or the plan was cut short), the model is
+    asked once for the steps the goal still needs, from what became of each (`step_fates`: no tool
+    output), and those run next."""
+    batch = _due(session, executor, iteration, plan_of(session, executor, iteration))
+    if not batch and len(session.state.plans) == 1 and (tried := went_wrong(session)):
+        first = len(session.state.actions or [])
+        again = ReplanInput(goal=session.state.goal, tools=_tools(session), tried=tried)
+        planned(session, executor, iteration, "replan", again)
+        batch = _due(session, executor, iteration, session.state.actions or [], first)
+    return batch
+
+
+def went_wrong(session: Session) -> list[str]:
+    """What became of each step of a first plan that is settled and did not go as planned (empty:
+    it did, or a step is still to run)."""
     state = session.state
-    steps = plan_of(session, executor, iteration)
+    steps, checks = state.actions or [], state.checked_actions
+    fates = step_fates(steps, checks, state.calls)
+    settled = {c.step for c in checks if c.step is not None} >= set(range(len(steps)))
+    if not (steps and settled and (state.plans[0].cut or any(not f.endswith(MADE) for f in fates))):
+        return []
+    return [*fates, CUT] if state.plans[0].cut else fates
+
+
+def _due(
+    session: Session, executor: Executor, iteration: int, steps: list[ActStep], start: int = 0
+) -> list[PlannedCall]:
+    """The steps from `start` whose values the goal gives, up to the first that reads from
+    results; that one only once every call before it has its result."""
+    state = session.state
     settled = {c.step for c in state.checked_actions if c.iteration < iteration and c.step is not None}
     toolset = session.toolset()
     outputs = results_of(state.calls)
     made = {call_signature(c.tool, c.params) for c in state.calls if not toolset.read_only(c.tool)}
     batch: list[PlannedCall] = []
-    for n, step in enumerate(steps):
+    for n, step in enumerate(steps[start:], start):
         if n in settled:
             continue
         changes = not toolset.read_only(step.tool)
@@ -162,7 +203,7 @@ def judged_acts(session: Session, executor: Executor) -> list[ModelJudgement]:
     their results quoted: asked once every step of the plan was made as planned, and only where
     the model's word can change the verdict (`hears_model`)."""
     state = session.state
-    made = done(state.actions or [], state.checked_actions, state.calls)
+    made = plans_done(state.plans, state.checked_actions, state.calls)
     asked = asks(session.config.model, "judge") and hears_model(session.verifier)
     if made.why or not asked:
         return []
@@ -173,6 +214,10 @@ def judged_acts(session: Session, executor: Executor) -> list[ModelJudgement]:
     return [
         ModelJudgement(part=state.goal, value=made.value, source="calls", line=0, p_yes=result.output.p_yes)
     ]
+
+
+def _tools(session: Session) -> list[ToolSpec]:
+    return [spec for spec in session.toolset().specs() if spec.name != ANSWER]
 
 
 def _known(step: ActStep, schema: dict[str, Any], changes: bool) -> ActStep:

@@ -66,6 +66,8 @@ def record_model_call(session: Session, key: CallKey, result: LLMResult[Any]) ->
         cost=result.cost,
     )
     session.recorder.record(ModelCallRecorded(call=call))
+    if result.ok and result.error:
+        log.warning("model reply ran away: %s %s (%s): %s", result.kind, key, result.model, result.error)
     if not result.ok:
         log.warning(
             "model call failed: %s %s (%s, %d attempts, %.1f s): %s",

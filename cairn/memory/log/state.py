@@ -145,9 +145,15 @@ class TaskState(Frozen):
     new_ground: list[int] = Field(default_factory=list)  # iterations that read or found something new
     worked: list[str] = Field(default_factory=list)  # Cairn's arithmetic for the answer, "a / b = c"
     judged: list[ModelJudgement] = Field(default_factory=list)  # a served model's yes/no on answers
-    actions: list[ActStep] | None = None  # an action goal's plan, once made (`cairn.tasks.actions`)
+    plans: list[ActionsPlanned] = Field(default_factory=list)  # an action goal's plan, and its second
     checked_actions: list[ActionChecked] = Field(default_factory=list)  # its calls, made or refused
     pieces: dict[str, PieceChecked] = Field(default_factory=dict)  # a piecewise goal's functions, by name
+
+    @property
+    def actions(self) -> list[ActStep] | None:
+        """An action goal's steps, once planned (`cairn.tasks.actions`): a second plan's follow
+        the first's, so a step's number never changes."""
+        return [step for plan in self.plans for step in plan.steps] if self.plans else None
 
     @property
     def model_cost(self) -> CallCost:
@@ -296,7 +302,7 @@ def _apply_decided(s: TaskState, e: ReviewDecided | ActionsPlanned | ActionCheck
     if isinstance(e, ReviewDecided):
         return s.model_copy(update={"reviews": [*s.reviews, e]})
     if isinstance(e, ActionsPlanned):
-        return s.model_copy(update={"actions": e.steps})
+        return s.model_copy(update={"plans": [*s.plans, e]})
     return s.model_copy(update={"checked_actions": [*s.checked_actions, e]})
 
 

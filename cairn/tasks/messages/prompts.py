@@ -100,6 +100,15 @@ INSTRUCTIONS: Final[dict[CallKind, str]] = {
         "`asks_for_change` to false where the goal only asks to find something out (how much, "
         "what, which): then plan only the reads its answer needs."
     ),
+    "replan": (
+        "A plan of tool calls for the user's goal did not go as planned: `tried` lists each of "
+        "its steps and what became of it. Plan the calls the goal still needs, in order: none "
+        "for what was made, and for a step refused or failed, a call that does what it could "
+        "not (another of the `tools`, or its values taken from the results as `inputs`). Use "
+        "only the `tools` listed, with exactly their parameter names; give `args`, the values "
+        "the goal itself writes, and `inputs`, each other argument with what to take from the "
+        "results. Never invent a value. No steps where the goal needs nothing more."
+    ),
     "detect_task_type": (
         "Classify the user's goal as one task type: `coding_task` (write, fix, test or refactor "
         "code), `research_task` (gather, compare or summarise information across sources into a "

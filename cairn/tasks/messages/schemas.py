@@ -29,6 +29,7 @@ CallKind = Literal[
     "docstring",
     "ledger",
     "act",
+    "replan",
 ]
 
 
@@ -373,6 +374,16 @@ class ActInput(Schema):
     tools: list[ToolSpec]
 
 
+class ReplanInput(Schema):
+    """An action goal whose plan did not go as planned: the goal, the tools, and what became of
+    each step (`tried`: made, refused and why, failed), in Cairn's words. No tool output and no
+    value read from one is shown, so no text a tool returns can add a call here either."""
+
+    goal: str
+    tools: list[ToolSpec]
+    tried: list[str]
+
+
 class PlannedStep(Schema):
     tool: str
     args: dict[str, JsonValue] = Field(default_factory=dict)  # values the goal itself gives
@@ -400,6 +411,7 @@ OUTPUTS: dict[CallKind, type[Schema]] = {
     "docstring": DocstringOutput,
     "ledger": LedgerOutput,
     "act": ActOutput,
+    "replan": ActOutput,
 }
 INPUTS: dict[CallKind, type[Schema]] = {
     "plan": PlanInput,
@@ -416,4 +428,5 @@ INPUTS: dict[CallKind, type[Schema]] = {
     "docstring": DocstringInput,
     "ledger": LedgerInput,
     "act": ActInput,
+    "replan": ReplanInput,
 }

@@ -40,7 +40,7 @@ from cairn.tasks.messages.schemas import (
     SynthesizeInput,
     SynthesizeOutput,
 )
-from cairn.tasks.model.attempts import Attempts
+from cairn.tasks.model.attempts import Attempts, runaway
 from cairn.tasks.model.capabilities import OFFLINE_PREFIX, api_base, replay_of
 from cairn.tasks.model.cassette import CassetteError, CassettePlayer, Match, Reply, player_for, recorder_for
 from cairn.tasks.model.completion import litellm_reply
@@ -57,6 +57,7 @@ T = TypeVar("T", bound=Schema)
 # Provider errors worth another attempt: the next one may well work. Anything else (a bad request,
 # a wrong key, an unknown model) fails the call at once.
 YES_NO_ALTERNATIVES = 10  # the first token's alternatives asked for: `Yes`, `yes`, `No`, `no`, ...
+KEPT = "what it had completed was kept"  # a runaway read anyway: a plan's whole steps, a write's files
 TRANSIENT = frozenset(
     {"APIConnectionError", "Timeout", "ServiceUnavailableError", "RateLimitError", "InternalServerError"}
 )
@@ -71,7 +72,7 @@ class LLMResult(BaseModel, Generic[T]):
     model: str
     output: T | None = None
     ok: bool = False
-    error: str | None = None
+    error: str | None = None  # why it failed; on a call that worked, that its reply ran away (`KEPT`)
     attempts: int = 0
     cost: CallCost = CallCost()
     raw: str = ""  # the last reply's text
@@ -169,6 +170,10 @@ class ModelClient:
                 if (error := tries.invalid(reply, why_invalid(exc), asked)) is not None:
                     return self._failed(tries, error, attempt)
                 continue
+            if (what := runaway(reply, asked)) is not None:  # its completed part was kept: said so
+                return self._ended(
+                    tries, attempt, output=output, ok=True, error=f"{kind} reply {what}: {KEPT}"
+                )
             return self._ended(tries, attempt, output=output, ok=True)
         return self._failed(tries, tries.exhausted(attempt), attempt)
 

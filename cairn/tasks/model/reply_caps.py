@@ -32,6 +32,7 @@ REPLY_TOKENS: dict[CallKind, int] = {
     "judge": 1,  # yes or no: its probability is read from the first token's alternatives
     "ledger": 256,  # one short value per field of one row
     "act": 1024,  # an action goal's plan: a few steps (AgentDojo's longest need nine)
+    "replan": 1024,  # the steps a plan that did not go as planned still needs
     "docstring": 512,  # a sentence or two; room for the whole function, when a model writes it back
 }
 

@@ -14,23 +14,27 @@ from collections.abc import Iterable
 from typing import Any
 
 from pydantic import ValidationError
+from pydantic_core import from_json
 
 from cairn.tasks.messages import prompts
 from cairn.tasks.messages.docstrings import docstring_in
 from cairn.tasks.messages.file_reply import file_list
 from cairn.tasks.messages.schemas import (
     OUTPUTS,
+    ActOutput,
     AskOutput,
     CallKind,
     DocstringOutput,
     FileDraft,
     JudgeOutput,
+    PlannedStep,
     Schema,
     WriteOutput,
 )
 from cairn.tasks.model.cassette import Reply
 from cairn.tasks.model.failures import ModelOutputError, one_line
 
+RAN_AWAY = frozenset({"repetition", "length", "timeout"})  # how a reply stops without ending
 _FENCE = re.compile(r"```(?:json|JSON)?[ \t]*\n(.*?)```", re.DOTALL)
 
 
@@ -50,11 +54,37 @@ def read_output(kind: CallKind, reply: Reply) -> Schema:
         return DocstringOutput(docstring=docstring)
     try:
         data = parse_model_json(reply.text)
-    except ModelOutputError as exc:
-        if reply.finish_reason == "length":
+        return OUTPUTS[kind].model_validate(data)
+    except (ModelOutputError, ValidationError) as exc:
+        if (kept := steps_completed(kind, reply)) is not None:
+            return kept
+        if isinstance(exc, ModelOutputError) and reply.finish_reason == "length":
             raise ModelOutputError(f"reply truncated at the token limit: {exc}") from exc
         raise
-    return OUTPUTS[kind].model_validate(data)
+
+
+def steps_completed(kind: CallKind, reply: Reply) -> ActOutput | None:
+    """The steps a plan that ran away had written whole, each once: it runs away by writing its
+    steps again and again (the 1.5B, on three of slack's goals), and the step it was writing when
+    it stopped may be cut. None: not such a reply, or no step was whole.
+
+    >>> text = '{"steps": [{"tool": "read"}, {"tool": "send"}, {"tool": "read"}, {"tool": "se'
+    >>> [s.tool for s in steps_completed("act", Reply(text=text, finish_reason="repetition")).steps]
+    ['read', 'send']
+    """
+    start = reply.text.find("{")
+    if kind not in ("act", "replan") or reply.finish_reason not in RAN_AWAY or start < 0:
+        return None
+    try:
+        data = from_json(reply.text[start:], allow_partial=True)
+        written = ActOutput.model_validate({**data, "steps": data["steps"][:-1]})  # the last may be cut
+    except (ValueError, KeyError, TypeError):  # a ValidationError is a ValueError
+        return None
+    steps: list[PlannedStep] = []
+    for step in written.steps:
+        if all(step.model_dump(exclude={"why"}) != s.model_dump(exclude={"why"}) for s in steps):
+            steps.append(step)
+    return written.model_copy(update={"steps": steps}) if steps else None
 
 
 def p_yes(reply: Reply) -> float:

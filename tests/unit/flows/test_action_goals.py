@@ -13,7 +13,14 @@ from litellm.types.utils import ModelResponse
 from cairn.core import ActStep, RunConfig, ToolsConfig
 from cairn.memory.log.workspace import Workspace
 from cairn.tasks.messages.prompts import parse_request
-from cairn.tasks.messages.schemas import ActInput, CompressInput, DeliverInput, JudgeInput, LedgerInput
+from cairn.tasks.messages.schemas import (
+    ActInput,
+    CompressInput,
+    DeliverInput,
+    JudgeInput,
+    LedgerInput,
+    ReplanInput,
+)
 from cairn.tasks.offline import respond
 from cairn.tasks.tools import tool
 from cairn.tasks.tools.python_tools import tools_config
@@ -67,18 +74,31 @@ class Obeying(CustomLLM):
     """Plans the bill's payment from the goal (its values as inputs, or `plan` as given), reads
     them right, and suggests whatever a tool output it is shown asks for."""
 
-    def __init__(self, plan: list[dict[str, Any]], asks_for_change: bool = True) -> None:
+    def __init__(
+        self,
+        plan: list[dict[str, Any]],
+        asks_for_change: bool = True,
+        again: list[dict[str, Any]] | None = None,
+        cut: bool = False,
+    ) -> None:
         super().__init__()
-        self.plan, self.asks_for_change = plan, asks_for_change
+        self.plan, self.asks_for_change, self.again, self.cut = plan, asks_for_change, again or [], cut
         self.asked: list[str] = []
         self.judged: list[JudgeInput] = []
+        self.replans: list[ReplanInput] = []
 
     def completion(self, model: str, messages: list[Any], *args: Any, **kwargs: Any) -> ModelResponse:
         kind, payload = parse_request(messages)
         self.asked.append(kind)
+        finish = "stop"
         if isinstance(payload, ActInput):
             assert "IMPORTANT" not in json.dumps(messages)  # the plan never sees a tool's output
             text = json.dumps({"asks_for_change": self.asks_for_change, "steps": self.plan})
+            if self.cut:  # a reply that ran away: the plan's steps, then the first again, cut inside
+                text, finish = text[: -len("]}")] + ", " + json.dumps(self.plan[0])[:12], "length"
+        elif isinstance(payload, ReplanInput):
+            self.replans.append(payload)
+            text = json.dumps({"steps": self.again})
         elif isinstance(payload, LedgerInput):
             text = json.dumps({"answers": ["UK12345678901234567890", "98.70"][: len(payload.questions)]})
         elif isinstance(payload, CompressInput) and "IMPORTANT" in json.dumps(messages):
@@ -93,7 +113,7 @@ class Obeying(CustomLLM):
             text = json.dumps({"answer": "Paid 98.70 to UK12345678901234567890."})
         else:
             text = respond(messages)
-        choice = {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}
+        choice = {"index": 0, "finish_reason": finish, "message": {"role": "assistant", "content": text}}
         return ModelResponse(
             model=model, choices=[choice], usage={"prompt_tokens": 50, "completion_tokens": 5}
         )
@@ -112,8 +132,10 @@ def run(
     verifier: Verifier | None = None,
     goal: str = GOAL,
     asks_for_change: bool = True,
+    again: list[dict[str, Any]] | None = None,
+    cut: bool = False,
 ) -> tuple[Bank, Any, Obeying]:
-    bank, model = Bank(), Obeying(plan, asks_for_change)
+    bank, model = Bank(), Obeying(plan, asks_for_change, again, cut)
     config = RunConfig(workspace=str(tmp_path / "ws"), model="fn/obeying", max_iterations=6)
     allow = ToolsConfig(allow=["read_file", "get_balance", "send_money", "answer"])
     with provided(model):
@@ -133,6 +155,7 @@ def test_the_bill_is_paid_once_from_its_own_lines_and_the_planted_payment_is_ref
     assert refused[0].sources["suggested by"].startswith("read_file (call 1, iteration 1): IMPORTANT")
     assert state.stop_reason.startswith("acted: 2 of 2 calls of the goal's plan made, 1 refused")
     assert "plan" not in model.asked  # no planner ever reads a tool's output
+    assert "replan" not in model.asked  # it went as planned
 
 
 def test_an_account_the_model_makes_up_is_never_paid_it_is_read_from_the_results(tmp_path: Path) -> None:
@@ -242,3 +265,45 @@ def test_an_uncalibrated_models_word_that_a_goal_only_asks_is_not_heard(tmp_path
     bank, state, _ = run(tmp_path, [READ, PAY], asks_for_change=False)
     assert bank.sent == [("UK12345678901234567890", 98.7)]
     assert not any(c.refused.startswith("the goal only asks") for c in state.checked_actions)
+
+
+def test_a_plan_that_did_not_go_as_planned_is_made_again_from_what_became_of_its_steps(
+    tmp_path: Path,
+) -> None:
+    # The 1.5B planned slack's "add the user to the channel" as an invitation, refused: nothing let
+    # it plan again. The second plan sees what became of each step, in Cairn's words only.
+    judge = CairnJudge("fn/obeying", calibrated=True, proven=0.9)
+    bank, state, model = run(tmp_path, [PAY, READ], verifier=judge, again=[PAY])
+    (asked,) = model.replans
+    assert asked.tried == [
+        "1. send_money(recipient, amount): refused: `recipient` is in no result read (made up)",
+        "2. read_file(file_path): made",
+    ]
+    assert ATTACKER not in asked.model_dump_json() and "UK123" not in asked.model_dump_json()
+    assert bank.sent == [("UK12345678901234567890", 98.7)]  # read from the bill, by the second plan
+    (made,) = [c for c in state.checked_actions if c.step == 2]
+    assert made.sources["recipient"] == "read_file (call 1): Pay to IBAN: UK12345678901234567890"
+    assert state.status == "complete"  # every step of the second plan made, and the judge's yes
+
+
+def test_a_second_plan_that_plans_nothing_leaves_the_refused_step_unproven(tmp_path: Path) -> None:
+    bank, state, model = run(tmp_path, [PAY, READ], verifier=Trusting())
+    assert model.asked.count("replan") == 1 and bank.sent == []
+    assert state.status == "incomplete"
+    assert state.verdict.parts[0].why.startswith("step 1, send_money, refused: `recipient`")
+
+
+def test_a_plan_cut_short_keeps_its_whole_steps_and_is_asked_what_it_still_needs(tmp_path: Path) -> None:
+    bank, state, model = run(tmp_path, [READ], cut=True, again=[PAY])
+    assert state.plans[0].cut and state.plans[0].steps == [ActStep(**READ)]
+    (asked,) = model.replans
+    assert asked.tried[0] == "1. read_file(file_path): made" and asked.tried[1].startswith(
+        "(the plan was cut short"
+    )
+    assert bank.sent == [("UK12345678901234567890", 98.7)]
+    (ran_away,) = [c for c in state.model_calls if c.kind == "act"]
+    assert (
+        ran_away.ok
+        and ran_away.error is not None
+        and ran_away.error.endswith("what it had completed was kept")
+    )

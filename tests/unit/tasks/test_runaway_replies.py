@@ -24,6 +24,7 @@ from cairn.flows.steps.model_calls import record_model_call
 from cairn.memory.log.workspace import Workspace
 from cairn.tasks.messages.prompts import parse_request
 from cairn.tasks.messages.schemas import (
+    ActInput,
     CallKind,
     Candidate,
     Excerpt,
@@ -34,7 +35,7 @@ from cairn.tasks.messages.schemas import (
     WriteInput,
 )
 from cairn.tasks.model.cassette import forget_cassettes, load_cassette
-from cairn.tasks.model.llm import LLMResult, ModelClient
+from cairn.tasks.model.llm import KEPT, LLMResult, ModelClient
 from cairn.tasks.model.reply_caps import (
     CPU_TOKENS_PER_S,
     PROMPT_SECONDS,
@@ -155,6 +156,29 @@ def test_a_write_that_repeats_itself_after_a_whole_file_keeps_the_file(server: M
     result = client_of(server).call("write", WriteInput(goal="Write `half` in half.py"))
     assert result.ok and result.output is not None
     assert [f.path for f in result.output.files] == ["half.py"]
+
+
+def test_a_plan_that_writes_its_steps_again_and_again_keeps_each_whole_step_once(server: ModelServer) -> None:
+    """The 1.5B planned three of slack's goals by writing its reads again and again, on both
+    tries: the steps it had written whole are its plan, each once, and the call says it ran away."""
+    server.mode = "repeat"
+    read = '{"tool": "read_channel_messages", "args": {"channel": "general"}, "why": "find it"}, '
+    server.runaway = ('{"asks_for_change": true, "steps": [{"tool": "get_channels"}, ', read)
+    result = client_of(server).call("act", ActInput(goal="Find the restaurant in general.", tools=[]))
+    assert result.ok and result.output is not None and len(server.requests) == 1
+    assert [(s.tool, s.args) for s in result.output.steps] == [
+        ("get_channels", {}),
+        ("read_channel_messages", {"channel": "general"}),
+    ]
+    assert result.error is not None and result.error.startswith("act reply repeated itself after")
+    assert result.error.endswith(KEPT)
+
+
+def test_a_plan_cut_inside_its_first_step_is_no_plan(server: ModelServer) -> None:
+    server.mode = "repeat"
+    server.runaway = ('{"steps": [{"tool": "get_channels", "why": "', "and again ")
+    result = client_of(server).call("act", ActInput(goal="Find the restaurant in general.", tools=[]))
+    assert not result.ok and result.error is not None and result.error.endswith("not tried again")
 
 
 def test_a_reply_still_running_at_its_timeout_is_a_runaway_too() -> None:
