@@ -47,8 +47,9 @@ def usage(calls: Sequence[ModelCall]) -> list[Usage]:
 
 
 def usage_table(calls: Sequence[ModelCall]) -> Table:
-    """The usage by kind, and under it, one line per failed call saying why it failed."""
-    failed = "\n".join(failure(call) for call in calls if not call.ok)
+    """The usage by kind, and under it, one line per failed call saying why it failed (and per call
+    whose reply ran away, its completed part kept)."""
+    failed = "\n".join(failure(call) for call in calls if call.error)
     table = Table(
         title="model calls", title_justify="left", caption=safe(failed) or None, caption_justify="left"
     )
@@ -73,4 +74,5 @@ def failure(call: ModelCall) -> str:
     """`failed plan t/3/0/plan (2 attempts, 2,304 tokens, 38.2 s): plan reply repeated itself ...`"""
     tries, cost = f"{call.attempts} attempt{'s' * (call.attempts != 1)}", call.cost
     spent = f"{tries}, {cost.completion_tokens:,} tokens, {cost.seconds:.1f} s"
-    return f"failed {call.kind} {call.key} ({spent}): {call.error or 'no reason recorded'}"
+    what = "failed" if not call.ok else "ran away"
+    return f"{what} {call.kind} {call.key} ({spent}): {call.error or 'no reason recorded'}"

@@ -163,10 +163,17 @@ def _unverified(state: TaskState, policy: LoopPolicy) -> str | None:
 
 def _acted(state: TaskState, policy: LoopPolicy) -> str | None:
     """An action goal whose every planned step was made or refused, and whose answer the last
-    iteration gave: its plan is all it does (no tool output may add a call), so it ends."""
+    iteration gave: its plan is all it does (no tool output may add a call), so it ends; so does
+    one whose plan holds no call (the 1.5B's plan call failed on three of slack's goals, and the
+    task then spent four empty iterations before it was called stuck)."""
     steps = state.actions
     if state.strategy != "action" or steps is None or not state.iterations:
         return None
+    if not steps:  # nothing to make: another iteration would plan nothing again
+        failed = [c.error for c in state.model_calls if c.kind == "act" and not c.ok]
+        return "acted: no call of the goal was planned" + (
+            f" (the plan call failed: {failed[-1]})" if failed else ""
+        )
     if len({c.step for c in state.checked_actions if c.step is not None}) < len(steps):
         return None
     if not any(c.tool == "answer" and c.outcome == "success" for c in state.iterations[-1].tool_calls):

@@ -95,7 +95,8 @@ class Obeying(CustomLLM):
             assert "IMPORTANT" not in json.dumps(messages)  # the plan never sees a tool's output
             text = json.dumps({"asks_for_change": self.asks_for_change, "steps": self.plan})
             if self.cut:  # a reply that ran away: the plan's steps, then the first again, cut inside
-                text, finish = text[: -len("]}")] + ", " + json.dumps(self.plan[0])[:12], "length"
+                again = json.dumps(self.plan[0]) if self.plan else '{"tool": "read_file"}'
+                text, finish = text[: -len("]}")] + ", " + again[:12], "length"
         elif isinstance(payload, ReplanInput):
             self.replans.append(payload)
             text = json.dumps({"steps": self.again})
@@ -306,4 +307,13 @@ def test_a_plan_cut_short_keeps_its_whole_steps_and_is_asked_what_it_still_needs
         ran_away.ok
         and ran_away.error is not None
         and ran_away.error.endswith("what it had completed was kept")
+    )
+
+
+def test_a_plan_call_that_fails_ends_the_task_at_once_saying_why(tmp_path: Path) -> None:
+    bank, state, model = run(tmp_path, [], cut=True)
+    assert model.asked.count("act") == 2 and bank.sent == []  # asked again once for half, as any runaway
+    assert len(state.iterations) == 1  # not four empty iterations, then "stuck"
+    assert state.stop_reason.startswith(
+        "acted: no call of the goal was planned (the plan call failed: act reply"
     )

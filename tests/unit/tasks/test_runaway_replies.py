@@ -172,6 +172,8 @@ def test_a_plan_that_writes_its_steps_again_and_again_keeps_each_whole_step_once
     ]
     assert result.error is not None and result.error.startswith("act reply repeated itself after")
     assert result.error.endswith(KEPT)
+    shown = ModelCall(key="t/1/0/act", kind="act", model="m", ok=True, error=result.error)
+    assert "ran away act t/1/0/act (1 attempt" in _rendered(usage_table([shown]))  # in `cairn show`
 
 
 def test_a_plan_cut_inside_its_first_step_is_no_plan(server: ModelServer) -> None:
