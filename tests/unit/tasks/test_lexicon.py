@@ -28,6 +28,7 @@ NOT_WORDS = {
     ("cairn/tasks/validation/suites.py", "ROWS"): "the kinds of a suite's rows, as its tables name them",
     ("cairn/tasks/grounding/functions.py", "_NOT_NAMED"): "like calls, never functions (`self`, `e.g`)",
     ("cairn/tasks/actions.py", "COMPOSED"): "a label a person reads: where a value came from",
+    ("cairn/tasks/model/llm.py", "KEPT"): "a message a person reads: a runaway reply was kept",
 }
 
 
