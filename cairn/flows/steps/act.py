@@ -127,8 +127,9 @@ def went_wrong(session: Session) -> list[str]:
 def _due(
     session: Session, executor: Executor, iteration: int, steps: list[ActStep], start: int = 0
 ) -> list[PlannedCall]:
-    """The steps from `start` whose values the goal gives, up to the first that reads from
-    results; that one only once every call before it has its result."""
+    """The steps from `start` whose values the goal gives, up to the first made that reads from
+    results; that one only once every call before it has its result (a refused step makes no
+    call, so the steps after it go on)."""
     state = session.state
     settled = {c.step for c in state.checked_actions if c.iteration < iteration and c.step is not None}
     toolset = session.toolset()
@@ -161,9 +162,10 @@ def _due(
                 refused=refused,
             )
         )
-        if not refused:
-            why = f"step {n + 1} of the goal's plan" + (f": {step.why}" if step.why else "")
-            batch.append(PlannedCall(tool=step.tool, params=checked.params, rationale=why))
+        if refused:
+            continue  # no call, so no result to wait for: the next step may run now
+        why = f"step {n + 1} of the goal's plan" + (f": {step.why}" if step.why else "")
+        batch.append(PlannedCall(tool=step.tool, params=checked.params, rationale=why))
         if step.inputs:
             break
     return batch
