@@ -278,3 +278,13 @@ def test_removed_also_drops_a_turn_that_states_the_fact_outside_the_evidence() -
     reduced = near._locomo_removed("t", qa["question"], sample, qa).files["c-x"]["c-x.md"]
     assert "planted" not in reduced
     assert "The quince tree needs water every evening." in reduced  # no `plant`: it stays
+
+
+def test_a_goal_of_several_parts_gets_no_swap_only_its_removed_kind() -> None:
+    # "Which queue owns the billing service, and what is its p95 latency budget?" still asks for
+    # a budget the files state: giving it is right, so the goal was no near miss.
+    cases = near.house_cases(None, 0, 0, near_misses.KINDS)
+    made = {(case.original, case.made.kind): case.made for case, _, _ in cases}
+    assert isinstance(made["billing-owner", "attribute"], Skipped)
+    assert isinstance(made["billing-owner", "removed"], NearMiss)
+    assert isinstance(made["teams-billing-owner", "attribute"], NearMiss)  # one question: swapped
