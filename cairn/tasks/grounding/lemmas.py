@@ -25,7 +25,7 @@ import simplemma
 from cairn.tasks.grounding.lexicon import FRAME
 
 WORD = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)?")
-_POSSESSIVE = re.compile(r"['’](?:s|S)$")
+POSSESSIVE = re.compile(r"['’](?:s|S)$")
 
 
 @dataclass(frozen=True)
@@ -54,7 +54,7 @@ def tokens(text: str) -> list[Token]:
     """Every word of `text`, possessive `'s` dropped (`Falcon's` is `falcon`)."""
     out = []
     for match in WORD.finditer(text):
-        written = _POSSESSIVE.sub("", match.group(0))
+        written = POSSESSIVE.sub("", match.group(0))
         lower = written.lower()
         out.append(Token(match.start(), match.start() + len(written), written, lower, lemma(lower)))
     return out

@@ -21,12 +21,11 @@ from functools import cached_property
 from cairn.tasks.grounding import figures
 from cairn.tasks.grounding.answer_text import terms
 from cairn.tasks.grounding.relative_dates import anchor_spans, resolved
-from cairn.tasks.grounding.units import Unit, units_of
+from cairn.tasks.grounding.units import TABLE_DIVIDER, Unit, units_of
 
 _STARTS_UNIT = re.compile(r"[-*+>|]\s|\d+[.)]\s|[A-Z][\w'.-]*(?: [A-Z][\w'.-]*){0,2}: ")
 _WORDS = re.compile(r"[a-z0-9]+")
 _SPACE = re.compile(r"\s+")
-_TABLE_DIVIDER = re.compile(r"\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?")
 _SEPARATOR = re.compile(r"(?<=\d)[,\u202f\u2009](?=\d{3}\b)")
 
 
@@ -114,7 +113,7 @@ def spelled_tables(text: str) -> str:
         if not stripped.startswith("|"):
             header = []
             out.append(line)
-        elif _TABLE_DIVIDER.fullmatch(stripped):
+        elif TABLE_DIVIDER.fullmatch(stripped):
             continue
         elif not header:
             header = [cell.strip() for cell in stripped.strip("|").split("|")]

@@ -37,10 +37,10 @@ from cairn.tasks.grounding.relative_dates import heading_date, resolved
 
 _LABEL = re.compile(r"^([A-Z][\w'.-]*(?: [\w'.-]+){0,2}):\s+(?=\S)")
 _STAMP = re.compile(r"^\[(?P<when>[^\]]{3,60})\]\s+")
-_BULLET = re.compile(r"^(?:[-*+]|\d+[.)])\s+")
-_EMPHASIS = re.compile(r"(\*\*|__|`)(.+?)\1")
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'“(\[A-Z0-9])")
-_TABLE_DIVIDER = re.compile(r"\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?")
+BULLET = re.compile(r"^(?:[-*+]|\d+[.)])\s+")
+EMPHASIS = re.compile(r"(\*\*|__|`)(.+?)\1")
+SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'“(\[A-Z0-9])")
+TABLE_DIVIDER = re.compile(r"\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?")
 # A name set off at a sentence's edge is who it is said to, not what it is about: `Thanks, Melanie!`
 _VOCATIVE = re.compile(
     rf"^(?i:{'|'.join(INTERJECTIONS)})"
@@ -107,7 +107,7 @@ def _blocks(text: str, about: str, first_line: int = 1) -> Iterator[_Block]:
             not line
             or line.startswith("#")
             or line.startswith("|")
-            or _BULLET.match(line)
+            or BULLET.match(line)
             or _LABEL.match(line)
         ):
             if current:
@@ -123,7 +123,7 @@ def _blocks(text: str, about: str, first_line: int = 1) -> Iterator[_Block]:
             )
         elif line.startswith("|"):
             cells = [cell.strip() for cell in line.strip("|").split("|")]
-            if _TABLE_DIVIDER.fullmatch(line):
+            if TABLE_DIVIDER.fullmatch(line):
                 continue
             if not header:
                 header = cells
@@ -132,13 +132,13 @@ def _blocks(text: str, about: str, first_line: int = 1) -> Iterator[_Block]:
             yield _Block([(number, line)], _context(headings), _section(headings), spelled=pairs)
         elif current is None:
             current = _Block(
-                [(number, _EMPHASIS.sub(r"\2", _BULLET.sub("", line)))],
+                [(number, EMPHASIS.sub(r"\2", BULLET.sub("", line)))],
                 _context(headings),
                 _section(headings),
-                bullet=bool(_BULLET.match(line)),
+                bullet=bool(BULLET.match(line)),
             )
         else:
-            current.pieces.append((number, _EMPHASIS.sub(r"\2", line)))
+            current.pieces.append((number, EMPHASIS.sub(r"\2", line)))
     if current:
         yield current
 
@@ -283,7 +283,7 @@ def _addressed(sentence: str) -> frozenset[str]:
 
 
 def _sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE_END.split(text) if s.strip()]
+    return [s.strip() for s in SENTENCE_END.split(text) if s.strip()]
 
 
 def _points_back(sentence: str, before: str) -> bool:

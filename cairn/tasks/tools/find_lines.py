@@ -30,20 +30,16 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from cairn.memory.index.sources import MAX_FILES, skipped, visible_files
-from cairn.tasks.grounding.lemmas import WORD, content_terms, forms, lemma
+from cairn.tasks.grounding.lemmas import POSSESSIVE, WORD, content_terms, forms, lemma
 from cairn.tasks.grounding.reads import found_line
+from cairn.tasks.grounding.units import BULLET, EMPHASIS, SENTENCE_END, TABLE_DIVIDER
 from cairn.tasks.tools.base import ToolContext, ToolOutput, failure
 from cairn.tasks.tools.file_tools import readable, skipped_line
 
 MAX_LINES = 60
 MAX_SHOWN_CHARS = 400
 _MARKDOWN = (".md", ".markdown", ".mdx")
-_POSSESSIVE = re.compile(r"['’][sS]$")
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)[\s#]*$")
-_BULLET = re.compile(r"^(?:[-*+]|\d+[.)])\s+")
-_EMPHASIS = re.compile(r"(\*\*|__|`)(.+?)\1")
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'“(\[A-Z0-9])")
-_DIVIDER = re.compile(r"^\|?[\s:|-]*-{3,}[\s:|-]*\|?$")
 _SHORT = 6  # a word this short is lemmatised whatever its first letter (`went`, `was`, `sat`)
 
 
@@ -111,7 +107,7 @@ def _located(text: str, markdown: bool) -> Iterator[tuple[int, str, str, list[st
     for number, line in enumerate([*text.splitlines(), ""], start=1):
         stripped = line.strip()
         heading = _HEADING.match(stripped)
-        if paragraph and (not stripped or heading or stripped.startswith("|") or _BULLET.match(stripped)):
+        if paragraph and (not stripped or heading or stripped.startswith("|") or BULLET.match(stripped)):
             context = " › ".join(h for _, h in headings)
             yield from ((at, sentence, context, []) for at, sentence in _sentences(paragraph))
             paragraph = []
@@ -121,10 +117,10 @@ def _located(text: str, markdown: bool) -> Iterator[tuple[int, str, str, list[st
             headings.append((len(heading[1]), heading[2]))
         elif stripped.startswith("|") and not header:
             header = _cells(stripped)
-        elif stripped.startswith("|") and not _DIVIDER.match(stripped):
+        elif stripped.startswith("|") and not TABLE_DIVIDER.fullmatch(stripped):
             yield number, stripped, " › ".join(h for _, h in headings), header
         elif stripped:
-            paragraph.append((number, _EMPHASIS.sub(r"\2", _BULLET.sub("", stripped))))
+            paragraph.append((number, EMPHASIS.sub(r"\2", BULLET.sub("", stripped))))
         if not stripped.startswith("|"):
             header = []
 
@@ -137,7 +133,7 @@ def _sentences(pieces: list[tuple[int, str]]) -> Iterator[tuple[int, str]]:
         numbers.append(number)
         joined = f"{joined} {piece}" if joined else piece
     at = 0
-    for end in [*_SENTENCE_END.finditer(joined), None]:
+    for end in [*SENTENCE_END.finditer(joined), None]:
         sentence = joined[at : end.start() if end else None] + (end.group().rstrip() if end else "")
         if sentence.strip():
             yield numbers[bisect_right(starts, at) - 1], sentence.strip()
@@ -153,7 +149,7 @@ def _patterns(text: str, wanted: set[str]) -> dict[str, re.Pattern[str]] | None:
     `lead`); None when the text lacks every form of one of them, so no line can hold them all."""
     initials = {term[0] for term in wanted}
     written: dict[str, set[str]] = {term: set() for term in wanted}
-    for word in {_POSSESSIVE.sub("", w).lower() for w in set(WORD.findall(text))}:
+    for word in {POSSESSIVE.sub("", w).lower() for w in set(WORD.findall(text))}:
         for term in {word, _lemma(word, initials)} & wanted:
             written[term].add(word)
     if not all(written.values()):
