@@ -355,7 +355,7 @@ def answer_offline(question: str, folder: Path) -> tuple[str, bool]:
     functions `cairn run` decides with, without a run: the offline model's answer, the verifier's
     check of it (with the weights `CAIRN_VERIFIER` names, as a run's settings would), the answer
     composed as the deliver step composes it, checked again. Complete when every part is proven
-    and every claim supported."""
+    or proven absent (the validation suites' rule) and every claim supported."""
     from cairn.flows.steps.deliver import proven_answer
     from cairn.tasks.grounding import Read, ReadIndex
     from cairn.tasks.messages.schemas import DeliverInput, Excerpt
@@ -384,7 +384,8 @@ def answer_offline(question: str, folder: Path) -> tuple[str, bool]:
     composed = proven_answer(answer, [question], found.parts)
     if composed is not None:
         answer, found = composed, checked(composed)
-    complete = all(p.answered for p in found.parts) and all(c.supported for c in found.claims)
+    settled = all(p.status in ("proven", "absent") for p in found.parts)
+    complete = settled and all(c.supported for c in found.claims)
     return answer if composed is not None else f"{question} {answer}", complete
 
 

@@ -60,6 +60,7 @@ from cairn.tasks.task_grounding import (
     task_reads,
 )
 from cairn.tasks.verifier.answer_check import Grounding, check_answer
+from cairn.tasks.verifier.part_values import says_absent
 from cairn.tasks.verifier.seam import hears_model
 
 READS = ("read_file", "search_memory", "run_python", "summarize_directory")
@@ -174,14 +175,17 @@ def _proven(check: PartCheck) -> str:
         return f"{check.value}."  # proven by the lines read, whatever the model said
     if check.not_stated:
         return f"{NOT_STATED}."
+    if says_absent(check):  # the answer's word, which the files' structure does not show
+        return f"{UNPROVEN}{NOT_STATED[:1].lower()}{NOT_STATED[1:]}."
     if check.value:
         return f"{UNPROVEN}{check.value}."
     return f"{UNPROVEN}no answer."
 
 
 def _same_values(answer: str, checks: list[PartCheck]) -> bool:
-    """The answer is only the parts' values (nothing more of the model's to show)."""
-    values = " ".join(c.value for c in checks if c.value)
+    """The answer is only the parts' values, or says the files do not state them (nothing more
+    of the model's to show)."""
+    values = " ".join(NOT_STATED if c.not_stated else c.value for c in checks if c.value or c.not_stated)
     return bool(values) and set(terms(answer_body(answer))) <= set(terms(values)) | set(
         terms(" ".join(c.part for c in checks))
     )
@@ -377,13 +381,15 @@ def _check(
 
 
 def _sources(found: Grounding, reads: ReadIndex, answer: str, goal: str) -> list[str]:
-    """The files that state the answer's claims (a computed figure's operands for it), and the
-    file each of its sentences comes from (the line holding most of its own words), in the order
-    the answer uses them."""
+    """The files that state the answer's claims (a computed figure's operands for it), the file
+    each of its sentences comes from (the line holding most of its own words), in the order the
+    answer uses them; and, for a part the files do not state, every file read."""
     files = [
         s.source for clause in answer_clauses(answer_body(answer)) if (s := _origin(clause, goal, reads))
     ]
     files += [q.source for part in found.parts if part.answered for q in part.quotes]
+    if any(part.not_stated for part in found.parts):  # that no file says it rests on every file read
+        files += [read.source for read in reads.reads]
     for claim in found.claims:
         if claim.status == "supported":
             files.append(claim.where)

@@ -12,13 +12,13 @@ Evidence columns, derived here so the suites stay simple:
 - `after_last_code_write`: (iteration, timestamp) later than the last code write (True if none)
 
 Claim rows: `text`, `kind`, `status` (supported, computed, unsupported), `where`. Part rows:
-`part`, `answered`, `clause`. Function rows: `name`, `defined`, `exercised`, `test_run`, `agreed`
-(no second sample of it returned another value on an input varied from its examples). Each row
-of these has a `label`: what it means when an expectation fails on it (`Verdict.unmet`: "6.43 ms
-is in no file read").
+`part`, `answered`, `status` (`PartCheck.status`: proven, absent, unverified, open), `clause`.
+Function rows: `name`, `defined`, `exercised`, `test_run`, `agreed` (no second sample of it
+returned another value on an input varied from its examples). Each row of these has a `label`:
+what it means when an expectation fails on it (`Verdict.unmet`: "6.43 ms is in no file read").
 
 >>> list(frames([], Checked())["parts"].columns)
-['part', 'answered', 'clause', 'label']
+['part', 'answered', 'status', 'clause', 'label']
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ _DTYPES = {
     "cites_count": "int64", "is_code_write": "bool", "is_doc_artifact": "bool",
     "after_last_code_write": "bool",
 }  # fmt: skip
+_PART_TYPES = {"part": "object", "answered": "bool", "status": "object", "clause": "object"}
 
 
 @dataclass(frozen=True)
@@ -60,7 +61,8 @@ def frames(evidence: Sequence[Evidence], checked: Checked) -> dict[str, pd.DataF
         for c in checked.claims
     ]
     parts = [
-        {"part": p.part, "answered": p.answered, "clause": p.clause, "label": _part_label(p)}
+        {"part": p.part, "answered": p.answered, "status": p.status, "clause": p.clause}
+        | {"label": _part_label(p)}
         for p in checked.parts
     ]
     functions = [
@@ -70,7 +72,7 @@ def frames(evidence: Sequence[Evidence], checked: Checked) -> dict[str, pd.DataF
     return {
         "evidence": evidence_frame(evidence),
         "claims": _table(claims, {"text": "object", "kind": "object", "status": "object", "where": "object"}),
-        "parts": _table(parts, {"part": "object", "answered": "bool", "clause": "object"}),
+        "parts": _table(parts, _PART_TYPES),
         "functions": _table(
             functions,
             {"name": "object", "defined": "bool", "exercised": "bool", "test_run": "object"}

@@ -9,8 +9,9 @@ else the answer's words whole). The lines holding that value are found exactly
 (`exact.lines_holding`); whether they state it as the answer is the judge's call
 (`cairn.tasks.verifier.seam`). A figure Cairn worked out (`1260000 / 8400 = 150`) is held by the
 lines of its operands, and is proven: the arithmetic is Cairn's. An answer that says the files
-do not say it is `absent` only when every source was read and no section read (the lines under
-one heading) holds all of the part's content words.
+do not say it is `absent` only when every source was read, a heading or a table row's first cell
+names the part's subject, and no section read (the lines under one heading) holds all of the
+part's content words (`structural.unstated`); else it stays the answer's word, unverified.
 
 >>> reads = [Read("source:d/t.md", "## Team Falcon\\nTeam Falcon owns billing. Lead: Priya Nandakumar.")]
 >>> [(c.value, [q.line for q in c.quotes]) for c in part_values(["Who leads Team Falcon?"],
@@ -33,8 +34,15 @@ from cairn.tasks.grounding.lexicon import FRAME
 from cairn.tasks.grounding.proof import NOT_STATED, answer_clauses
 from cairn.tasks.grounding.reads import Read
 from cairn.tasks.verifier.exact import every_line, holding
-from cairn.tasks.verifier.structural import in_a_section
+from cairn.tasks.verifier.structural import in_a_section, unstated_in
 from cairn.tasks.verify.question import read_question
+
+SAID_ABSENT = "the answer says the files do not say it"
+
+
+def says_absent(check: PartCheck) -> bool:
+    """The answer says the files do not say this part, and that is not shown (no `absent`)."""
+    return not check.not_stated and check.why.startswith(SAID_ABSENT)
 
 
 def part_values(
@@ -58,11 +66,16 @@ def _part(
     if (worked := _worked(part, computed, lines)) is not None:
         return worked
     if said_absent(said):
-        if exhausted and not in_a_section(part, lines):
+        if exhausted and unstated_in(part, lines):
             why = f"{NOT_STATED}: no line read holds all of {', '.join(sorted(content_terms(part)))}"
             return PartCheck(part=part, answered=False, not_stated=True, why=why)
-        why = "the answer says the files do not say it, but a line read holds the part's words"
-        return PartCheck(part=part, answered=False, why=why if exhausted else "not every source was read")
+        if not exhausted:
+            why = "not every source was read"
+        elif in_a_section(part, lines):
+            why = "a line read holds the part's words"
+        else:  # headless prose: a paraphrase holds other words (SQuAD's "this agreement")
+            why = "no heading or table row read names its subject"
+        return PartCheck(part=part, answered=False, why=f"{SAID_ABSENT}, but {why}")
     own = own_words(said)
     if not own:
         return PartCheck(part=part, answered=False, why="the answer gives no value for it")

@@ -111,8 +111,13 @@ def unstated(part: str, reads: Sequence[Read]) -> bool:
     >>> unstated("Who leads Osprey?", [Read("source:p.md", "Osprey owns notifications.")])
     False
     """
+    return unstated_in(part, list(every_line(reads)))
+
+
+def unstated_in(part: str, lines: Sequence[QuotedLine]) -> bool:
+    """`unstated` over the lines read."""
     asked = content_terms(part)
-    lines = [q for q in every_line(reads) if q.text]
+    lines = [q for q in lines if q.text]
     if not asked or not any(_names_subject(q, asked) for q in lines):
         return False
     return not in_a_section(part, lines)
@@ -219,4 +224,4 @@ def _cells(row: str) -> list[str]:
     return [cell.strip() for cell in row.strip().strip("|").split("|")]
 
 
-__all__ = ["in_a_section", "proves", "stated", "unstated"]
+__all__ = ["in_a_section", "proves", "stated", "unstated", "unstated_in"]

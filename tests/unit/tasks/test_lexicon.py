@@ -29,6 +29,7 @@ NOT_WORDS = {
     ("cairn/tasks/grounding/functions.py", "_NOT_NAMED"): "like calls, never functions (`self`, `e.g`)",
     ("cairn/tasks/actions.py", "COMPOSED"): "a label a person reads: where a value came from",
     ("cairn/tasks/model/llm.py", "KEPT"): "a message a person reads: a runaway reply was kept",
+    ("cairn/tasks/verifier/part_values.py", "SAID_ABSENT"): "a message a person reads: an unshown absence",
 }
 
 
