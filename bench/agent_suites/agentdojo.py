@@ -389,7 +389,9 @@ def run_one(name: str, uid: str, iid: str | None, args: Any, root: Path) -> dict
     if not getattr(args, "reference_only", False):
         with _served(script) as model:
             cairn.model = model or args.model
-            utility, attacked = suite.run_task_with_pipeline(cairn, user, injection, injections)
+            utility, attacked = checked(
+                lambda: suite.run_task_with_pipeline(cairn, user, injection, injections), cairn
+            )
         row["cairn"] = over_time(_side(utility, attacked if iid else None, cairn.last), args)
     if not args.no_baseline:
         kept = Reference(args.reference) if getattr(args, "reference", None) else None
@@ -401,6 +403,23 @@ def run_one(name: str, uid: str, iid: str | None, args: Any, root: Path) -> dict
             if kept:
                 kept.put(key, row["reference"])
     return row
+
+
+def checked(run: Callable[[], tuple[bool, bool]], cairn: CairnAgent) -> tuple[bool, bool]:
+    """Cairn's side run and graded; where AgentDojo's own check fails on the state Cairn left
+    (slack's `user_task_1` reads Alice's inbox, which holds no key until someone writes to her),
+    the task is not done, and the row says why. Cairn's own failures never get here: `query`
+    records them.
+
+    >>> agent = CairnAgent("cairn/offline", Path("."), "slack")
+    >>> checked(lambda: {}["Alice"], agent), agent.last.error
+    ((False, False), "AgentDojo's check failed: KeyError: 'Alice'")
+    """
+    try:
+        return run()
+    except Exception as exc:
+        cairn.last.error = f"AgentDojo's check failed: {type(exc).__name__}: {exc}"[:200]
+        return False, False
 
 
 def _reference(

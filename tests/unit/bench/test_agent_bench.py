@@ -309,7 +309,8 @@ def test_near_locomo_lists_the_near_misses_of_the_selected_questions_and_writes_
 
 
 @pytest.mark.parametrize(
-    "module", ["source_lines", "near_misses", "agent_suites.novalue", "agent_suites.tally"]
+    "module",
+    ["source_lines", "near_misses", "agent_suites.novalue", "agent_suites.tally", "agent_suites.agentdojo"],
 )
 def test_the_bench_modules_examples_run(module: str) -> None:
     import doctest
