@@ -29,6 +29,9 @@ False
 >>> lead = QuotedLine(source="s", line=3, text="Lead: Priya Nandakumar", context="Team Falcon")
 >>> proves("Who leads Team Falcon?", "Priya Nandakumar", lead), proves("Who leads Osprey?", "Priya", lead)
 (True, False)
+>>> turn = QuotedLine(source="s", line=9, text="Caroline: Researching adoption agencies.", context="Day 2")
+>>> proves("What did Caroline research?", "Researching adoption agencies", turn)  # a turn, not a field
+False
 >>> proves("Who leads it?", "Priya Nandakumar", lead)
 False
 >>> owns = QuotedLine(source="s", line=2, text="Owns the billing service.", context="Team Falcon")
@@ -73,7 +76,7 @@ def proves(part: str, value: str, quote: QuotedLine, goal: str = "") -> bool:
     if quote.text.startswith("|") and header:
         return _cell(asked, value, quote.text, header, heading, asked | content_terms(goal))
     if (labelled := _LABEL.match(quote.text)) is not None and _labelled(
-        asked, value, labelled["label"], labelled["rest"], heading
+        part, asked, value, labelled["label"], labelled["rest"], heading
     ):
         return True
     return _headed(part, asked, value, quote.text, heading) or _about(asked, value, quote.text, heading)
@@ -173,11 +176,16 @@ def _cell(asked: set[str], value: str, row: str, header: str, heading: str, subj
     return asked <= covered and bool(asked & forms(column)) and bool(subject & forms(" ".join(others)))
 
 
-def _labelled(asked: set[str], value: str, label: str, rest: str, heading: str) -> bool:
+def _labelled(part: str, asked: set[str], value: str, label: str, rest: str, heading: str) -> bool:
     if holds(label, value) or not holds(rest, value):
         return False
     named = forms(label)
-    return asked <= forms(f"{label} {heading} {value}") and bool(asked & named) and bool(asked - named)
+    # The label and the heading say what is asked; the value may add only what kind of thing it
+    # is (`Owner: Team Falcon`). A transcript's `Caroline: Researching adoption agencies ...`
+    # answers "What did Caroline research?" with words of the question: a turn, not a field.
+    kind = next(iter(ordered_terms(part)), "")
+    unsaid = asked - forms(f"{label} {heading}")
+    return unsaid <= ({kind} & forms(value)) and bool(asked & named) and bool(asked - named)
 
 
 def _headed(part: str, asked: set[str], value: str, line: str, heading: str) -> bool:
