@@ -5,9 +5,9 @@ the house tasks (`near-house`) and LoCoMo's dev questions (`near-locomo`), each 
 `near-house` takes every answerable house task with `facts` (an instruction, such as `summary`,
 is skipped by the generator: it is not a question); its `removed` kind drops every line that
 states one of the task's facts, and its other kinds skip a goal of several parts (a swap in one
-leaves the others answerable, their facts no traps). `near-locomo` takes the questions of categories 1-4 that
-`--limit/--offset` select, in the same order; its `removed` kind drops the turns the row's
-`evidence` names. Per original: attribute, subject, removed, each named
+leaves the others answerable, their facts no traps). `near-locomo` takes the questions of
+categories 1-4 that `--limit/--offset` select, in the same order; its `removed` kind drops the
+turns the row's `evidence` names. Per original: attribute, subject, removed, each named
 `near-{kind}-{original}`.
 """
 

@@ -384,8 +384,7 @@ def answer_offline(question: str, folder: Path) -> tuple[str, bool]:
     composed = proven_answer(answer, [question], found.parts)
     if composed is not None:
         answer, found = composed, checked(composed)
-    settled = all(p.status in ("proven", "absent") for p in found.parts)
-    complete = settled and all(c.supported for c in found.claims)
+    complete = all(p.settled for p in found.parts) and all(c.supported for c in found.claims)
     return answer if composed is not None else f"{question} {answer}", complete
 
 

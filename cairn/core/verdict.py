@@ -87,6 +87,11 @@ class PartCheck(Frozen):
             return "absent"
         return "unverified" if self.value else "open"
 
+    @property
+    def settled(self) -> bool:
+        """Proven, or shown absent: what the suites' "every part of the goal answered" takes."""
+        return self.status in ("proven", "absent")
+
 
 class ModelJudgement(Frozen):
     """A served model's yes/no on one candidate answer and the line quoted for it, as a

@@ -61,8 +61,13 @@ def frames(evidence: Sequence[Evidence], checked: Checked) -> dict[str, pd.DataF
         for c in checked.claims
     ]
     parts = [
-        {"part": p.part, "answered": p.answered, "status": p.status, "clause": p.clause}
-        | {"label": _part_label(p)}
+        {
+            "part": p.part,
+            "answered": p.answered,
+            "status": p.status,
+            "clause": p.clause,
+            "label": _part_label(p),
+        }
         for p in checked.parts
     ]
     functions = [

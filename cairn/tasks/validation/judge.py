@@ -124,7 +124,7 @@ def _confidence(met: int, applied: int, checked: Checked, used: set[str]) -> flo
     if "claims" in used:
         shares.append(_share([c.supported for c in checked.claims]))
     if "parts" in used:
-        shares.append(_share([p.status in ("proven", "absent") for p in checked.parts]))
+        shares.append(_share([p.settled for p in checked.parts]))
     if "functions" in used:
         shares.append(_share([f.exercised for f in checked.functions]))
     product = 1.0
