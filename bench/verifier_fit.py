@@ -3,7 +3,6 @@ and write the weights Cairn ships (`cairn/tasks/verify/data/weights.json`).
 
     python bench/verifier_fit.py                     # every dataset; writes the weights and the folds
     python bench/verifier_fit.py --json --no-write   # the figures only
-    python bench/verifier_fit.py --served bench/verifier/judged.jsonl   # with a served model's yes/no
 
 The examples (`bench/verifier/examples.py`) are questions over the files a run of them reads:
 SQuAD 2.0's development articles, LoCoMo's development conversations, Cairn's own house questions
@@ -47,7 +46,7 @@ from agent_suites.tally import wilson_lower  # noqa: E402
 from verifier.examples import DATASETS, Example, load  # noqa: E402
 from verifier.fitting import best_threshold, fit, lowest_share, matrix, probabilities  # noqa: E402
 
-from cairn.tasks.verify.decision import KEPT, ModelSays, verifier_features  # noqa: E402
+from cairn.tasks.verify.decision import KEPT, verifier_features  # noqa: E402
 from cairn.tasks.verify.features import Asking  # noqa: E402
 from cairn.tasks.verify.model import DATA, Logistic, Thresholds, Verifier  # noqa: E402
 from cairn.tasks.verify.question import read_question  # noqa: E402
@@ -86,9 +85,6 @@ def main(argv: list[str] | None = None) -> None:
     examples = load(tuple(args.datasets.split(",")), root)
     if args.limit:
         examples = _sample(examples, args.limit)
-    said = _judged(args.served) if args.served else None
-    if said is not None:  # the served verifier is fitted on the questions the model judged
-        examples = [e for e in examples if e.name in said]
     log(f"{len(examples)} examples")
     worked = _cached(args.cache, examples)
     ranker_names = sorted({name for w in worked for row in w.rows for name in row})
@@ -96,7 +92,7 @@ def main(argv: list[str] | None = None) -> None:
     rankers = {g: _fit_ranker(worked, ranker_names, lambda w, g=g: w.example.group != g) for g in groups}
     ranker = _fit_ranker(worked, ranker_names, lambda w: True)
     for w in _progress(worked, "verifier inputs"):
-        _verifier_inputs(w, rankers[w.example.group], said)
+        _verifier_inputs(w, rankers[w.example.group])
     names = sorted({name for w in worked for row in w.verifier_rows for name in row})
     verifiers = {g: _fit_verifier(worked, names, lambda w, g=g: w.example.group != g) for g in groups}
     for w in worked:
@@ -106,20 +102,17 @@ def main(argv: list[str] | None = None) -> None:
     figures = measured(worked, thresholds)
     if args.dump:
         _dump(worked, args.dump)
-    kind = "served" if said else "offline"
     weights = Verifier(
         fitted=_fitted_on(worked),
         ranker=ranker,
         offline=verifier,
-        thresholds={"offline": thresholds},
+        thresholds=thresholds,
         measured={k: v for k, v in _flat(figures).items() if isinstance(v, float | int)},
     )
-    if said:
-        weights = _served(weights, verifier, thresholds)
     if not args.no_write:
         _write(weights, args.out)
-        _write_folds(worked, rankers, verifiers, thresholds, kind, args.folds)
-    report = {"kind": kind, "thresholds": thresholds.model_dump(), "figures": figures,
+        _write_folds(worked, rankers, verifiers, thresholds, args.folds)
+    report = {"thresholds": thresholds.model_dump(), "figures": figures,
               "seconds": round(time.monotonic() - started, 1)}  # fmt: skip
     print(json.dumps(report) if args.json else _table(report))
 
@@ -128,7 +121,6 @@ def arguments(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--datasets", default=",".join(DATASETS), help="comma list of " + ", ".join(DATASETS))
     parser.add_argument("--limit", type=int, help="at most this many examples per dataset (a quick look)")
-    parser.add_argument("--served", type=Path, help="a served model's yes/no per candidate (JSON lines)")
     parser.add_argument("--out", type=Path, default=WEIGHTS, help="where the weights go")
     parser.add_argument(
         "--folds", type=Path, default=FOLDS, help="where each SQuAD article's fold weights go"
@@ -218,13 +210,12 @@ def _fit_ranker(worked: list[Worked], names: list[str], keep: Any) -> Logistic:
     return fit(names, matrix(rows, names), np.array(ys), np.array(weights))
 
 
-def _verifier_inputs(w: Worked, ranker: Logistic, said: dict[str, ModelSays] | None) -> None:
+def _verifier_inputs(w: Worked, ranker: Logistic) -> None:
     read = w.example.sources()
     asking = Asking.of(read_question(w.example.question), read)
     ranked = candidates(asking, read, ranker)[:KEPT]
     right = _grader(w.example)
-    model_says = said.get(w.example.name) if said is not None else None
-    w.verifier_rows = [verifier_features(asking, read, c, ranked, model_says) for c in ranked]
+    w.verifier_rows = [verifier_features(asking, read, c, ranked) for c in ranked]
     w.verifier_right = [right(c.text) for c in ranked]
     w.verifier_texts = [c.text for c in ranked]
 
@@ -301,25 +292,6 @@ def _fitted_on(worked: list[Worked]) -> str:
     return "; ".join(f"{d}: {n} questions" for d, n in sizes.items())
 
 
-def _served(weights: Verifier, verifier: Logistic, thresholds: Thresholds) -> Verifier:
-    shipped = (
-        Verifier.model_validate_json(WEIGHTS.read_text(encoding="utf-8")) if WEIGHTS.is_file() else weights
-    )
-    return shipped.model_copy(
-        update={"served": verifier, "thresholds": {**shipped.thresholds, "served": thresholds}}
-    )
-
-
-def _judged(path: Path) -> dict[str, ModelSays]:
-    """The served model's yes/no per candidate: JSON lines of example, value, source, line, p_yes."""
-    found: dict[str, dict[tuple[str, str, int], float]] = defaultdict(dict)
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            row = json.loads(line)
-            found[row["example"]][(row["value"], row["source"], int(row["line"]))] = float(row["p_yes"])
-    return dict(found)
-
-
 def _write(weights: Verifier, out: Path) -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(weights.model_dump_json(indent=1) + "\n", encoding="utf-8")
@@ -331,7 +303,6 @@ def _write_folds(
     rankers: dict[str, Logistic],
     verifiers: dict[str, Logistic],
     thresholds: Thresholds,
-    kind: str,
     folds: Path,
 ) -> None:
     """Per SQuAD article, the weights fitted without it (bench/agent.py judges it with them)."""
@@ -339,21 +310,15 @@ def _write_folds(
     articles = {w.example.group for w in worked if FAMILIES[w.example.dataset] == "squad"}
     for article in sorted(articles):
         path = folds / f"{slug(article)}.json"
-        if kind == "served" and path.is_file():
-            base = Verifier.model_validate_json(path.read_text(encoding="utf-8"))
-            fold = base.model_copy(
-                update={"served": verifiers[article], "thresholds": {**base.thresholds, "served": thresholds}}
-            )
-        else:
-            fold = Verifier(fitted=f"every example but {article}'s", ranker=rankers[article],
-                            offline=verifiers[article], thresholds={"offline": thresholds})  # fmt: skip
+        fold = Verifier(fitted=f"every example but {article}'s", ranker=rankers[article],
+                        offline=verifiers[article], thresholds=thresholds)  # fmt: skip
         path.write_text(fold.model_dump_json(indent=1) + "\n", encoding="utf-8")
     log(f"wrote {len(articles)} fold files to {folds}")
 
 
 def _table(report: dict[str, Any]) -> str:
     t = report["thresholds"]
-    lines = [f"{report['kind']} verifier: complete >= {t['complete']:.3f}, absent < {t['absent']:.3f}",
+    lines = [f"verifier: complete >= {t['complete']:.3f}, absent < {t['absent']:.3f}",
              f"{'dataset':<14}{'questions':>10}{'answerable':>11}{'complete':>9}{'right':>7}"
              f"{'precision (95% >=)':>20}{'right ans.':>11}{'false not stated':>18}"]  # fmt: skip
     for dataset, f in report["figures"].items():

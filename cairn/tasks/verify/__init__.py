@@ -17,12 +17,11 @@ with it; it proves nothing: proof is the `Verifier` seam's (`cairn.tasks.verifie
 from __future__ import annotations
 
 from cairn.tasks.verify.corpus import Corpus
-from cairn.tasks.verify.model import ModelKind, Thresholds, Verifier, load_verifier
+from cairn.tasks.verify.model import Thresholds, Verifier, load_verifier
 from cairn.tasks.verify.question import Question, read_question
 
 __all__ = [
     "Corpus",
-    "ModelKind",
     "Question",
     "Thresholds",
     "Verifier",

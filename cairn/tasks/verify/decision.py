@@ -16,7 +16,7 @@ finds, quoted from its sentence, is the answer. The offline reader answers with 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -24,13 +24,12 @@ from cairn.tasks.grounding import figures
 from cairn.tasks.verify import wordnet
 from cairn.tasks.verify.corpus import Corpus
 from cairn.tasks.verify.features import Asking, Features, label_before, label_units, sentence_features
-from cairn.tasks.verify.model import ModelKind, Thresholds, Verifier, load_verifier
+from cairn.tasks.verify.model import Thresholds, Verifier, load_verifier
 from cairn.tasks.verify.question import Question
 from cairn.tasks.verify.reader import Candidate, candidates
 from cairn.tasks.verify.tokens import forms_of, words
 
 Status = Literal["proven", "unverified", "absent"]
-ModelSays = Mapping[tuple[str, str, int], float]  # (value, source, line) -> the model's P(yes)
 Said = Callable[[str, str], bool]  # does the answer give this value, quoted from this line?
 KEPT = 4  # the ranker's best candidates the verifier scores (with any the answer gives)
 _CANDIDATE_INPUTS = (
@@ -55,24 +54,21 @@ def scored(
     verifier: Verifier | None = None,
     *,
     said: Said = lambda value, line: False,
-    kind: ModelKind = "offline",
-    model_says: ModelSays | None = None,
     among: list[int] | None = None,
 ) -> tuple[list[Scored], Thresholds]:
-    """The ranker's best candidates (and any the answer gives), each scored by the verifier of the
-    model kind, best first; and that kind's thresholds."""
+    """The ranker's best candidates (and any the answer gives), each scored by the verifier, best
+    first; and the thresholds it decides by."""
     weights = verifier or load_verifier()
-    model, thresholds = weights.judge(kind)
     asking = Asking.of(q, read)
     ranked = candidates(asking, read, weights.ranker, among)
     found = []
     for n, c in enumerate(ranked):
         given = said(c.text, read.sentences[c.sentence].unit.said)
         if n < KEPT or given:  # as the verifier was fitted, and the answer's own value
-            features = verifier_features(asking, read, c, ranked, model_says if kind == "served" else None)
-            found.append(Scored(c, model.probability(features), features, given))
+            features = verifier_features(asking, read, c, ranked)
+            found.append(Scored(c, weights.offline.probability(features), features, given))
     found.sort(key=lambda s: -s.probability)
-    return found, thresholds
+    return found, weights.thresholds
 
 
 def shown_value(candidate: Candidate, read: Corpus) -> str:
@@ -95,10 +91,9 @@ def verifier_features(
     read: Corpus,
     candidate: Candidate,
     ranked: list[Candidate],
-    model_says: ModelSays | None = None,
 ) -> Features:
-    """The verifier's inputs for one candidate: its sentence's, its own, the ranker's view of it
-    beside the others, and (served) the model's yes/no."""
+    """The verifier's inputs for one candidate: its sentence's, its own, and the ranker's view of
+    it beside the others."""
     q = asking.question
     rival = next((c.score for c in ranked if c.key != candidate.key), 0.0)
     found = dict(sentence_features(asking, read, candidate.sentence))
@@ -120,14 +115,6 @@ def verifier_features(
         "r_top": float(bool(ranked) and ranked[0].key == candidate.key),
         f"x_{q.wh}_{candidate.shape}": 1.0,
     }
-    if model_says is not None:
-        unit = read.sentences[candidate.sentence].unit
-        p_yes = model_says.get((candidate.text, unit.source, unit.line))
-        found |= (
-            {"judge_logit": _logit(p_yes), "judge_missing": 0.0}
-            if p_yes is not None
-            else {"judge_missing": 1.0}
-        )
     return found
 
 
@@ -154,4 +141,4 @@ def _logit(p: float) -> float:
     return math.log(p / (1 - p))
 
 
-__all__ = ["KEPT", "ModelSays", "Said", "Scored", "scored", "shown_value", "verifier_features"]
+__all__ = ["KEPT", "Said", "Scored", "scored", "shown_value", "verifier_features"]

@@ -1,6 +1,6 @@
 """The fitted weights: a logistic model for the reader (which value of a sentence answers) and one
-per model kind for the verifier (is this value, with these quotes, the answer), with the two
-thresholds each kind decides by. They ship as data (`data/weights.json`), written by
+for the verifier (is this value, with these quotes, the answer), with the two thresholds it
+decides by. They ship as data (`data/weights.json`), written by
 `bench/verifier_fit.py`, which says what they were fitted on and what they measured.
 
 >>> model = Logistic(names=["cov"], mean=[0.5], scale=[0.25], weights=[2.0], bias=-1.0)
@@ -14,13 +14,11 @@ import math
 from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
-from typing import Literal
 
 from pydantic import Field
 
 from cairn.core import Frozen
 
-ModelKind = Literal["offline", "served"]  # judged without a model, or with a served model's yes/no
 DATA = "weights.json"
 SHIPPED = Path(__file__).resolve().parent / "data"  # the weights and tables Cairn ships
 
@@ -59,16 +57,8 @@ class Verifier(Frozen):
     fitted: str = ""  # what on, in words
     ranker: Logistic
     offline: Logistic
-    served: Logistic | None = None
-    thresholds: dict[ModelKind, Thresholds]
+    thresholds: Thresholds
     measured: dict[str, float] = Field(default_factory=dict)  # the fit's figures on held-out folds
-
-    def judge(self, kind: ModelKind) -> tuple[Logistic, Thresholds]:
-        """The verifier and thresholds of a model kind (a served model's fall back to offline's
-        when none was fitted)."""
-        if kind == "served" and self.served is not None and "served" in self.thresholds:
-            return self.served, self.thresholds["served"]
-        return self.offline, self.thresholds["offline"]
 
 
 _chosen: list[Path | None] = [None]  # the weights this process judges by (`use_verifier`)
@@ -92,4 +82,4 @@ def _read(path: Path | None) -> Verifier:
     return Verifier.model_validate_json((SHIPPED / DATA).read_text(encoding="utf-8"))
 
 
-__all__ = ["Logistic", "ModelKind", "Thresholds", "Verifier", "load_verifier", "use_verifier"]
+__all__ = ["Logistic", "Thresholds", "Verifier", "load_verifier", "use_verifier"]

@@ -198,7 +198,7 @@ def test_a_field_is_not_given_only_once_every_source_was_read_and_no_candidate_i
 ) -> None:
     files = {"a.md": "The inbox service is owned by Team Rook. It launched in 2019."}
     shipped = load_verifier()
-    strict = shipped.model_copy(update={"thresholds": {"offline": Thresholds(complete=1.0, absent=0.999)}})
+    strict = shipped.model_copy(update={"thresholds": Thresholds(complete=1.0, absent=0.999)})
     monkeypatch.setattr("cairn.tasks.verify.decision.load_verifier", lambda: strict)
     assert _ledger(files, exhausted=False)["inbox"][1][1] != "not_given"  # more may still be read
     assert _ledger(files, exhausted=True)["inbox"][1] == ("", "not_given")
@@ -217,7 +217,7 @@ def test_a_field_is_not_proven_absent_while_a_labelled_value_of_its_item_is_unpl
         "kagan.md": "Service: kagan; Run by: Team Chough.\n\nThe kagan service is run by Team Chough.\n",
     }
     shipped = load_verifier()
-    strict = shipped.model_copy(update={"thresholds": {"offline": Thresholds(complete=1.0, absent=0.999)}})
+    strict = shipped.model_copy(update={"thresholds": Thresholds(complete=1.0, absent=0.999)})
     monkeypatch.setattr("cairn.tasks.verify.decision.load_verifier", lambda: strict)
     rows = _ledger(files, exhausted=True)
     assert rows["mirdal"][1] == ("", "unverified")
@@ -236,7 +236,7 @@ def test_a_field_is_not_proven_absent_while_its_items_lines_hold_a_figure_in_the
     notes["x.md"] = "The svcx service is owned by Team Kite. Requests to it come back within 410 ms."
     notes["y.md"] = "The svcy service is owned by Team Rook. It launched in 2019."
     shipped = load_verifier()
-    strict = shipped.model_copy(update={"thresholds": {"offline": Thresholds(complete=1.0, absent=0.999)}})
+    strict = shipped.model_copy(update={"thresholds": Thresholds(complete=1.0, absent=0.999)})
     monkeypatch.setattr("cairn.tasks.verify.decision.load_verifier", lambda: strict)
     rows = _ledger(notes)
     assert rows["svcx"][1][1] != "not_given"

@@ -61,8 +61,6 @@ def test_a_records_key_is_the_fields_name_never_its_value() -> None:
     assert found[0] == "260" and not {"95", "95th", "95th percentile"} & set(found)
 
 
-def test_the_shipped_weights_load_with_thresholds_for_the_offline_kind() -> None:
+def test_the_shipped_weights_load_with_their_thresholds() -> None:
     weights = load_verifier()
-    model, thresholds = weights.judge("offline")
-    assert model.names and 0.0 <= thresholds.absent <= thresholds.complete <= 1.0
-    assert weights.judge("served")[1] == weights.thresholds.get("served", thresholds)
+    assert weights.offline.names and 0.0 <= weights.thresholds.absent <= weights.thresholds.complete <= 1.0
