@@ -20,4 +20,3 @@ def test_the_fit_measures_each_dataset_on_folds_it_never_saw(tmp_path: Path) -> 
     weights = json.loads(out.read_text(encoding="utf-8"))
     assert weights["ranker"]["names"] and weights["offline"]["names"] and "complete" in weights["thresholds"]
     assert not (tmp_path / "folds").exists() or not list((tmp_path / "folds").iterdir())  # no SQuAD article
-
