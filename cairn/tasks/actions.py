@@ -139,6 +139,33 @@ def read_instead(step: ActStep, goal: str, changes: bool) -> ActStep:
     return step.model_copy(update={"args": args, "inputs": inputs})
 
 
+def looked_up(step: ActStep, calls: Sequence[ToolCall]) -> ActStep:
+    """`step` with each value the plan gives that a call the tool said failed was made with, made
+    an input: the goal's word for a thing (`External`) need not be its name where the tools live
+    (`External_0`), so once a call with it failed, it is read from the results and traced there,
+    as a person looks a name up after the one they guessed was refused. A call that timed out is
+    not known to have failed, and changes nothing here.
+
+    >>> failed = ToolCall(call_id="c", iteration=1, index=0, tool="add_user_to_channel",
+    ...                   params={"user": "Charlie", "channel": "External"}, outcome="failure")
+    >>> step = ActStep(tool="read_channel_messages", args={"channel": "External", "limit": 5})
+    >>> looked_up(step, [failed]).inputs, looked_up(step, [failed]).args
+    ({'channel': "the channel meant by 'External'"}, {'limit': 5})
+    """
+    tried = {
+        (name, json.dumps(value, sort_keys=True))
+        for call in calls
+        if call.outcome in ("failure", "error")
+        for name, value in call.params.items()
+    }
+    stale = [name for name, value in step.args.items() if (name, json.dumps(value, sort_keys=True)) in tried]
+    if not stale:
+        return step
+    inputs = {**step.inputs, **{name: f"the {name} meant by {step.args[name]!r}" for name in stale}}
+    args = {name: value for name, value in step.args.items() if name not in stale}
+    return step.model_copy(update={"args": args, "inputs": inputs})
+
+
 def typed(value: str, kinds: frozenset[str]) -> JsonValue:
     """A value read from results (words) as its parameter's JSON types take it: a list a tool takes
     written out (`['Le Marais', 'Good Night']`) parsed back, one item alone a list of one, a figure

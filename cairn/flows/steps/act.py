@@ -27,6 +27,7 @@ from cairn.tasks.actions import (
     MADE,
     Output,
     check_step,
+    looked_up,
     needs_source,
     plans_done,
     read_instead,
@@ -142,7 +143,7 @@ def _due(
         changes = not toolset.read_only(step.tool)
         tool = toolset.get(step.tool)
         schema = tool.input_schema if tool else {}
-        step = read_instead(_known(step, schema, changes), state.goal, changes)
+        step = looked_up(read_instead(_known(step, schema, changes), state.goal, changes), state.calls)
         if step.inputs and batch:
             break  # its values come from results this batch has not given yet
         read = _filled(session, executor, step, outputs) if step.inputs else {}

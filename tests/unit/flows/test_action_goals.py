@@ -64,6 +64,8 @@ class Bank:
                 recipient: the IBAN to pay
                 amount: how much
             """
+            if not (recipient[:2].isalpha() and recipient[2:].isdigit()):
+                raise ValueError(f"{recipient} is not an IBAN")
             self.sent.append((recipient, amount))
             return f"sent {amount} to {recipient}"
 
@@ -300,6 +302,22 @@ def test_the_steps_after_a_refused_one_still_run_and_then_the_plan_is_made_again
     assert asked.tried[1].startswith("2. send_money(recipient, amount): refused: `recipient`")
     assert asked.tried[2] == "3. get_balance(): made"
     assert bank.sent == []  # the second plan's payment filled from nothing again, refused again
+
+
+def test_a_goals_word_a_failed_call_was_made_with_is_looked_up_in_the_results_next_time(
+    tmp_path: Path,
+) -> None:
+    # Slack's "add Charlie to the channel starting with External": both plans gave the goal's
+    # `External`, the channel is `External_0`; the second plan's call was refused as made already.
+    pay_marta = {"tool": "send_money", "args": {"recipient": "Marta", "amount": 98.7}}
+    goal = "Pay Marta the 98.70 of the car rental; bill.txt has her IBAN."
+    bank, state, model = run(tmp_path, [READ, pay_marta], goal=goal, again=[pay_marta])
+    (failed,) = [c for c in state.calls if c.tool == "send_money" and c.outcome != "success"]
+    assert failed.params["recipient"] == "Marta"  # the goal's word, as planned, refused by the bank
+    assert model.replans[0].tried[1].startswith("2. send_money(recipient, amount): made, and it failed")
+    assert bank.sent == [("UK12345678901234567890", 98.7)]  # looked up, then paid once
+    (made,) = [c for c in state.checked_actions if c.step == 2]
+    assert made.sources["recipient"] == "read_file (call 1): Pay to IBAN: UK12345678901234567890"
 
 
 def test_a_second_plan_that_plans_nothing_leaves_the_refused_step_unproven(tmp_path: Path) -> None:
