@@ -47,8 +47,6 @@ from cairn.tasks.verify.corpus import Corpus
 from cairn.tasks.verify.decision import Said, Scored, scored, shown_value
 from cairn.tasks.verify.model import Thresholds
 from cairn.tasks.verify.question import read_question
-from cairn.tasks.verify.spans import shape as span_shape
-from cairn.tasks.verify.tokens import words as tokens_of
 
 HEADING_WORDS = 4  # a heading that names an item is short
 # A heading names an item only where the verifier finds a value of every field at least this
@@ -454,19 +452,16 @@ UNIT_SHARE = 0.1  # a unit the column's figures are written in, at least this sh
 
 
 def shape(value: str) -> Shape:
-    """What a value is, as a spreadsheet types a column: a figure (with its unit), a name (every
-    content word capitalised, as the reader's `spans.shape` says), or words (`Grebe answers`, a
-    name run on into its verb, is no name).
+    """What a value is, as a spreadsheet types a column: a figure (with its unit), a name
+    (capitalised), or words.
 
     >>> shape("0.93 seconds"), shape("95 of every 100"), shape("Team Wren"), shape("front of the cluster")
     (('figure', 's'), ('figure', None), ('name', None), ('words', None))
-    >>> shape("Grebe answers"), shape("Peabody Museum of Archaeology")
-    (('words', None), ('name', None))
     """
     found = figures(value)
     if found:
         return ("figure", found[0].unit)
-    return ("name", None) if span_shape(tokens_of(value)) == "name" else ("words", None)
+    return ("name", None) if value[:1].isupper() else ("words", None)
 
 
 def column_kind(shapes: list[Shape]) -> Column | None:
